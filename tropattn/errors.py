@@ -1,0 +1,68 @@
+"""The tropattn exception family.
+
+Every error tropattn raises on purpose is a :class:`TropattnError`, so callers can
+catch the whole family with one ``except``.  Bad input is an
+:class:`InvalidInputError` (also a :class:`ValueError`); a configuration whose
+answer is not well defined (a tie, a quadratic wall) is a
+:class:`DegenerateInputError`.
+
+>>> from tropattn.errors import InvalidInputError, TropattnError
+>>> issubclass(InvalidInputError, TropattnError) and issubclass(InvalidInputError, ValueError)
+True
+"""
+
+__all__ = [
+    "TropattnError",
+    "InvalidInputError",
+    "DegenerateInputError",
+    "TieError",
+    "QuadraticWallError",
+    "ModelFileError",
+    "Interrupted",
+]
+
+
+class TropattnError(Exception):
+    """Base class of every error raised by tropattn on purpose."""
+
+
+class InvalidInputError(TropattnError, ValueError):
+    """An argument is malformed: NaN, wrong shape, not a number, empty, ...
+
+    The message says what was wrong and how to fix it.
+    """
+
+
+class DegenerateInputError(TropattnError):
+    """The input is well formed but the question has no unique answer here."""
+
+
+class TieError(DegenerateInputError):
+    """Two or more scores tie at a point where a unique argmax was asked for.
+
+    ``labels`` holds the indices that tie (for one head) so callers can report them.
+    """
+
+    def __init__(self, message, labels=()):
+        super().__init__(message)
+        self.labels = tuple(labels)
+
+
+class QuadraticWallError(DegenerateInputError):
+    """The query attends to itself: its score is quadratic and walls are quadrics."""
+
+
+class ModelFileError(InvalidInputError):
+    """A model or data file is malformed; ``path`` names the JSON path of the problem."""
+
+    def __init__(self, message, path=""):
+        super().__init__(f"{path}: {message}" if path else message)
+        self.path = path
+
+
+class Interrupted(TropattnError):
+    """A long computation was interrupted (Ctrl-C); ``partial`` holds what was found."""
+
+    def __init__(self, message, partial=None):
+        super().__init__(message)
+        self.partial = partial
