@@ -324,19 +324,51 @@ def nullspace(rows: Sequence[Sequence], ncols: int | None = None) -> list[tuple[
 def solve(rows: Sequence[Sequence], rhs: Sequence) -> tuple[Fraction, ...] | None:
     """One exact solution of ``M x = rhs`` (free variables set to 0), or None if inconsistent.
 
+    Fraction-free Gaussian elimination on integer rows (each equation scaled by the
+    lcm of its denominators), so the inner loop is plain integer arithmetic.
+
     >>> solve([[2, 0], [0, 4]], [1, 1])
     (Fraction(1, 2), Fraction(1, 4))
+    >>> solve([[1, 1], [2, 2]], [1, 3]) is None
+    True
     """
     if not rows:
         return None
     n = len(rows[0])
-    red, piv = _rref([list(r) + [rhs[i]] for i, r in enumerate(rows)])
-    if n in piv:
+    m = [list(_scaled_ints([to_rational(v) for v in r] + [to_rational(c)])) for r, c in zip(rows, rhs)]
+    pivots, r = [], 0
+    for c in range(n):
+        piv = next((i for i in range(r, len(m)) if m[i][c] != 0), None)
+        if piv is None:
+            continue
+        m[r], m[piv] = m[piv], m[r]
+        p = m[r][c]
+        for i in range(len(m)):
+            if i != r and m[i][c] != 0:
+                f = m[i][c]
+                row = [p * a - f * b for a, b in zip(m[i], m[r])]
+                g = 0
+                for v in row:
+                    g = math.gcd(g, v)
+                m[i] = [v // g for v in row] if g > 1 else row
+        pivots.append(c)
+        r += 1
+        if r == len(m):
+            break
+    if any(all(v == 0 for v in row[:n]) and row[n] != 0 for row in m[r:]):
         return None
     x = [Fraction(0)] * n
-    for r, p in enumerate(piv):
-        x[p] = red[r][n]
+    for i, c in enumerate(pivots):
+        x[c] = Fraction(m[i][n], m[i][c])
     return tuple(x)
+
+
+def _scaled_ints(values: Sequence[Fraction]) -> list[int]:
+    """A rational vector times the lcm of its denominators (same ray, integer entries)."""
+    den = 1
+    for v in values:
+        den = den * v.denominator // math.gcd(den, v.denominator)
+    return [v.numerator * (den // v.denominator) for v in values]
 
 
 # ------------------------------------------------------------------------ filtered signs
@@ -461,6 +493,11 @@ def _strictly_inside(int_rows, point) -> bool:
         if sum(a * x for a, x in zip(r, num)) >= r[-1] * den:
             return False
     return True
+
+
+def _dyadic(x: float, bits: int = 40) -> Fraction:
+    """The multiple of 2^-bits nearest to x (cheap; exactness comes from the checks)."""
+    return Fraction(round(x * (1 << bits)), 1 << bits)
 
 
 def _rationalize(x: float, max_den: int) -> Fraction:
@@ -683,6 +720,9 @@ def relative_interior_point(A, b, E, f) -> Certificate:
         y = [Fraction(0)] * len(A)
         y[bad] = Fraction(1)
         return Certificate(farkas=tuple(y))
+    if not A:
+        COUNTERS.certified += 1
+        return Certificate(point=x0)
     AN = [tuple(sum(row[k] * v[k] for k in range(d)) for v in N) for row in A]
     bN = [bi - sum(a * x for a, x in zip(row, x0)) for row, bi in zip(A, b)]
     cert = interior_point(AN, bN)
@@ -779,8 +819,7 @@ def facets(A, b, point) -> FacetSet:
                 p = fpoints.get(k)
                 cand = None
                 if p is not None:
-                    cand = _project_to_hyperplane(
-                        tuple(_rationalize(v, 1 << 40) for v in p), distinct[k][1])
+                    cand = _project_to_hyperplane(tuple(_dyadic(v) for v in p), distinct[k][1])
                 if cand is not None and _facet_point_ok(distinct, k, cand):
                     facet_idx.append(k)
                     pts[k] = cand
@@ -866,11 +905,6 @@ def _implied(row, facet_rows, d) -> bool:
     cols = [list(facet_rows[k][:-1]) + [-facet_rows[k][-1]] if k < len(facet_rows) else [0] * d + [-1]
             for k in support]
     target = list(row[:-1]) + [-row[-1]]
-    # least squares in exact arithmetic on the support: (C C^T) y = C target
-    gram = [[Fraction(sum(u * v for u, v in zip(ci, cj))) for cj in cols] for ci in cols]
-    rhs = [Fraction(sum(u * v for u, v in zip(ci, target))) for ci in cols]
-    ys = solve(gram, rhs)
-    if ys is None or any(v < 0 for v in ys):
-        return False
-    combo = [sum(yk * c[j] for yk, c in zip(ys, cols)) for j in range(d + 1)]
-    return combo == [Fraction(v) for v in target]
+    # the exact combination on the support: sum_k y_k cols[k] = target, y >= 0
+    ys = solve([[c[j] for c in cols] for j in range(d + 1)], target)
+    return ys is not None and all(v >= 0 for v in ys)

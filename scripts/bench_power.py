@@ -1,0 +1,158 @@
+"""Benchmark: exact planar power diagrams against CGAL and Qhull; dual vs brute-force overlay counts.
+
+Run:  python scripts/bench_power.py          (about a minute on 2 cores)
+
+1. Power diagrams of n weighted random sites in the unit square (n = 200, 2000), weights chosen
+   so that many sites are hidden.  Coordinates are dyadic rationals (k / 2^20, weights k / 2^40), so
+   the float inputs CGAL and Qhull see are *exactly* the rationals tropattn sees and the three
+   answers must agree combinatorially.  Timed (best of 5):
+   - tropattn: PowerDiagram(...) + cells() + adjacency_graph(): exact, certified (ALGORITHMS §2);
+   - CGAL Regular_triangulation_2 (exact predicates): insert, and insert + reading the hidden set
+     and the edges back into Python;
+   - scipy ConvexHull of the lifted points (floats, no certificate): hull + lower facets -> edges.
+   The hidden sets and adjacency are checked equal to CGAL's.
+2. One layer of H heads: count_dual (Minkowski sum, pruned) against a loop over all N^H label
+   tuples with a certified LP each (exact.interior_point), for growing N.
+"""
+
+import itertools
+import random
+import sys
+import time
+from fractions import Fraction
+
+import numpy as np
+
+from tropattn.attention import Head, count_dual
+from tropattn.exact import counting, interior_point
+from tropattn.power import PowerDiagram
+
+
+def best_of(fn, repeat=5):
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def instance(n, seed):
+    rng = random.Random(seed)
+    sites = [(Fraction(rng.randrange(1 << 20), 1 << 20), Fraction(rng.randrange(1 << 20), 1 << 20))
+             for _ in range(n)]
+    # weights up to ~ (2 / sqrt(n))^2 * 0.3: radii comparable to the spacing, so many sites are hidden
+    wmax = int((1 << 40) * 1.2 / n)
+    weights = [Fraction(rng.randrange(wmax), 1 << 40) for _ in range(n)]
+    return sites, weights
+
+
+def tropattn_run(sites, weights):
+    pd = PowerDiagram(sites, weights)
+    pd.cells()
+    g = pd.adjacency_graph()
+    return pd, g
+
+
+def cgal_run(pts):
+    from CGAL.CGAL_Kernel import Point_2, Weighted_point_2
+    from CGAL.CGAL_Triangulation_2 import Regular_triangulation_2
+
+    rt = Regular_triangulation_2()
+    rt.insert([Weighted_point_2(Point_2(x, y), w) for x, y, w in pts])
+    return rt
+
+
+def cgal_readback(rt, idx):
+    key = lambda wp: (wp.x(), wp.y(), wp.weight())
+    hidden = sorted(idx[key(v.point())] for v in rt.hidden_vertices())
+    edges = sorted(tuple(sorted((idx[key(f.vertex(rt.cw(i)).point())], idx[key(f.vertex(rt.ccw(i)).point())])))
+                   for f, i in rt.finite_edges())
+    return hidden, edges
+
+
+def scipy_run(pts):
+    from scipy.spatial import ConvexHull
+
+    P = np.array(pts)
+    lifted = np.column_stack([P[:, 0], P[:, 1], P[:, 0] ** 2 + P[:, 1] ** 2 - P[:, 2]])
+    hull = ConvexHull(lifted)
+    low = hull.simplices[hull.equations[:, 2] < 0]
+    e = np.sort(np.concatenate([low[:, [0, 1]], low[:, [1, 2]], low[:, [0, 2]]]), axis=1)
+    edges = np.unique(e, axis=0)
+    hidden = np.setdiff1d(np.arange(len(P)), np.unique(low))
+    return hidden, edges
+
+
+def bench_diagrams():
+    print("== 1. exact planar power diagrams (all cells + adjacency) ==")
+    try:
+        import CGAL  # noqa: F401
+        have_cgal = True
+    except ImportError:
+        have_cgal = False
+        print("   (CGAL not installed: pip install cgal)")
+    for n, seed in ((200, 0), (2000, 1)):
+        sites, weights = instance(n, seed)
+        pts = [(float(x), float(y), float(w)) for (x, y), w in zip(sites, weights)]
+        assert all(Fraction(v) == r for p, (s, w) in zip(pts, zip(sites, weights)) for v, r in zip(p, (*s, w)))
+        with counting() as c:
+            t_ex, (pd, g) = best_of(lambda: tropattn_run(sites, weights))
+        hidden = list(pd.hidden)
+        edges = sorted(tuple(sorted(e)) for e in g.edges)
+        line = (f"n = {n:5d}: hidden {len(hidden):4d}, edges {len(edges):5d} | tropattn exact {t_ex * 1e3:7.1f} ms "
+                f"(LP fallbacks {c.fallbacks}, exact LPs {c.exact_lps}, filter failures {c.filter_failures // 5})")
+        print(line)
+        t_sp, (h_sp, e_sp) = best_of(lambda: scipy_run(pts))
+        same_sp = list(h_sp) == hidden and [tuple(e) for e in e_sp.tolist()] == edges
+        print(f"   scipy lifted ConvexHull (float): {t_sp * 1e3:7.2f} ms, agrees: {same_sp}; "
+              f"ratio exact/scipy = {t_ex / t_sp:5.1f}x")
+        if have_cgal:
+            idx = {p: i for i, p in enumerate(pts)}
+            t_ins, _ = best_of(lambda: cgal_run(pts))
+            t_all, (h_cg, e_cg) = best_of(lambda: cgal_readback(cgal_run(pts), idx))
+            same = h_cg == hidden and e_cg == edges
+            print(f"   CGAL Regular_triangulation_2: insert {t_ins * 1e3:6.2f} ms, insert + readback "
+                  f"{t_all * 1e3:6.2f} ms, agrees: {same}")
+            print(f"   ratio exact / CGAL(insert + readback) = {t_ex / t_all:5.1f}x, "
+                  f"exact / CGAL(insert) = {t_ex / t_ins:5.1f}x  (target <= 5x)")
+            if not same:
+                print("   MISMATCH with CGAL", file=sys.stderr)
+
+
+def brute_force(hs):
+    count = 0
+    for labels in itertools.product(*[range(h.N) for h in hs]):
+        A, b = [], []
+        for h, j in zip(hs, labels):
+            for k in range(h.N):
+                if k != j:
+                    normal, off = h.wall(j, k)
+                    A.append(normal)
+                    b.append(off)
+        count += interior_point(A, b).feasible
+    return count
+
+
+def bench_overlay():
+    print("== 2. one layer of H heads in d = 2: dual count vs brute force over N^H label tuples ==")
+    rng = random.Random(5)
+    for H in (2, 3):
+        for N in ((3, 5, 8, 12) if H == 2 else (3, 5, 7)):
+            hs = [Head([[Fraction(rng.randint(-99, 99), 17) for _ in range(2)] for _ in range(N)],
+                       [Fraction(rng.randint(-99, 99), 13) for _ in range(N)]) for _ in range(H)]
+            t_d, nd = best_of(lambda: count_dual(hs), 1)
+            if N ** H <= 400:
+                t_b, nb = best_of(lambda: brute_force(hs), 1)
+                tail = f"brute force {nb:5d} in {t_b:7.3f} s  -> {'agree' if nb == nd else 'DISAGREE'}, " \
+                       f"speed-up {t_b / t_d:6.1f}x"
+            else:
+                tail = "brute force skipped (N^H > 400)"
+            print(f"H = {H}, N = {N:2d} (N^H = {N ** H:5d}): dual {nd:5d} in {t_d:7.3f} s | {tail}")
+
+
+if __name__ == "__main__":
+    t0 = time.perf_counter()
+    bench_diagrams()
+    bench_overlay()
+    print(f"total {time.perf_counter() - t0:.1f} s")

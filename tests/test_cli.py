@@ -1,0 +1,98 @@
+"""The command line: JSON outputs, exit codes, one-line errors."""
+
+import json
+
+import pytest
+
+from tropattn.bounds import sawtooth_model
+from tropattn.cli import main
+from tropattn.io import save_model
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_count_json(tmp_path, capsys):
+    path = tmp_path / "m.json"
+    save_model(sawtooth_model(1, 3, 2), path)
+    code, out, _ = run(capsys, "count", str(path), "--json")
+    obj = json.loads(out)
+    assert code == 0
+    assert obj["activation_regions"] == 9 and obj["linear_regions"] == 9
+    assert obj["dim"] == 1 and obj["layers"] == 2 and obj["heads"] == [1, 1] and obj["keys"] == [[3], [3]]
+    assert obj["method"] == "primal" and obj["seconds"] >= 0
+
+
+def test_count_dual_agrees_with_primal(tmp_path, capsys):
+    path = tmp_path / "m.json"
+    from tropattn.bounds import random_model
+
+    save_model(random_model(2, 3, 3, seed=5), path)
+    primal = json.loads(run(capsys, "count", str(path), "--json")[1])
+    dual = json.loads(run(capsys, "count", str(path), "--json", "--method", "dual")[1])
+    assert primal["activation_regions"] == dual["activation_regions"]
+
+
+def test_count_in_a_box(tmp_path, capsys):
+    path = tmp_path / "m.json"
+    save_model(sawtooth_model(1, 3, 1), path)
+    obj = json.loads(run(capsys, "count", str(path), "--json", "--box", "0,1/2")[1])
+    assert obj["activation_regions"] == 2                      # walls at 1/3 and 2/3
+
+
+@pytest.mark.parametrize("content,needle", [
+    ('{"format": "tropattn.model/1", "dim": 1, "layers": [{"heads": [{"keys": [[0], ["a"]]}]}]}',
+     "layers[0].heads[0].keys[1][0]"),
+    ('{"format": "nope", "dim": 1, "layers": []}', "format"),
+    ('{"format": "tropattn.model/1", "dim": 1, "layers": [{"heads": [{"keys": [[0], [1, 2]]}]}]}',
+     "layers[0].heads[0].keys[1]"),
+    ('[1, 2]', "one JSON object"),
+])
+def test_bad_model_gives_one_line_and_status_2(tmp_path, capsys, content, needle):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    code, out, err = run(capsys, "count", str(path))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and needle in err and "Traceback" not in err
+
+
+def test_bounds_json(capsys):
+    code, out, _ = run(capsys, "bounds", "--dim", "1", "--heads", "3", "--keys", "3", "--json")
+    obj = json.loads(out)
+    assert code == 0 and obj["product"] == 27 and obj["line"] == 7 and obj["product_attainable"] is False
+
+
+def test_regions_json(capsys):
+    code, out, _ = run(capsys, "regions", "max(0, x + 1, 2*y - 1/2)", "--json")
+    obj = json.loads(out)
+    assert code == 0 and obj["linear_regions"] == 3 and obj["redundant_terms"] == [] and len(obj["terms"]) == 3
+
+
+def test_regions_reports_redundant_terms(capsys):
+    obj = json.loads(run(capsys, "regions", "max(0, x, 2*x, 1/2*x - 5)", "--json")[1])
+    assert obj["redundant_terms"] == [1, 3] and obj["linear_regions"] == 2
+
+
+def test_power_json(tmp_path, capsys):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"sites": [[0, 0], [2, 0], [1, 0], [0, 2]], "weights": [0, 0, -5, 0]}))
+    obj = json.loads(run(capsys, "power", str(path), "--json")[1])
+    assert obj["hidden"] == [2]
+    assert sorted(obj["nonempty"]) == [0, 1, 3]
+    assert [0, 1] in obj["adjacency"] and [0, 3] in obj["adjacency"]
+
+
+def test_demo_runs(capsys):
+    code, out, _ = run(capsys, "demo")
+    assert code == 0 and "linear regions: 6" in out and "exact activation regions: 81" in out
+
+
+def test_table_quick(tmp_path, capsys):
+    path = tmp_path / "t.csv"
+    code, out, _ = run(capsys, "table", "--quick", "--seeds", "1", "-o", str(path))
+    lines = path.read_text().splitlines()
+    assert code == 0 and lines[0].startswith("dim,heads,keys,layers,model")
+    assert any(",grid," in l for l in lines[1:])

@@ -1,0 +1,79 @@
+"""Model files: exact numbers, round trips, errors that name the JSON path."""
+
+import copy
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from tropattn.bounds import random_model, sawtooth_model
+from tropattn.errors import ModelFileError
+from tropattn.io import load_model, model_from_json, model_to_json, save_model
+
+BASE = {"format": "tropattn.model/1", "dim": 2, "layers": [
+    {"residual": True, "heads": [
+        {"keys": [[1, 0], [0, 1], [-1, -1]], "offsets": [0, "1/2", 0.25], "values": [[1, 0], [0, 1], [0, 0]]},
+        {"keys": [[2, 1], [0, 0]], "offsets": ["-0.1", 0], "values": [[0, 1], [1, 0]]}]}]}
+
+
+def test_numbers_are_exact():
+    model = model_from_json(BASE)
+    h0, h1 = model.layers[0].heads
+    assert h0.offsets == (0, Fraction(1, 2), Fraction(1, 4))
+    assert h1.offsets[0] == Fraction(-1, 10)                        # decimal string: exactly 1/10
+    obj = copy.deepcopy(BASE)
+    obj["layers"][0]["heads"][0]["offsets"][1] = 0.1
+    assert model_from_json(obj).layers[0].heads[0].offsets[1] == Fraction(0.1)   # JSON float: its binary value
+
+
+@pytest.mark.parametrize("model", [sawtooth_model(2, 3, 2), random_model(2, 2, 3, 2, seed=3, ffn_hidden=2)])
+def test_json_round_trip(tmp_path, model):
+    path = tmp_path / "m.json"
+    save_model(model, path)
+    again = load_model(path)
+    assert model_to_json(again) == model_to_json(model)
+    x = (Fraction(1, 5), Fraction(-2, 7))
+    assert again.evaluate(x) == model.evaluate(x)
+
+
+def test_npz_round_trip_for_dyadic_weights(tmp_path):
+    model = sawtooth_model(1, 2, 2)                 # all numbers dyadic: floats hold them exactly
+    save_model(model, tmp_path / "m.npz")
+    assert model_to_json(load_model(tmp_path / "m.npz")) == model_to_json(model)
+
+
+def _error(mutate):
+    obj = copy.deepcopy(BASE)
+    mutate(obj)
+    with pytest.raises(ModelFileError) as info:
+        model_from_json(obj)
+    return str(info.value)
+
+
+def test_errors_name_the_json_path():
+    assert _error(lambda o: o["layers"][0]["heads"][1]["keys"].__setitem__(1, [0, "x"])).startswith(
+        "layers[0].heads[1].keys[1][1]:")
+    assert _error(lambda o: o["layers"][0]["heads"][0]["keys"].__setitem__(2, [1])).startswith(
+        "layers[0].heads[0].keys[2]:")
+    assert "NaN" in _error(lambda o: o["layers"][0]["heads"][0]["offsets"].__setitem__(0, float("nan")))
+    assert _error(lambda o: o["layers"][0]["heads"][0].pop("keys")).startswith("layers[0].heads[0]: missing")
+    assert _error(lambda o: o.__setitem__("format", "other/2")).startswith("format: unknown format")
+    assert _error(lambda o: o["layers"][0]["heads"][0]["offsets"].pop()).startswith(
+        "layers[0].heads[0].offsets: has 2 entries; expected 3")
+    assert "dim" in _error(lambda o: o["layers"][0]["heads"][0].__setitem__("values", [[1], [2], [3]]))
+    assert _error(lambda o: o.__setitem__("dim", "2")).startswith("dim: expected int")
+
+
+def test_empty_context_is_refused():
+    msg = _error(lambda o: o["layers"][0]["heads"][0].update(keys=[], offsets=[], values=[]))
+    assert msg.startswith("layers[0].heads[0].keys")
+
+
+def test_invalid_json_file(tmp_path):
+    p = tmp_path / "bad.json"
+    p.write_text("{not json")
+    with pytest.raises(ModelFileError, match="not valid JSON"):
+        load_model(p)
+    with pytest.raises(ModelFileError, match="no such file"):
+        load_model(tmp_path / "missing.json")

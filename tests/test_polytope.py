@@ -1,0 +1,366 @@
+"""Tests for tropattn.polytope: cross-checks between independent methods and known counts."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tropattn import exact
+from tropattn.errors import InvalidInputError
+from tropattn.polytope import (
+    Polytope, convex_hull, minkowski_sum, normal_fan, upper_hull, upper_vertex_count,
+)
+
+
+# ----------------------------------------------------------------------- helpers
+def dot(a, b):
+    return sum(x * y for x, y in zip(a, b))
+
+
+def sphere_points(a=7, b=11, scale=F(1), shift=(0, 0, 0)):
+    """Inverse stereographic projection of the grid u = i/a (i=-10..9), v = j/b (j=-5..4)."""
+    out = []
+    for i in range(-10, 10):
+        for j in range(-5, 5):
+            u, v = F(i, a), F(j, b)
+            s = u * u + v * v + 1
+            p = (2 * u / s, 2 * v / s, (u * u + v * v - 1) / s)
+            out.append(tuple(scale * x + c for x, c in zip(p, shift)))
+    return out
+
+
+def point_sets(dim, max_points=9, coord=3):
+    """Small integer point sets with many duplicates and coplanar points (a tiny grid)."""
+    point = st.tuples(*[st.integers(-coord, coord)] * dim)
+    return st.lists(point, min_size=1, max_size=max_points)
+
+
+def same_polytope(P, Q):
+    return (P.vertices, P.facets, P.equations, P.dim) == (Q.vertices, Q.facets, Q.equations, Q.dim)
+
+
+def check_h_description(P, points):
+    """Every input point satisfies the H-description; every facet holds >= dim vertices."""
+    for p in points:
+        assert P.contains(p)
+    for normal, offset in P.facets:
+        assert any(normal)
+        assert all(dot(normal, v) <= offset for v in P.vertices)
+        assert sum(dot(normal, v) == offset for v in P.vertices) >= P.dim
+        for e, _ in P.equations:
+            assert dot(normal, e) == 0
+
+
+# --------------------------------------------------------- fast path == exact fallback
+@pytest.mark.parametrize("dim", [2, 3, 4])
+def test_fast_path_equals_exact_fallback(dim):
+    @settings(max_examples=40 if dim < 4 else 25, deadline=None)
+    @given(point_sets(dim, max_points=10 if dim < 4 else 8))
+    def check(points):
+        fast = convex_hull(points)
+        slow = convex_hull(points, method="exact")
+        assert same_polytope(fast, slow)
+        check_h_description(fast, points)
+        assert set(fast.vertices) <= {tuple(F(x) for x in p) for p in points}
+
+    check()
+
+
+def test_fast_path_is_certified_on_coplanar_grid():
+    grid = [(x, y, z) for x in range(3) for y in range(3) for z in range(3)]  # 27 points, 8 vertices
+    with exact.counting() as c:
+        P = convex_hull(grid)
+    assert (P.vertex_count, P.facet_count) == (8, 6)
+    assert c.certified == 1 and c.fallbacks == 0
+    assert same_polytope(P, convex_hull(grid, method="exact"))
+
+
+def test_float_blind_input_falls_back_to_exact():
+    # (1/2 + 10^-30, 1/2 + 10^-30) is outside the edge x + y = 1 but rounds onto it in floats
+    eps = F(1, 10**30)
+    pts = [(0, 0), (1, 0), (0, 1), (F(1, 2) + eps, F(1, 2) + eps)]
+    with exact.counting() as c:
+        P = convex_hull(pts)
+    # the plain Qhull run is refuted exactly; the joggled run (or the exact fallback) is right
+    assert P.vertex_count == 4 and c.fallbacks + c.certified == 1
+    inside = [(0, 0), (1, 0), (0, 1), (F(1, 2) - eps, F(1, 2) - eps)]
+    assert convex_hull(inside).vertex_count == 3
+
+
+def test_qhull_failure_uses_counted_exact_fallback(monkeypatch):
+    import scipy.spatial
+
+    def broken(*args, **kwargs):
+        raise scipy.spatial.QhullError("simulated Qhull failure")
+
+    monkeypatch.setattr(scipy.spatial, "ConvexHull", broken)
+    pts = [(x, y, x * y) for x in range(3) for y in range(3)]
+    with exact.counting() as c:
+        P = convex_hull(pts)
+    assert c.fallbacks == 1 and c.certified == 0
+    monkeypatch.undo()
+    assert same_polytope(P, convex_hull(pts))
+
+
+# ----------------------------------------------------------------- round trips
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda d: point_sets(d, max_points=8)))
+def test_v_to_h_to_v_round_trip(points):
+    P = convex_hull(points)
+    A = [n for n, _ in P.facets]
+    b = [o for _, o in P.facets]
+    Q = Polytope.from_inequalities(A, b, [n for n, _ in P.equations], [o for _, o in P.equations])
+    assert same_polytope(P, Q)
+    assert hash(P) == hash(Q)
+
+
+# ------------------------------------------------------------------ Minkowski sums
+@settings(max_examples=30, deadline=None)
+@given(st.integers(2, 3).flatmap(lambda d: st.tuples(point_sets(d, 7, 2), point_sets(d, 7, 2))))
+def test_minkowski_vertices_are_sums_of_vertices(pq):
+    P, Q = convex_hull(pq[0]), convex_hull(pq[1])
+    S = minkowski_sum(P, Q)
+    sums = {tuple(a + b for a, b in zip(v, w)) for v in P.vertices for w in Q.vertices}
+    assert set(S.vertices) <= sums
+    all_sums = [tuple(a + b for a, b in zip(p, q)) for p in pq[0] for q in pq[1]]
+    assert same_polytope(S, convex_hull(all_sums, method="exact"))
+
+
+def test_minkowski_square_plus_triangle_and_three_summands():
+    square = convex_hull([[0, 0], [1, 0], [0, 1], [1, 1]])
+    triangle = convex_hull([[0, 0], [2, 0], [0, 2]])
+    # 4 + 3 edges, but the triangle's two axis edges are parallel to square edges
+    assert minkowski_sum(square, triangle).vertex_count == 5
+    seg = convex_hull([[0, 0], [1, 2]])
+    assert minkowski_sum(square, triangle, seg) == minkowski_sum(minkowski_sum(square, seg), triangle)
+    assert minkowski_sum(square) == square
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 6])
+def test_zonotope_vertex_count(n):
+    # segments along the moment curve (1, t, t^2): any three directions are independent
+    segments = [convex_hull([[0, 0, 0], [1, t, t * t]]) for t in range(1, n + 1)]
+    Z = minkowski_sum(*segments)
+    expected = 2 * sum(math.comb(n - 1, i) for i in range(3))
+    assert Z.vertex_count == expected
+    assert Z.dim == min(n, 3)
+
+
+# ------------------------------------------------------------------ sphere points
+def test_sphere_points_are_all_vertices():
+    pts = sphere_points()
+    assert len(set(pts)) == 200
+    assert all(x * x + y * y + z * z == 1 for x, y, z in pts)  # exactly on the unit sphere
+    # a point of a strictly convex surface is never a convex combination of others
+    with exact.counting() as c:
+        P = convex_hull(pts)
+    assert P.vertex_count == 200 and set(P.vertices) == set(pts)
+    assert c.fallbacks == 0 and c.certified == 1
+    assert same_polytope(P, convex_hull(pts, method="exact"))
+    # every facet is inscribed: all its vertices on the sphere, polygon facets included
+    assert all(sum(dot(n, v) == o for v in P.vertices) >= 3 for n, o in P.facets)
+
+
+def test_sphere_minkowski_sum_matches_exact_hull_of_sums():
+    A = convex_hull(sphere_points()[::4])
+    B = convex_hull(sphere_points(5, 13, F(1, 3), (F(1, 2), 0, 0))[1::4])
+    assert A.vertex_count == B.vertex_count == 50
+    S = minkowski_sum(A, B)
+    sums = [tuple(a + b for a, b in zip(v, w)) for v in A.vertices for w in B.vertices]
+    assert same_polytope(S, convex_hull(sums, method="exact"))
+
+
+# -------------------------------------------------------------- lower dimensions
+def test_collinear_points_in_r3():
+    P = convex_hull([[0, 0, 0], [1, 2, 3], [3, 6, 9], [2, 4, 6], [1, 2, 3]])
+    assert (P.dim, P.vertex_count, P.facet_count, len(P.equations)) == (1, 2, 2, 2)
+    assert P.vertices == ((0, 0, 0), (3, 6, 9))
+    assert P.contains([F(1, 2), 1, F(3, 2)]) and not P.contains([1, 1, 1]) and not P.contains([4, 8, 12])
+    check_h_description(P, P.vertices)
+
+
+def test_coplanar_points_in_r3():
+    # a square and its centre in the plane z = x + y
+    pts = [[0, 0, 0], [1, 0, 1], [0, 1, 1], [1, 1, 2], [F(1, 2), F(1, 2), 1]]
+    P = convex_hull(pts)
+    assert (P.dim, P.vertex_count, P.facet_count, len(P.equations)) == (2, 4, 4, 1)
+    (e, f), = P.equations
+    assert all(dot(e, p) == f for p in P.vertices)
+    check_h_description(P, pts)
+    assert same_polytope(P, convex_hull(pts, method="exact"))
+
+
+def test_single_point():
+    P = convex_hull([["1/3", 2, -1]] * 3)
+    assert (P.dim, P.vertex_count, P.facet_count, len(P.equations)) == (0, 1, 0, 3)
+    assert P.contains([F(1, 3), 2, -1]) and not P.contains([0, 2, -1])
+    assert Polytope.from_inequalities([], [], [n for n, _ in P.equations], [o for _, o in P.equations]) == P
+
+
+def test_mixed_number_types():
+    P = convex_hull(np.array([[0.5, 0], [0, 0.25], [0, 0]]))
+    Q = convex_hull([["1/2", 0], [0, F(1, 4)], [0, 0]])
+    assert P == Q
+
+
+# ---------------------------------------------------------------- H -> V
+def test_from_inequalities_cube_simplex_cross_polytope():
+    cube = Polytope.from_inequalities([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]],
+                                      [1] * 6)
+    assert (cube.vertex_count, cube.facet_count) == (8, 6)
+    assert set(cube.vertices) == {(a, b, c) for a in (-1, 1) for b in (-1, 1) for c in (-1, 1)}
+    simplex = Polytope.from_inequalities([[-1, 0, 0], [0, -1, 0], [0, 0, -1], [1, 1, 1], [1, 0, 0]],
+                                         [0, 0, 0, 1, 5])  # x <= 5 is redundant
+    assert set(simplex.vertices) == {(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)}
+    assert simplex.facet_count == 4
+    signs = [(a, b, c) for a in (-1, 1) for b in (-1, 1) for c in (-1, 1)]
+    cross = Polytope.from_inequalities(signs, [1] * 8)
+    assert (cross.vertex_count, cross.facet_count) == (6, 8)
+    assert cross.contains([F(1, 3)] * 3) and not cross.contains([F(1, 2), F(1, 2), F(1, 100)])
+
+
+def test_from_inequalities_implicit_equalities_and_equations():
+    # x <= 0 and -x <= 0 force x = 0: a segment in R^2
+    seg = Polytope.from_inequalities([[1, 0], [-1, 0], [0, 1], [0, -1]], [0, 0, 1, 0])
+    assert (seg.dim, seg.vertices) == (1, ((0, 0), (0, 1)))
+    tri = Polytope.from_inequalities([[-1, 0, 0], [0, -1, 0], [0, 0, -1]], [0, 0, 0], [[1, 1, 1]], [1])
+    assert (tri.dim, tri.vertex_count, tri.facet_count) == (2, 3, 3)
+
+
+def test_from_inequalities_refuses_empty_and_unbounded():
+    with pytest.raises(InvalidInputError, match="empty"):
+        Polytope.from_inequalities([[1], [-1]], [0, -1])  # x <= 0 and x >= 1
+    with pytest.raises(InvalidInputError, match="unbounded"):
+        Polytope.from_inequalities([[1, 0], [-1, 0], [0, 1]], [1, 1, 1])
+    with pytest.raises(InvalidInputError, match="inconsistent|empty"):
+        Polytope.from_inequalities([[1, 0]], [1], [[1, 0], [1, 0]], [0, 1])
+
+
+# --------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("bad", [[[0, float("nan")]], [[0, 1], [2]], [], [[0, 1], ["x", 2]], [1, 2]])
+def test_bad_input_raises(bad):
+    with pytest.raises(InvalidInputError):
+        convex_hull(bad)
+    with pytest.raises(InvalidInputError):
+        upper_hull(bad)
+
+
+def test_bad_method_and_summands():
+    with pytest.raises(InvalidInputError):
+        convex_hull([[0, 0], [1, 1], [0, 1]], method="float")
+    with pytest.raises(InvalidInputError):
+        minkowski_sum(convex_hull([[0, 0]]), convex_hull([[0, 0, 0]]))
+    with pytest.raises(InvalidInputError):
+        minkowski_sum([[0, 0]])
+
+
+# ------------------------------------------------------------------ normal fans
+@settings(max_examples=25, deadline=None)
+@given(point_sets(3, 8, 2), st.tuples(*[st.integers(-5, 5)] * 3))
+def test_normal_fan_contains_maximising_directions(points, c):
+    P = convex_hull(points)
+    fan = normal_fan(P)
+    best = max(dot(c, v) for v in P.vertices)
+    for cone in fan:
+        assert cone.contains(c) == (dot(c, cone.vertex) == best)
+
+
+# ------------------------------------------------------------------- upper hulls
+def tropical_wins(points, j):
+    """Exact LP: is there x where term j beats every other term strictly?"""
+    a_j, c_j = points[j][:-1], points[j][-1]
+    A = [[ak - aj for ak, aj in zip(p[:-1], a_j)] for k, p in enumerate(points) if k != j]
+    b = [c_j - p[-1] for k, p in enumerate(points) if k != j]
+    if not A:
+        return True
+    return exact.interior_point(A, b).feasible
+
+
+def test_plane_conic_upper_hull():
+    # 3 ⊕ 2x ⊕ 2y ⊕ 3xy ⊕ x² ⊕ y² in the max convention: "2x" is 2 + x and "x²" is 0 + 2x
+    pts = [(0, 0, 3), (1, 0, 2), (0, 1, 2), (1, 1, 3), (2, 0, 0), (0, 2, 0)]
+    H = upper_hull(pts)
+    assert H.vertices == tuple(j for j in range(6) if tropical_wins(pts, j)) == tuple(range(6))
+    assert len(H.cells) == 4
+    # the cells tile the Newton triangle (area 2) and each is a face of the upper hull
+    assert sum(cell_area([pts[i] for i in cell]) for cell in H.cells) == 2
+    for cell in H.cells:
+        assert_upper_face(pts, cell)
+
+
+def cell_area(points):
+    """Exact area of the convex hull of the projected points (fan from the first vertex)."""
+    P = convex_hull([p[:-1] for p in points])
+    if P.dim < 2:
+        return 0
+    cx = sum(v[0] for v in P.vertices) / len(P.vertices)
+    cy = sum(v[1] for v in P.vertices) / len(P.vertices)
+    ring = sorted(P.vertices, key=lambda v: math.atan2(v[1] - cy, v[0] - cx))
+    twice = sum(p[0] * q[1] - p[1] * q[0] for p, q in zip(ring, ring[1:] + ring[:1]))
+    return abs(twice) / 2
+
+
+def assert_upper_face(points, cell):
+    """The cell's points lie on one affine function that weakly dominates every point."""
+    sample = [points[i] for i in sorted(cell)]
+    d = len(points[0]) - 1
+    # fit height = w.x + t through the cell exactly
+    sol = exact.solve([list(p[:-1]) + [1] for p in sample], [p[-1] for p in sample])
+    assert sol is not None
+    w, t = sol[:d], sol[d]
+    for k, p in enumerate(points):
+        lift = dot(w, p[:-1]) + t
+        assert p[-1] <= lift
+        assert (p[-1] == lift) == (k in cell) or not all_points_determine(sample, d)
+
+
+def all_points_determine(sample, d):
+    return exact.rank([list(p[:-1]) + [1] for p in sample]) == d + 1
+
+
+def test_lifted_parabola_all_upper_vertices():
+    pts = [(x, y, -(x * x + y * y)) for x in range(-2, 3) for y in range(-1, 2)]
+    H = upper_hull(pts)
+    assert H.vertices == tuple(range(len(pts)))
+    # x^2 + y^2 is affine on every unit square, so the cells are the 8 unit squares
+    assert len(H.cells) == 8 and all(len(c) == 4 for c in H.cells)
+    assert sum(cell_area([pts[i] for i in c]) for c in H.cells) == 4 * 2
+    for cell in H.cells:
+        assert_upper_face(pts, cell)
+
+
+def test_upper_hull_degenerate_cases():
+    # all points on one face: one cell with every point; vertices = corners of the square
+    flat = [(x, y, 1) for x in range(3) for y in range(3)]
+    H = upper_hull(flat)
+    assert H.cells == (frozenset(range(9)),)
+    assert H.vertices == (0, 2, 6, 8)
+    # duplicates: the first index wins; equal exponents with a lower height are hidden
+    dup = [(0, 0), (1, 5), (0, 0), (1, 2), (2, 0)]
+    H = upper_hull(dup)
+    assert H.vertices == (0, 1, 4)
+    assert set(H.cells) == {frozenset({0, 1, 2}), frozenset({1, 4})}
+    # projections on a line in the plane: cells are maximal within that line
+    line = [(t, 2 * t, -t * t) for t in range(4)]
+    H = upper_hull(line)
+    assert H.vertices == (0, 1, 2, 3) and len(H.cells) == 3
+    assert upper_hull([(5, 7)]) == upper_hull([[5, 7]]) and upper_hull([(5, 7)]).cells == (frozenset({0}),)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 3).flatmap(
+    lambda d: st.lists(st.tuples(*[st.integers(0, 3)] * d, st.integers(-4, 4)), min_size=1, max_size=9)))
+def test_upper_vertices_match_one_lp_per_term(points):
+    distinct = list(dict.fromkeys(points))
+    H = upper_hull(points)
+    expected = {distinct[j] for j in range(len(distinct)) if tropical_wins(distinct, j)}
+    assert {points[i] for i in H.vertices} == expected
+    assert upper_vertex_count(points) == len(expected)
+    assert H == upper_hull(points, method="exact")
+    for cell in H.cells:
+        assert_upper_face(points, cell)

@@ -1,0 +1,166 @@
+"""Power diagrams: exact location, certified cells, hidden sites, pictures."""
+
+import random
+from fractions import Fraction as F
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from tropattn.errors import InvalidInputError, TieError
+from tropattn.power import PowerDiagram, _cells_by_lp, _cells_planar, scores_to_weights
+
+small = st.integers(-4, 4).map(F)
+rational = st.builds(F, st.integers(-12, 12), st.integers(1, 4))
+
+
+def diagrams(dim, max_n=6):
+    return st.integers(1, max_n).flatmap(lambda n: st.tuples(
+        st.lists(st.lists(small, min_size=dim, max_size=dim), min_size=n, max_size=n),
+        st.lists(st.integers(-6, 6).map(F), min_size=n, max_size=n)))
+
+
+def _inside(cell, x, strict=True):
+    vals = [sum(a * xi for a, xi in zip(row, x)) - b for row, b in zip(cell.A, cell.b)]
+    return all(v < 0 for v in vals) if strict else all(v <= 0 for v in vals)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from([1, 2, 3]).flatmap(lambda d: st.tuples(st.just(d), diagrams(d))), st.data())
+def test_locate_is_argmin_power_and_cell_membership(dsw, data):
+    d, (sites, weights) = dsw
+    pd = PowerDiagram(sites, weights)
+    cells = pd.cells()
+    for _ in range(5):
+        x = data.draw(st.lists(rational, min_size=d, max_size=d))
+        powers = [pd.power(x, j) for j in range(pd.N)]
+        best = min(powers)
+        assert pd.locate_all(x) == tuple(j for j, p in enumerate(powers) if p == best)
+        try:
+            j = pd.locate(x)
+        except TieError as exc:
+            assert len(exc.labels) >= 2
+            assert all(powers[k] == best for k in exc.labels)
+            continue
+        assert powers[j] == best and cells[j] is not None
+        assert _inside(cells[j], x, strict=False)
+        # no other nonempty cell contains x in its interior
+        assert not any(c is not None and c.site != j and _inside(c, x) for c in cells)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([1, 2, 3]).flatmap(lambda d: diagrams(d)))
+def test_cells_are_certified(sw):
+    sites, weights = sw
+    pd = PowerDiagram(sites, weights)
+    for c in pd.cells():
+        if c is None:
+            continue
+        assert _inside(c, c.interior_point)
+        assert pd.locate(c.interior_point) == c.site
+        for i, (k, p) in enumerate(zip(c.neighbors, c.facet_points)):
+            assert set(pd.locate_all(p)) >= {c.site, k}          # the facet point is on the wall j | k
+            assert pd.cells()[k] is not None and c.site in pd.cells()[k].neighbors
+
+
+def test_voronoi_special_case_is_nearest_site():
+    rng = random.Random(1)
+    sites = [[F(rng.randint(-20, 20), 4), F(rng.randint(-20, 20), 4)] for _ in range(12)]
+    head_offsets = [-(a[0] ** 2 + a[1] ** 2) / 2 for a in sites]             # b_j = -||a_j||^2 / 2
+    pd = PowerDiagram.from_max_affine(sites, head_offsets)
+    assert pd.weights == (0,) * 12 and pd == PowerDiagram.voronoi(sites)
+    for _ in range(200):
+        x = [F(rng.randint(-50, 50), 7), F(rng.randint(-50, 50), 7)]
+        dist = [(x[0] - a[0]) ** 2 + (x[1] - a[1]) ** 2 for a in sites]
+        near = [j for j, v in enumerate(dist) if v == min(dist)]
+        if len(near) == 1:
+            assert pd.locate(x) == near[0]
+    assert pd.hidden == ()          # every Voronoi cell of distinct sites is nonempty
+
+
+def test_hidden_site_never_wins_dense_sampling():
+    sites = [[0, 0], [4, 0], [0, 4], [4, 4], [2, 2], [1, 3]]
+    weights = [4, 4, 4, 4, -3, F(-1, 2)]           # light sites inside heavy ones
+    pd = PowerDiagram(sites, weights)
+    assert 4 in pd.hidden
+    grid = [F(i, 6) for i in range(-12, 37)]
+    seen = set()
+    for x in grid:
+        for y in grid:
+            seen.update(pd.locate_all([x, y]))
+    assert seen == set(pd.nonempty)                # no hidden site is ever a minimiser on the grid
+    assert pd.adjacency_graph().number_of_nodes() == len(pd.nonempty)
+
+
+def test_planar_path_matches_lp_path_with_many_hidden():
+    rng = random.Random(7)
+    for n in (12, 40):
+        sites = [[F(rng.randint(0, 100), 100), F(rng.randint(0, 100), 100)] for _ in range(n)]
+        weights = [F(rng.randint(0, 100), 10**4) * rng.choice([1, 30]) for _ in range(n)]
+        pd = PowerDiagram(sites, weights)
+        unique = [j for j in range(n) if j not in pd.duplicates]
+        fast, slow = _cells_planar(pd, unique), _cells_by_lp(pd, unique)
+        assert fast is not None
+        assert [c and (c.A, c.b, c.neighbors) for c in fast] == [c and (c.A, c.b, c.neighbors) for c in slow]
+        assert any(c is None for c in fast)
+
+
+def test_duplicates():
+    pd = PowerDiagram([[1, 1], [1, 1], [0, 0], [1, 1]], [2, 2, 0, 5])
+    assert pd.duplicates == {0: 3, 1: 3}
+    assert pd.hidden == (0, 1)
+    same = PowerDiagram([[1], [1], [3]], [0, 0, 0])
+    assert same.hidden == (1,) and same.locate([0]) == 0         # equal site and weight: earlier wins
+    assert same.locate_all([0]) == (0, 1)
+
+
+def test_fan_without_offsets():
+    # b_j = 0: every cell is a cone from the origin; in d = 1 at most two cells survive
+    keys = [[-3], [-1], [0], [2], [5]]
+    pd = PowerDiagram.from_max_affine(keys, [0] * 5)
+    assert pd.nonempty == (0, 4)
+    pd2 = PowerDiagram.from_max_affine([[1, 0], [0, 1], [-1, -1], [0, 0], [F(1, 3), F(1, 3)]], [0] * 5)
+    assert pd2.nonempty == (0, 1, 2)
+    assert all(all(b == 0 for b in c.b) for c in pd2.cells() if c is not None)
+
+
+def test_clip_to_box_areas_sum_to_box():
+    rng = random.Random(3)
+    sites = [[F(rng.randint(0, 50), 10), F(rng.randint(0, 50), 10)] for _ in range(25)]
+    weights = [F(rng.randint(0, 40), 10) for _ in range(25)]
+    pd = PowerDiagram(sites, weights)
+    polys = pd.clip_to_box([-1, -2], [6, 7])
+    assert sum(p.area for p in polys.values()) == pytest.approx(63.0, rel=1e-12)
+    assert set(polys) <= set(pd.nonempty)
+    for j, p in polys.items():
+        c = p.representative_point()
+        assert pd.locate([F(c.x), F(c.y)]) == j
+    one = PowerDiagram.voronoi([[0], [2]]).clip_to_box([-1], [5])
+    assert one == {0: (-1, 1), 1: (1, 5)}
+    with pytest.raises(InvalidInputError, match="R\\^3"):
+        PowerDiagram.voronoi([[0, 0, 0], [1, 1, 1]]).clip_to_box([0] * 3, [1] * 3)
+
+
+@settings(max_examples=30, deadline=None)
+@given(diagrams(2))
+def test_max_affine_round_trip(sw):
+    sites, weights = sw
+    pd = PowerDiagram(sites, weights)
+    slopes, intercepts = pd.to_max_affine()
+    assert PowerDiagram.from_max_affine(slopes, intercepts) == pd
+    assert scores_to_weights(slopes, intercepts) == pd.weights
+
+
+def test_tie_error_names_labels():
+    pd = PowerDiagram.voronoi([[0, 0], [2, 0], [1, 5]])
+    with pytest.raises(TieError) as info:
+        pd.locate([1, 0])
+    assert info.value.labels == (0, 1)
+
+
+def test_bad_input():
+    with pytest.raises(InvalidInputError, match="at least one site"):
+        PowerDiagram([], [])
+    with pytest.raises(InvalidInputError, match="NaN"):
+        PowerDiagram([[float("nan")]], [0])
+    with pytest.raises(InvalidInputError, match="weights"):
+        PowerDiagram([[0], [1]], [0])

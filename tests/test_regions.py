@@ -1,0 +1,149 @@
+"""Exact region enumeration: constructions, brute force, boxes, linear regions."""
+
+from fractions import Fraction
+from math import comb
+
+import pytest
+from hypothesis import assume, given, settings, strategies as st
+
+from tropattn.attention import FFN, Head, Layer, Transformer, count_dual
+from tropattn.bounds import grid_model, line_bound, random_model, sawtooth_count, sawtooth_model
+from tropattn.errors import Interrupted, TieError
+from tropattn.regions import brute_force_regions, enumerate_regions, overlay_regions
+import tropattn.regions as regions_module
+
+
+def patterns(result):
+    return sorted(r.pattern for r in result.activation_regions)
+
+
+@pytest.mark.parametrize("d,H,N", [(1, 1, 4), (2, 2, 3), (2, 1, 5), (3, 3, 2), (3, 2, 3)])
+def test_grid_heads_give_N_to_the_H(d, H, N):
+    assert len(enumerate_regions(grid_model(d, H, N)).activation_regions) == N ** H
+
+
+@pytest.mark.parametrize("d,N,L", [(1, 3, 2), (1, 2, 3), (2, 2, 2), (2, 3, 2), (1, 4, 2)])
+def test_sawtooth_gives_N_to_the_dL(d, N, L):
+    model = sawtooth_model(d, N, L)
+    assert len(enumerate_regions(model).activation_regions) == sawtooth_count(d, N, L)
+    # also inside the unit box, where the construction routes floor(N^l x)
+    assert len(enumerate_regions(model, box=(0, 1)).activation_regions) == sawtooth_count(d, N, L)
+
+
+def test_every_region_certificate_is_exact():
+    model = random_model(2, 2, 3, layers=2, seed=4)
+    for r in enumerate_regions(model).activation_regions:
+        x = r.interior_point
+        out, pattern = model.evaluate(x)
+        assert pattern == r.pattern
+        assert r.map.apply(x) == tuple(out)
+        assert all(sum(a * xi for a, xi in zip(row, x)) < b for row, b in zip(r.A, r.b))
+        for row, b, p in zip(r.A, r.b, r.facet_points):      # facet points lie on their facet
+            assert sum(a * xi for a, xi in zip(row, p)) == b
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10_000), d=st.integers(1, 2), H=st.integers(1, 2), N=st.integers(2, 3),
+       L=st.integers(1, 2), residual=st.booleans(), ffn=st.sampled_from([0, 0, 2]))
+def test_enumeration_equals_brute_force(seed, d, H, N, L, residual, ffn):
+    model = random_model(d, H, N, L, seed=seed, residual=residual, ffn_hidden=ffn)
+    try:
+        found = patterns(enumerate_regions(model))
+    except TieError:
+        # only legitimate when a tie covers a full-dimensional set: then no pattern is strict there,
+        # which the brute force sees as a set of regions that does not cover R^d
+        assume(False)
+    assert found == brute_force_regions(model)
+
+
+def test_a_tie_on_a_whole_region_is_reported():
+    # layer 0 has no residual and outputs the constant 0, where layer 1's two keys tie
+    l0 = Layer([Head([[0], [1]], [0, 0], [[0], [0]])], residual=False)
+    l1 = Layer([Head([[1], [2]], [0, 0], [[0], [1]])])
+    with pytest.raises(TieError, match="tie on a whole region"):
+        enumerate_regions(Transformer([l0, l1]))
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10_000), d=st.integers(1, 2), H=st.integers(1, 3), N=st.integers(2, 3))
+def test_box_counts_never_exceed_global_and_match_brute_force(seed, d, H, N):
+    model = random_model(d, H, N, seed=seed)
+    inside = enumerate_regions(model, box=(-1, 1))
+    assert len(inside.activation_regions) <= len(enumerate_regions(model).activation_regions)
+    assert patterns(inside) == brute_force_regions(model, box=(-1, 1))
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), d=st.integers(1, 3), H=st.integers(1, 3), N=st.integers(2, 4))
+def test_primal_overlay_equals_dual_minkowski_count(seed, d, H, N):
+    heads = random_model(d, H, N, seed=seed).layers[0].heads
+    assert len(overlay_regions(heads).activation_regions) == count_dual(heads)
+
+
+@pytest.mark.parametrize("H,N", [(3, 3), (4, 2), (2, 5)])
+def test_line_bound_holds_for_H_above_d(H, N):
+    for seed in range(3):
+        n = len(enumerate_regions(random_model(1, H, N, seed=seed)).activation_regions)
+        assert n <= line_bound(H, N) < N ** H
+
+
+@pytest.mark.parametrize("d,H", [(2, 3), (2, 4), (3, 4)])
+def test_two_key_heads_are_hyperplanes_in_general_position(d, H):
+    # head h compares key 0 (score 0) with key 1 (score a_h . x + b_h): one hyperplane each
+    normals = [[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 2, 3], [2, -1, 5]]
+    heads = [Head([[0] * d, normals[h][:d] if h < d else [(h * 7 + i * 3) % 5 + 1 for i in range(d)]],
+                  [0, Fraction(h * h, 3) - 1]) for h in range(H)]
+    expected = sum(comb(H, i) for i in range(d + 1))
+    assert len(overlay_regions(heads).activation_regions) == expected
+
+
+def test_linear_regions_merge_repeated_values():
+    # max over keys 0, x, 2x - 1 with values 0, 0, 1: the first two regions share a map
+    head = Head([[0], [1], [2]], [0, 0, -1], [[0], [0], [1]])
+    result = enumerate_regions(Transformer([Layer([head])]))
+    assert len(result.activation_regions) == 3
+    assert len(result.linear_regions) == 2
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_linear_regions_at_most_activation_regions_and_equal_when_generic(seed):
+    model = random_model(2, 2, 3, layers=2, seed=seed, value_range=50)
+    result = enumerate_regions(model)
+    maps = {r.map for r in result.activation_regions}
+    assert len(result.linear_regions) <= len(result.activation_regions)
+    if len(maps) == len(result.activation_regions):          # all maps distinct: nothing merges
+        assert len(result.linear_regions) == len(result.activation_regions)
+
+
+def test_linear_regions_merge_across_earlier_walls():
+    # layer 0 splits x at 0 and shifts by 0 on both sides (equal values); layer 1 splits at 1.
+    # The two layer-0 pieces carry the same map, so linear regions are those of layer 1 alone.
+    l0 = Layer([Head([[0], [1]], [0, 0], [[0], [0]])])
+    l1 = Layer([Head([[0], [1]], [0, -1], [[0], [5]])])
+    result = enumerate_regions(Transformer([l0, l1]))
+    assert len(result.activation_regions) == 3               # (-inf,0), (0,1), (1,inf)
+    assert len(result.linear_regions) == 2
+
+
+def test_interrupt_returns_partial(monkeypatch):
+    calls = {"n": 0}
+    original = regions_module._refine
+
+    def flaky(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(regions_module, "_refine", flaky)
+    with pytest.raises(Interrupted) as info:
+        enumerate_regions(sawtooth_model(1, 3, 2))
+    assert info.value.partial.complete is False
+    assert len(info.value.partial.activation_regions) >= 1
+
+
+def test_ffn_regions_match_brute_force_on_a_hand_built_model():
+    ffn = FFN([[1], [-1]], [0, 1], [[1, -1]], [0])
+    model = Transformer([Layer([Head([[0], [1]], [0, "-1/2"], [[0], [1]])], ffn=ffn)])
+    assert patterns(enumerate_regions(model)) == brute_force_regions(model)

@@ -1,0 +1,867 @@
+"""Exact convex polytopes: hulls, Minkowski sums, upper hulls and normal fans.
+
+A polytope is the convex hull of finitely many points (its *V-representation*)
+and, equivalently, the bounded solution set of finitely many inequalities (its
+*H-representation*).  Here both are exact: vertices are tuples of Fractions,
+facets are rows ``normal . x <= offset`` with primitive integer normals, and the
+affine hull is a list of equations ``normal . x == offset``.
+
+How a hull is computed (ALGORITHMS.md section 2).  Every point ``x = num / den``
+is stored as the primitive integer row ``(num, den)``.  The affine hull is found
+exactly; coordinates are projected to an independent subset so that the set is
+full-dimensional there.  Qhull triangulates the boundary in floats; for each
+simplex the hyperplane through its points is rebuilt exactly (the integer vector
+of signed minors, a fraction-free elimination vectorised over all simplices), and
+the exact sign of every point against every hyperplane is computed
+(:func:`tropattn.exact.dot_signs`, or plain int64 when the integers are small).
+If every point lies on one side of every hyperplane and every ridge of the
+triangulation lies in exactly two simplices, the hyperplanes are exactly the
+facets (simplices with equal exact normals are merged).  Otherwise an exact
+double-description algorithm over Python integers computes the facets, and
+:data:`tropattn.exact.COUNTERS` records the fallback.  A point is a vertex iff
+the facets through it meet in that point alone.
+
+>>> square = convex_hull([[0, 0], [1, 0], [0, 1], [1, 1], ["1/2", "1/2"]])
+>>> square.vertex_count, square.facet_count        # the centre is not a vertex
+(4, 4)
+>>> triangle = convex_hull([[0, 0], [1, 0], [0, 1]])
+>>> minkowski_sum(square, triangle).vertex_count   # edges of both, sorted by angle
+5
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
+
+from . import exact
+from .errors import InvalidInputError
+
+__all__ = [
+    "Polytope",
+    "UpperHull",
+    "NormalCone",
+    "convex_hull",
+    "minkowski_sum",
+    "upper_hull",
+    "upper_vertex_count",
+    "normal_fan",
+]
+
+_INT64_SAFE = 1 << 62
+#: Qhull runs tried in turn: the default triangulated output ("Qt"), then joggled
+#: input ("QJ"), whose output is simplicial with every ridge in exactly two simplices
+#: even when many points are coplanar (the exact checks are on the original points).
+_QHULL_OPTIONS = (None, "QJ")
+
+
+# --------------------------------------------------------------------------- points
+def _to_points(points, name: str) -> tuple:
+    """Points as a tuple of Fraction tuples; refuse empty input."""
+    pts = exact.to_rational_matrix(points, name)
+    if not pts:
+        raise InvalidInputError(f"{name} is empty; a polytope needs at least one point, e.g. [[0, 0]]")
+    if not pts[0]:
+        raise InvalidInputError(f"{name} has points with no coordinates; give at least one coordinate per point")
+    return pts
+
+
+def _homogeneous(point: Sequence[Fraction]) -> tuple:
+    """``(num_1, ..., num_n, den)``: the primitive integer row of a rational point."""
+    den = 1
+    for v in point:
+        den = den * v.denominator // math.gcd(den, v.denominator)
+    return tuple(v.numerator * (den // v.denominator) for v in point) + (den,)
+
+
+def _primitive(row) -> tuple:
+    """Divide an integer row by the gcd of its entries (the zero row stays zero)."""
+    g = 0
+    for v in row:
+        g = math.gcd(g, v)
+    return tuple(row) if g <= 1 else tuple(v // g for v in row)
+
+
+def _to_fractions(row) -> tuple:
+    den = row[-1]
+    return tuple(Fraction(v, den) for v in row[:-1])
+
+
+def _bits(mask: int):
+    """Indices of the set bits of a Python int, in increasing order."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+# ------------------------------------------------------------------- affine hull
+def _independent_rows(G: Sequence[tuple]):
+    """Greedy maximal linearly independent subset of homogeneous rows.
+
+    Returns ``(indices, pivots)``: the rows kept and one pivot column per kept row
+    (the first row's pivot is the denominator column).  The kept rows restricted to
+    the pivot columns form an invertible matrix, so a point of the affine hull is
+    determined by its coordinates at the pivot columns.
+    """
+    n1 = len(G[0])
+    order = [n1 - 1] + list(range(n1 - 1))  # denominator column first
+    basis, kept, pivots = [], [], []
+    for i, g in enumerate(G):
+        v = list(g)
+        for b, c in basis:
+            if v[c]:
+                f, h = b[c], v[c]
+                v = _primitive([f * x - h * y for x, y in zip(v, b)])
+        c = next((c for c in order if v[c]), None)
+        if c is not None:
+            basis.append((v, c))
+            kept.append(i)
+            pivots.append(c)
+            if len(kept) == n1:
+                break
+    return kept, pivots
+
+
+def _equations(rows: Sequence[tuple]) -> tuple:
+    """Canonical equations ``normal . x == offset`` of the affine hull of homogeneous rows.
+
+    The nullspace basis comes from the reduced row echelon form, which depends only
+    on the row space, so it is canonical; each vector is scaled to primitive integers.
+    """
+    eqs = []
+    for vec in exact.nullspace([list(r) for r in rows]):
+        ints = exact.integer_row(vec)
+        eqs.append((ints[:-1], Fraction(-ints[-1])))
+    return tuple(sorted(eqs))
+
+
+# ---------------------------------------------------------------- hull kernels
+@dataclass(frozen=True)
+class _Hull:
+    """Facets of distinct homogeneous points ``G`` (ambient), computed in projected coordinates.
+
+    ``coords`` are the ambient coordinates kept by the projection (sorted);
+    ``facets[f]`` is a primitive integer row ``h`` over ``coords + (den,)`` with
+    ``h . g <= 0`` for every projected point; ``masks[f]`` has bit ``i`` set iff point
+    ``i`` lies on facet ``f``; ``vertices`` are point indices.
+    """
+
+    G: tuple
+    dim: int
+    coords: tuple
+    equations: tuple
+    facets: tuple
+    masks: tuple
+    vertices: tuple
+
+
+def _hull(G: Sequence[tuple], method: str = "auto", qhull_options=_QHULL_OPTIONS) -> _Hull:
+    """Exact facets and vertices of distinct homogeneous points (any dimension).
+
+    ``qhull_options`` are the Qhull runs tried in turn before the exact fallback.
+    """
+    if method not in ("auto", "exact"):
+        raise InvalidInputError(f"method = {method!r}; expected 'auto' (certified Qhull) or 'exact'")
+    n = len(G[0]) - 1
+    kept, pivots = _independent_rows(G)
+    dim = len(kept) - 1
+    coords = tuple(sorted(c for c in pivots if c != n))
+    eqs = _equations([G[i] for i in kept]) if dim < n else ()
+    if dim == 0:
+        return _Hull(tuple(G), 0, coords, eqs, (), (), (0,))
+    P = [_primitive([g[c] for c in coords] + [g[n]]) for g in G]
+    if dim == 1:
+        facets, masks = _facets_1d(P)
+    else:
+        facets, masks = None, None
+        if method == "auto":
+            pts = _Prepared.of(P)
+            for options in qhull_options:
+                facets, masks = _facets_qhull(pts, options)
+                if facets is not None:
+                    break
+        if facets is None:
+            if method == "auto":
+                exact.COUNTERS.fallbacks += 1
+            facets, masks = _facets_dd(P, kept)
+        else:
+            exact.COUNTERS.certified += 1
+    verts = _vertices_from_masks(masks, len(P), dim)
+    return _Hull(tuple(G), dim, coords, eqs, tuple(facets), tuple(masks), verts)
+
+
+def _facets_1d(P):
+    """Facets of points on a line: the smallest and largest coordinate."""
+    vals = [Fraction(p[0], p[1]) for p in P]
+    lo, hi = min(vals), max(vals)
+    mask = lambda t: sum(1 << i for i, v in enumerate(vals) if v == t)  # noqa: E731
+    return [(-lo.denominator, lo.numerator), (hi.denominator, -hi.numerator)], [mask(lo), mask(hi)]
+
+
+def _vertices_from_masks(masks, npoints: int, dim: int) -> tuple:
+    """Point ``i`` is a vertex iff the facets through it meet in ``{i}`` alone."""
+    through = [[] for _ in range(npoints)]
+    for f, m in enumerate(masks):
+        for i in _bits(m):
+            through[i].append(m)
+    out = []
+    for i, ms in enumerate(through):
+        if len(ms) >= dim:
+            acc = ms[0]
+            for m in ms[1:]:
+                acc &= m
+            if acc == 1 << i:
+                out.append(i)
+    return tuple(out)
+
+
+# ----------------------------------------------------------- certified Qhull path
+def _simplex_normals(pts: "_Prepared", simplices: np.ndarray, guess: np.ndarray) -> np.ndarray:
+    """Integer normal ``h`` of the hyperplane through each simplex (zero if degenerate).
+
+    Returns (F, k+1) rows with ``h . P[s] == 0`` for every point ``P[s]`` of the
+    simplex: with one column ``j`` set aside, a fraction-free Gauss-Jordan
+    elimination of the other k columns gives ``d`` (their determinant) and ``c``
+    (Cramer numerators), and ``h = c`` on those columns, ``h_j = -d``.  The column
+    set aside is the largest entry of the float normal ``guess`` (so the block is
+    almost surely regular); singular blocks are retried with the next column, and
+    rows that stay zero are degenerate simplices.  Every intermediate is (a product
+    of two) minors, bounded by Hadamard's inequality: int64 is used when
+    ``2 R^(2k-1)`` fits (R = largest row norm), Python ints otherwise.
+    """
+    F, k = simplices.shape
+    bound = 2 * pts.row_norm2 ** (k - 1) * (math.isqrt(pts.row_norm2) + 1)
+    exact64 = pts.P64 is not None and bound < _INT64_SAFE
+    S = (pts.P64 if exact64 else pts.Pa)[simplices]  # (F, k, k+1)
+    H = np.zeros((F, k + 1), dtype=S.dtype)
+    choice = np.argsort(-np.abs(guess), axis=1, kind="stable")  # columns to set aside, best first
+    todo = np.arange(F)
+    for r in range(k + 1):
+        j = choice[todo, r]
+        cols = (np.arange(k + 1)[None, :] + j[:, None] + 1) % (k + 1)  # other columns, then j
+        M, d, singular = _gauss_jordan(np.take_along_axis(S[todo], cols[:, None, :], axis=2))
+        ok = ~singular
+        rows = todo[ok]
+        H[rows[:, None], cols[ok]] = np.concatenate([M[ok, :, k], -d[ok, None]], axis=1)
+        todo = todo[singular]
+        if not todo.size:
+            break
+    return H
+
+
+def _gauss_jordan(S: np.ndarray):
+    """Fraction-free Gauss-Jordan on a stack of k x (k+1) integer matrices.
+
+    After step t every row is divided exactly by the previous pivot, so all entries
+    stay (t+1)-minors.  Returns the reduced stack ``[d I | c]`` (only the last
+    column is kept up to date), ``d`` and a mask of the matrices whose first k
+    columns are singular.
+    """
+    M = S.copy()
+    F, k, _ = M.shape
+    prev = np.ones(F, dtype=M.dtype)
+    singular = np.zeros(F, dtype=bool)
+    for t in range(k):
+        _pivot_rows(M, t, singular)
+        p = M[:, t, t]
+        rest = M[:, :, t + 1:]
+        upd = (rest * p[:, None, None] - M[:, :, t:t + 1] * M[:, t:t + 1, t + 1:]) // prev[:, None, None]
+        upd[:, t, :] = rest[:, t, :]
+        M[:, :, t + 1:] = upd
+        col = M[:, :, t] * 0
+        col[:, t] = p
+        M[:, :, t] = col
+        prev = p
+    return M, prev, singular
+
+
+def _pivot_rows(M: np.ndarray, t: int, singular: np.ndarray) -> np.ndarray:
+    """Swap a nonzero entry of column t (rows t..) into row t, per matrix, in place.
+
+    Matrices with no such entry are marked singular and get pivot 1 (their result
+    is discarded).  Returns the indices of the matrices whose rows were swapped.
+    """
+    nz = M[:, t:, t] != 0
+    has = nz.any(axis=1)
+    singular |= ~has
+    piv = t + np.argmax(nz, axis=1)
+    swap = np.nonzero(has & (piv != t))[0]
+    if swap.size:
+        top = M[swap, t, :].copy()
+        M[swap, t, :] = M[swap, piv[swap], :]
+        M[swap, piv[swap], :] = top
+    M[np.nonzero(~has)[0], t, t] = 1
+    return swap
+
+
+def _normalise_rows(H: np.ndarray) -> np.ndarray:
+    """Primitive rows with the first nonzero entry positive (int64 or object ints)."""
+    g = np.gcd.reduce(H, axis=1)
+    g[g == 0] = 1
+    H = H // g[:, None]
+    first = np.argmax(H != 0, axis=1)
+    flip = (H[np.arange(len(H)), first] < 0).astype(bool)
+    H[flip] = -H[flip]
+    return H
+
+
+def _exact_signs(H: np.ndarray, pts: "_Prepared") -> np.ndarray:
+    """Exact sign matrix of ``H @ P.T``: int64 when it cannot overflow, else filtered."""
+    mh = max((abs(int(v)) for v in (H.max(), H.min())), default=0) if H.size else 0
+    if pts.P64 is not None and H.shape[1] * mh * pts.max_abs < _INT64_SAFE:
+        return np.sign(H.astype(np.int64) @ pts.P64.T).astype(np.int8)
+    return exact.dot_signs(H.tolist(), pts.P)
+
+
+def _ridges_closed(simplices: np.ndarray, npoints: int) -> bool:
+    """Every ridge (simplex minus one vertex) lies in exactly two simplices."""
+    S = np.sort(simplices, axis=1)
+    k = S.shape[1]
+    ridges = np.concatenate([np.delete(S, j, axis=1) for j in range(k)], axis=0)
+    if npoints ** (k - 1) < _INT64_SAFE:  # one int64 key per ridge
+        keys = ridges.astype(np.int64) @ (npoints ** np.arange(k - 1, dtype=np.int64))
+        _, counts = np.unique(keys, return_counts=True)
+    else:
+        _, counts = np.unique(ridges, axis=0, return_counts=True)
+    return bool(np.all(counts == 2))
+
+
+def _row_masks(Z: np.ndarray) -> list:
+    """Each boolean row as a Python int bitmask (bit i = column i)."""
+    packed = np.packbits(Z, axis=1, bitorder="little")
+    return [int.from_bytes(r.tobytes(), "little") for r in packed]
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """Homogeneous points as a list, an object array, int64 (if small) and floats."""
+
+    P: list
+    Pa: np.ndarray
+    P64: np.ndarray | None
+    X: np.ndarray
+    max_abs: int
+    row_norm2: int
+
+    @classmethod
+    def of(cls, P):
+        Pa = np.array(P, dtype=object)
+        max_abs = max(max(abs(v) for v in r) for r in P)
+        row_norm2 = max(sum(v * v for v in r) for r in P)
+        P64 = Pa.astype(np.int64) if max_abs < 1 << 62 else None
+        X = (Pa[:, :-1] / Pa[:, -1:]).astype(float)
+        return cls(P, Pa, P64, X, max_abs, row_norm2)
+
+
+def _facets_qhull(pts: _Prepared, options=None):
+    """Facets via Qhull, certified exactly; ``(None, None)`` when a check fails."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    if not np.all(np.isfinite(pts.X)):
+        return None, None
+    try:
+        qh = ConvexHull(pts.X, qhull_options=options)
+    except (QhullError, ValueError):
+        return None, None
+    simplices = qh.simplices
+    if not _ridges_closed(simplices, len(pts.P)):
+        return None, None
+    H = _normalise_rows(_simplex_normals(pts, simplices, qh.equations))
+    degenerate = ~np.any(H != 0, axis=1)
+    uniq = _unique_rows(H[~degenerate])
+    if len(uniq) == 0:
+        return None, None
+    signs = _exact_signs(uniq, pts)
+    pos, neg = np.any(signs > 0, axis=1), np.any(signs < 0, axis=1)
+    if np.any(pos & neg):
+        return None, None
+    uniq[pos] = -uniq[pos]
+    masks = _row_masks(signs == 0)
+    if np.any(degenerate) and not _covered(simplices[degenerate], masks):
+        return None, None
+    return [tuple(map(int, h)) for h in uniq.tolist()], masks
+
+
+def _unique_rows(H: np.ndarray) -> np.ndarray:
+    """Distinct rows of an int64 or object array."""
+    if H.dtype != object:
+        return np.unique(H, axis=0)
+    seen = dict.fromkeys(map(tuple, H.tolist()))
+    uniq = np.empty((len(seen), H.shape[1]), dtype=object)
+    for j, r in enumerate(seen):
+        uniq[j] = r
+    return uniq
+
+
+def _covered(simplices, masks) -> bool:
+    """Each (degenerate) simplex lies inside the zero set of some certified facet."""
+    for s in simplices.tolist():
+        want = 0
+        for i in s:
+            want |= 1 << i
+        if not any(m & want == want for m in masks):
+            return False
+    return True
+
+
+# ------------------------------------------------------- exact double description
+def _facets_dd(P, init):
+    """Exact facets of full-dimensional homogeneous points by double description.
+
+    The facets are the extreme rays of the cone ``{h : h . g <= 0 for every point g}``.
+    Start from the simplex ``init`` (whose cone has one ray per omitted point) and
+    add the other points one at a time: rays on the wrong side are replaced by
+    combinations of adjacent pairs across the new hyperplane (combinatorial
+    adjacency test).  Pure Python integers.
+    """
+    k1 = len(P[0])
+    rays, zs = [], []
+    for j in range(k1):
+        others = [P[init[i]] for i in range(k1) if i != j]
+        (vec,) = exact.nullspace([list(o) for o in others])
+        r = exact.integer_row(vec)
+        if sum(a * b for a, b in zip(r, P[init[j]])) > 0:
+            r = tuple(-v for v in r)
+        rays.append(r)
+        zs.append(sum(1 << init[i] for i in range(k1) if i != j))
+    rest = [i for i in range(len(P)) if i not in set(init)]
+    for i in rest:
+        rays, zs = _dd_step(rays, zs, P[i], 1 << i, k1 - 2)
+    return rays, zs
+
+
+def _dd_step(rays, zs, g, bit, need):
+    """Intersect the cone's ray list with the half-space ``h . g <= 0``."""
+    s = [sum(a * b for a, b in zip(r, g)) for r in rays]
+    pos = [j for j, v in enumerate(s) if v > 0]
+    if not pos:
+        return rays, [z | bit if s[j] == 0 else z for j, z in enumerate(zs)]
+    neg = [j for j, v in enumerate(s) if v < 0]
+    new_rays, new_zs = [], []
+    for p in pos:
+        for q in neg:
+            Z = zs[p] & zs[q]
+            if Z.bit_count() < need or _shared_by_other(Z, zs, p, q):
+                continue
+            new_rays.append(_primitive([s[p] * b - s[q] * a for a, b in zip(rays[p], rays[q])]))
+            new_zs.append(Z | bit)
+    keep = [j for j, v in enumerate(s) if v <= 0]
+    return ([rays[j] for j in keep] + new_rays,
+            [zs[j] | bit if s[j] == 0 else zs[j] for j in keep] + new_zs)
+
+
+def _shared_by_other(Z, zs, p, q) -> bool:
+    for o, z in enumerate(zs):
+        if z & Z == Z and o != p and o != q:
+            return True
+    return False
+
+
+# ---------------------------------------------------------------------- Polytope
+@dataclass(frozen=True, eq=False)
+class Polytope:
+    """A bounded convex polytope in exact rational arithmetic (immutable, canonical).
+
+    Attributes
+    ----------
+    vertices : tuple of tuple of Fraction
+        The vertices, sorted lexicographically.
+    equations : tuple of (normal, offset)
+        The affine hull ``normal . x == offset`` (empty when full-dimensional),
+        canonical: the reduced-echelon nullspace basis, scaled to primitive integer
+        normals (tuples of int); offsets are Fractions.
+    facets : tuple of (normal, offset)
+        Irredundant inequalities ``normal . x <= offset``, one per facet, sorted:
+        ``normal`` is a primitive tuple of ints orthogonal to the equations'
+        normals, ``offset`` a Fraction.
+    ambient_dim, dim : int
+        Dimension of the space and of the polytope.
+
+    ``==`` and ``hash`` compare the vertices.
+
+    Examples
+    --------
+    >>> P = Polytope.from_points([[0, 0, 0], [1, 1, 1], [2, 2, 2]])   # a segment in R^3
+    >>> P.dim, P.vertices[-1], len(P.equations), P.facet_count
+    (1, (Fraction(2, 1), Fraction(2, 1), Fraction(2, 1)), 2, 2)
+    """
+
+    vertices: tuple
+    equations: tuple
+    facets: tuple
+    ambient_dim: int
+    dim: int
+
+    def __eq__(self, other):
+        if not isinstance(other, Polytope):
+            return NotImplemented
+        return self.ambient_dim == other.ambient_dim and self.vertices == other.vertices
+
+    def __hash__(self):
+        return hash((self.ambient_dim, self.vertices))
+
+    def __repr__(self):
+        return (f"Polytope(dim={self.dim}, ambient_dim={self.ambient_dim}, "
+                f"vertices={self.vertex_count}, facets={self.facet_count})")
+
+    @property
+    def vertex_count(self) -> int:
+        """Number of vertices."""
+        return len(self.vertices)
+
+    @property
+    def facet_count(self) -> int:
+        """Number of facets (within the affine hull)."""
+        return len(self.facets)
+
+    @classmethod
+    def from_points(cls, points, method: str = "auto") -> "Polytope":
+        """The convex hull of points (V-representation in, both out); see :func:`convex_hull`.
+
+        >>> Polytope.from_points([[0], [3], [1]]).vertices
+        ((Fraction(0, 1),), (Fraction(3, 1),))
+        """
+        return convex_hull(points, method=method)
+
+    @classmethod
+    def from_inequalities(cls, A, b, A_eq=(), b_eq=()) -> "Polytope":
+        """The polytope ``{x : A x <= b, A_eq x == b_eq}`` (H-representation in).
+
+        A certified relative-interior point ``c`` is found (rows forced to equality
+        are detected from a Farkas certificate and moved to the equations).  In
+        coordinates ``x = c + N z`` on the affine hull the system reads
+        ``g_i . z <= 1``, and its vertices are the facets of the polar
+        ``conv{g_i}``: ``z = w / gamma`` for each facet ``w . y <= gamma``.
+
+        Raises
+        ------
+        InvalidInputError
+            If the system is empty (certified by a Farkas vector) or unbounded.
+
+        Examples
+        --------
+        >>> square = Polytope.from_inequalities([[1, 0], [-1, 0], [0, 1], [0, -1]], [1, 1, 1, 1])
+        >>> square.vertex_count, square == Polytope.from_points(square.vertices)
+        (4, True)
+        """
+        return _from_inequalities(A, b, A_eq, b_eq)
+
+    def contains(self, x) -> bool:
+        """Exact membership test.
+
+        >>> Polytope.from_points([[0, 0], [2, 0], [0, 2]]).contains(["1/2", "3/2"])
+        True
+        """
+        x = exact.to_rational_vector(x, "x", self.ambient_dim)
+        on = all(sum(a * v for a, v in zip(e, x)) == f for e, f in self.equations)
+        return on and all(sum(a * v for a, v in zip(h, x)) <= c for h, c in self.facets)
+
+
+def _polytope_from_hull(hull: _Hull, fracs=None) -> Polytope:
+    """Assemble the canonical Polytope; ``fracs[i]`` (optional) is point ``i`` as Fractions."""
+    n = len(hull.G[0]) - 1
+    point = (lambda i: fracs[i]) if fracs is not None else (lambda i: _to_fractions(hull.G[i]))
+    facets = sorted(_lift_facet(h, m, hull, point, n) for h, m in zip(hull.facets, hull.masks))
+    order = _lex_order([hull.G[i] for i in hull.vertices])
+    verts = tuple(point(hull.vertices[j]) for j in order)
+    return Polytope(vertices=verts, equations=hull.equations, facets=tuple(facets), ambient_dim=n,
+                    dim=hull.dim)
+
+
+def _lex_order(rows) -> list:
+    """Indices sorting homogeneous points lexicographically (float key, checked exactly)."""
+    order = sorted(range(len(rows)), key=lambda i: [v / rows[i][-1] for v in rows[i][:-1]])
+    if all(_lex_cmp(rows[i], rows[j]) <= 0 for i, j in zip(order, order[1:])):
+        return order
+    from functools import cmp_to_key
+
+    return sorted(range(len(rows)), key=cmp_to_key(lambda i, j: _lex_cmp(rows[i], rows[j])))
+
+
+def _lex_cmp(p, q) -> int:
+    """Exact lexicographic comparison of two homogeneous points (positive denominators)."""
+    dp, dq = p[-1], q[-1]
+    for a, b in zip(p[:-1], q[:-1]):
+        x, y = a * dq, b * dp
+        if x != y:
+            return -1 if x < y else 1
+    return 0
+
+
+def _lift_facet(h, mask, hull: _Hull, point, n):
+    """A projected facet row as a canonical ambient ``(normal, offset)``."""
+    a = [0] * n
+    for c, v in zip(hull.coords, h[:-1]):
+        a[c] = v
+    if not hull.equations:
+        g = math.gcd(*a)
+        return tuple(v // g for v in a), Fraction(-h[-1], g)
+    E = [e for e, _ in hull.equations]
+    gram = [[sum(x * y for x, y in zip(ei, ej)) for ej in E] for ei in E]
+    w = exact.solve(gram, [sum(x * y for x, y in zip(ei, a)) for ei in E])
+    aL = [Fraction(a[j]) - sum(wi * ei[j] for wi, ei in zip(w, E)) for j in range(n)]
+    ints = exact.integer_row(aL)
+    j = next(j for j, v in enumerate(ints) if v)
+    scale = ints[j] / aL[j]
+    offset = sum(v * x for v, x in zip(aL, point(next(_bits(mask))))) * scale
+    return ints, offset
+
+
+def convex_hull(points, method: str = "auto") -> Polytope:
+    """The exact convex hull of rational points.
+
+    Parameters
+    ----------
+    points : (n_points, n) array-like of numbers
+        Anything :func:`tropattn.exact.to_rational` accepts; duplicates are fine.
+        Lower-dimensional sets (collinear points in R^3, one point) are handled in
+        their affine hull.
+    method : {"auto", "exact"}
+        ``"auto"``: Qhull in floats, certified exactly, exact fallback if a check
+        fails.  ``"exact"``: double description over integers only.
+
+    Returns
+    -------
+    Polytope
+
+    Raises
+    ------
+    InvalidInputError
+        Empty, ragged or non-numeric input, NaN or infinities.
+
+    Examples
+    --------
+    >>> P = convex_hull([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]])
+    >>> P.vertex_count, P.facet_count      # a triangular bipyramid
+    (5, 6)
+    """
+    pts = _to_points(points, "points")
+    distinct = list(dict.fromkeys(pts))
+    return _polytope_from_hull(_hull([_homogeneous(p) for p in distinct], method), distinct)
+
+
+# ----------------------------------------------------------------- H -> V
+def _from_inequalities(A, b, A_eq, b_eq) -> Polytope:
+    A = [tuple(r) for r in exact.to_rational_matrix(A, "A")]
+    b = list(exact.to_rational_vector(b, "b", len(A)))
+    E = [tuple(r) for r in exact.to_rational_matrix(A_eq, "A_eq")]
+    f = list(exact.to_rational_vector(b_eq, "b_eq", len(E)))
+    dims = {len(r) for r in A + E}
+    if len(dims) != 1:
+        raise InvalidInputError("A and A_eq must have the same, nonzero number of columns (the dimension)")
+    (n,) = dims
+    A, b, E, f, c = _interior(A, b, E, f, n)
+    N = exact.nullspace([list(e) for e in E], n) if E else exact.nullspace([], n)
+    if not N:
+        return convex_hull([c])
+    polar = []
+    for a, bi in zip(A, b):
+        slack = bi - sum(x * y for x, y in zip(a, c))
+        g = tuple(sum(x * y for x, y in zip(a, v)) / slack for v in N)
+        if any(g):
+            polar.append(g)
+    Q = convex_hull(polar) if polar else None
+    if Q is None or Q.dim < len(N) or any(off <= 0 for _, off in Q.facets):
+        raise InvalidInputError(
+            "the inequalities define an unbounded polyhedron; a polytope needs bounds in every "
+            "direction (add rows such as x_i <= M and -x_i <= M)")
+    verts = [tuple(c[j] + sum(w[i] / off * N[i][j] for i in range(len(N))) for j in range(n))
+             for w, off in Q.facets]
+    return convex_hull(verts)
+
+
+def _interior(A, b, E, f, n):
+    """Move implied equalities of ``A x <= b`` into ``E x == f``; return a relative-interior point."""
+    while True:
+        if not A:
+            x0 = exact.solve([list(e) for e in E], f) if E else (Fraction(0),) * n
+            if x0 is None:
+                raise InvalidInputError("the equations A_eq x == b_eq are inconsistent: the polytope is empty")
+            return A, b, E, f, x0
+        cert = exact.relative_interior_point(A, b, E, f)
+        if cert.point is not None:
+            return A, b, E, f, cert.point
+        y = cert.farkas
+        x0 = exact.solve([list(e) for e in E], f) if E else (Fraction(0),) * n
+        if x0 is None or not y or sum(yi * (bi - sum(p * q for p, q in zip(a, x0)))
+                                      for yi, a, bi in zip(y, A, b)) < 0:
+            raise InvalidInputError(
+                "the inequalities have no solution (certified by a Farkas combination): the polytope is "
+                "empty; check the signs of A and b")
+        tight = [i for i, yi in enumerate(y) if yi > 0]
+        E = E + [A[i] for i in tight]
+        f = f + [b[i] for i in tight]
+        A = [a for i, a in enumerate(A) if i not in tight]
+        b = [v for i, v in enumerate(b) if i not in tight]
+
+
+# ------------------------------------------------------------------ Minkowski sum
+def minkowski_sum(*polytopes: Polytope) -> Polytope:
+    """The Minkowski sum ``P + Q + ...`` of polytopes, exactly.
+
+    A vertex of ``P + Q`` is a sum of a vertex of ``P`` and a vertex of ``Q``, so
+    the summands are added one at a time and each partial sum is pruned to its
+    vertices (ALGORITHMS.md section 5).
+
+    Examples
+    --------
+    >>> square = convex_hull([[0, 0], [1, 0], [0, 1], [1, 1]])
+    >>> segment = convex_hull([[0, 0], [1, 1]])
+    >>> minkowski_sum(square, segment).vertex_count     # a hexagon
+    6
+    """
+    if not polytopes:
+        raise InvalidInputError("minkowski_sum needs at least one polytope")
+    for i, P in enumerate(polytopes):
+        if not isinstance(P, Polytope):
+            raise InvalidInputError(f"summand {i} is a {type(P).__name__}; pass Polytope objects "
+                                    "(build them with convex_hull(points))")
+    if len({P.ambient_dim for P in polytopes}) != 1:
+        raise InvalidInputError("all summands must live in the same dimension")
+    G = [_homogeneous(v) for v in polytopes[0].vertices]
+    hull = None
+    for Q in polytopes[1:]:
+        G = _pairwise_sums(G, [_homogeneous(v) for v in Q.vertices])
+        hull = _hull(G)
+        G = [hull.G[i] for i in hull.vertices]
+    return polytopes[0] if hull is None else _polytope_from_hull(hull)
+
+
+def _pairwise_sums(G, H) -> list:
+    """Distinct homogeneous rows of all sums ``p + q`` (vectorised over object ints)."""
+    A = np.array(G, dtype=object)
+    B = np.array(H, dtype=object)
+    da, db = A[:, -1], B[:, -1]
+    g = np.gcd(da[:, None], db[None, :])
+    fa, fb = db[None, :] // g, da[:, None] // g
+    nums = A[:, None, :-1] * fa[:, :, None] + B[None, :, :-1] * fb[:, :, None]
+    den = da[:, None] * fa
+    rows = np.concatenate([nums, den[:, :, None]], axis=2).reshape(-1, A.shape[1])
+    g = np.gcd.reduce(rows, axis=1)
+    rows = rows // g[:, None]
+    return list(dict.fromkeys(map(tuple, rows.tolist())))
+
+
+# -------------------------------------------------------------------- upper hull
+@dataclass(frozen=True)
+class UpperHull:
+    """The upper hull of points whose last coordinate is a height.
+
+    Attributes
+    ----------
+    vertices : tuple of int
+        Sorted indices of the points that are vertices of the upper hull (the first
+        index among equal points).
+    cells : tuple of frozenset of int
+        One set per maximal upper face: every point index lying on it.  Projected
+        down, these are the maximal cells of the regular subdivision induced by the
+        heights (maximal within the affine hull of the projected points).
+    """
+
+    vertices: tuple
+    cells: tuple
+
+
+def upper_hull(points, method: str = "auto") -> UpperHull:
+    """Upper vertices and maximal upper faces of points ``(x, height)``.
+
+    The upper faces are the faces of ``conv(points) + R_{<=0} e_last``: the facets
+    whose normal has a positive last coordinate.  They are computed as the facets of
+    the hull of the points together with copies lowered by 1 (same facets on top).
+    ``method`` is as in :func:`convex_hull`.
+
+    Examples
+    --------
+    Lift ``x = -2..2`` to the parabola ``-x^2``: every point is an upper vertex,
+    and consecutive pairs are the cells.
+
+    >>> H = upper_hull([[x, -x * x] for x in range(-2, 3)])
+    >>> H.vertices, sorted(sorted(c) for c in H.cells)
+    ((0, 1, 2, 3, 4), [[0, 1], [1, 2], [2, 3], [3, 4]])
+    """
+    pts = _to_points(points, "points")
+    rows = [_homogeneous(p) for p in pts]
+    ids = {}
+    for r in rows:
+        ids.setdefault(r, len(ids))
+    top = list(ids)
+    for r in top:
+        ids.setdefault(r[:-2] + (r[-2] - r[-1], r[-1]), len(ids))
+    hull = _hull(list(ids), method, qhull_options=("QJ",) + _QHULL_OPTIONS)
+    owners = {}
+    for i, r in enumerate(rows):
+        owners.setdefault(ids[r], []).append(i)
+    cells = []
+    for h, m in zip(hull.facets, hull.masks):
+        if h[-2] > 0:
+            cells.append(frozenset(i for p in _bits(m) for i in owners.get(p, ())))
+    verts = tuple(sorted(owners[p][0] for p in hull.vertices if p in owners))
+    return UpperHull(vertices=verts, cells=tuple(sorted(cells, key=sorted)))
+
+
+def upper_vertex_count(points) -> int:
+    """Number of upper vertices: the non-redundant terms of a max-plus polynomial.
+
+    >>> upper_vertex_count([[0, 0], [1, 0], [2, 0]])   # max(0, x, 2x): the middle term is hidden
+    2
+    """
+    return len(upper_hull(points).vertices)
+
+
+# -------------------------------------------------------------------- normal fan
+@dataclass(frozen=True)
+class NormalCone:
+    """The cone of directions ``c`` maximised at ``vertex``: ``{c : rows @ c <= 0}``.
+
+    ``rows`` are the edge directions ``w - vertex`` to the adjacent vertices ``w``
+    (so the system is irredundant); for a lower-dimensional polytope the cone
+    contains the normals of its equations.
+    """
+
+    vertex: tuple
+    rows: tuple
+
+    def contains(self, c) -> bool:
+        """Exact test ``rows @ c <= 0``."""
+        c = exact.to_rational_vector(c, "c", len(self.vertex))
+        return all(sum(a * x for a, x in zip(r, c)) <= 0 for r in self.rows)
+
+
+def normal_fan(P: Polytope) -> tuple:
+    """The normal cone of every vertex of ``P`` (in the order of ``P.vertices``).
+
+    Examples
+    --------
+    >>> square = convex_hull([[0, 0], [1, 0], [0, 1], [1, 1]])
+    >>> fan = normal_fan(square)
+    >>> [cone.contains([1, 1]) for cone in fan]    # x + y is maximised at (1, 1) only
+    [False, False, False, True]
+    """
+    V = P.vertices
+    if P.dim == 0:
+        return (NormalCone(vertex=V[0], rows=()),)
+    inc = [sum(1 << i for i, v in enumerate(V) if sum(a * x for a, x in zip(h, v)) == c)
+           for h, c in P.facets]
+    cones = []
+    for i, v in enumerate(V):
+        rows = [tuple(x - y for x, y in zip(w, v)) for j, w in enumerate(V)
+                if j != i and _adjacent(i, j, inc, P.dim)]
+        cones.append(NormalCone(vertex=v, rows=tuple(rows)))
+    return tuple(cones)
+
+
+def _adjacent(i: int, j: int, inc, dim: int) -> bool:
+    """Vertices i, j span an edge iff the facets through both meet in {i, j} only."""
+    if dim == 1:
+        return True
+    both = (1 << i) | (1 << j)
+    acc = -1
+    for m in inc:
+        if m & both == both:
+            acc &= m
+    return acc == both

@@ -1,0 +1,574 @@
+"""Exact activation and linear regions of small hard-attention transformers.
+
+With a fixed context, every layer of a zero-temperature transformer is piecewise
+affine in the query ``x``: on the set where head ``h`` of layer ``l`` picks key
+``j`` (and each ReLU of the FFN is on or off) the layer is one affine map.  The
+*activation pattern* -- the argmax label of every head of every layer plus the ReLU
+bits -- therefore cuts ``R^d`` into convex polyhedra, the **activation regions**.
+Adjacent regions whose affine maps coincide merge into **linear regions**.
+
+The enumeration is output sensitive (ALGORITHMS §4): it never loops over label
+tuples.  It refines one sub-layer at a time.  Inside a region ``R`` of the layers
+before, the heads of the next layer (pulled back through ``R``'s affine map) cut
+``R`` into a *face-to-face* subdivision, so a breadth-first search that crosses
+every certified facet of every piece reaches every piece, and each facet has one
+piece on the other side.  Every region is certified by a rational point where the
+full pattern is evaluated exactly with no ties; every facet by a rational point in
+its relative interior (see :func:`tropattn.exact.facets`).
+
+>>> from tropattn.attention import Head, Layer, Transformer
+>>> grid = [Head([[0, 0], [1, 0], [2, 0]], [0, "-1/2", -2]),      # head 0 reads x
+...         Head([[0, 0], [0, 1], [0, 2]], [0, "-1/2", -2])]      # head 1 reads y
+>>> result = enumerate_regions(Transformer([Layer(grid)]))
+>>> len(result.activation_regions)                                  # 3 x 3 grid
+9
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from itertools import product
+from typing import Callable, Iterable, Sequence
+
+import networkx as nx
+
+from .errors import Interrupted, InvalidInputError, TieError
+from .exact import COUNTERS, facets, integer_row, interior_point, relative_interior_point, to_rational_vector
+
+__all__ = [
+    "AffineMap",
+    "ActivationRegion",
+    "RegionSet",
+    "enumerate_regions",
+    "overlay_regions",
+    "brute_force_regions",
+    "linear_regions",
+    "box_rows",
+]
+
+
+# ------------------------------------------------------------------ affine maps
+@dataclass(frozen=True)
+class AffineMap:
+    """The exact map ``x -> M x + c`` (M as a tuple of rows).
+
+    >>> f = AffineMap.identity(2)
+    >>> f.apply((Fraction(1), Fraction(2)))
+    (Fraction(1, 1), Fraction(2, 1))
+    """
+
+    M: tuple
+    c: tuple
+
+    @staticmethod
+    def identity(d: int) -> "AffineMap":
+        one, zero = Fraction(1), Fraction(0)
+        return AffineMap(tuple(tuple(one if i == j else zero for j in range(d)) for i in range(d)),
+                         (zero,) * d)
+
+    def apply(self, x) -> tuple:
+        return tuple(sum((m * xi for m, xi in zip(row, x)), ci) for row, ci in zip(self.M, self.c))
+
+    def pull_back(self, normal, offset):
+        """The row ``normal . f(x) <= offset`` as ``(normal^T M) . x <= offset - normal . c``."""
+        d = len(self.M[0]) if self.M else 0
+        a = tuple(sum(normal[i] * self.M[i][k] for i in range(len(normal))) for k in range(d))
+        return a, offset - sum(n * ci for n, ci in zip(normal, self.c))
+
+
+# ------------------------------------------------------------------ regions
+@dataclass(frozen=True)
+class ActivationRegion:
+    """One activation region: a pattern, its polyhedron, a certificate and its map.
+
+    Attributes
+    ----------
+    pattern : tuple
+        One entry per layer: ``(head labels, relu bits)``.
+    A, b : tuple
+        The facet rows of the region, ``A x <= b`` (certified irredundant).
+    walls : tuple
+        For each row, what it is: ``("box",)``, ``("head", layer, h, j, k)`` (head h of
+        layer ``layer`` prefers j over k) or ``("relu", layer, i, bit)``.
+    interior_point : tuple of Fraction
+        A point strictly inside, where the pattern was evaluated exactly.
+    map : AffineMap
+        The model's output on the region.
+    facet_points : tuple
+        For each row, a rational point in the relative interior of that facet.
+    """
+
+    pattern: tuple
+    A: tuple
+    b: tuple
+    walls: tuple
+    interior_point: tuple
+    map: AffineMap
+    facet_points: tuple = ()
+
+
+@dataclass(frozen=True)
+class RegionSet:
+    """The result of an enumeration.
+
+    ``activation_regions`` in discovery order; ``graph`` is a networkx graph on
+    their indices with an edge for every certified shared facet found by crossing;
+    ``linear_regions`` is a tuple of frozensets of region indices (one per linear
+    region); ``complete`` is False when the search was interrupted.
+    """
+
+    activation_regions: tuple
+    linear_regions: tuple
+    graph: object
+    complete: bool = True
+    seconds: float = 0.0
+    counters: dict = field(default_factory=dict)
+
+
+def box_rows(box, d: int):
+    """Rows of the box ``[lo, hi]^d`` (or per-coordinate bounds) as ``(A, b)``.
+
+    >>> A, b = box_rows((-1, 1), 1)
+    >>> A, b
+    (((Fraction(1, 1),), (Fraction(-1, 1),)), (Fraction(1, 1), Fraction(1, 1)))
+    """
+    lo, hi = box
+    lo = to_rational_vector(lo if isinstance(lo, (list, tuple)) else [lo] * d, "box low corner", d)
+    hi = to_rational_vector(hi if isinstance(hi, (list, tuple)) else [hi] * d, "box high corner", d)
+    if any(h <= l for l, h in zip(lo, hi)):
+        raise InvalidInputError(f"the box needs low < high in every coordinate; got low={lo}, high={hi}")
+    A, b = [], []
+    for i in range(d):
+        e = tuple(Fraction(int(i == j)) for j in range(d))
+        A += [e, tuple(-v for v in e)]
+        b += [hi[i], -lo[i]]
+    return tuple(A), tuple(b)
+
+
+# ------------------------------------------------------------------ sub-layers
+@dataclass(frozen=True)
+class _Piece:
+    """A region during refinement: rows, tags, a point and the map of its output."""
+
+    pattern: tuple
+    A: tuple
+    b: tuple
+    walls: tuple
+    point: tuple
+    map: AffineMap
+
+
+class _AttentionStep:
+    """The heads of one layer as a step of the refinement."""
+
+    def __init__(self, layer, index):
+        self.layer, self.index = layer, index
+        self.heads = tuple(layer.heads)
+        self.cells = [h.power_diagram().cells() for h in self.heads]
+        self.projection = getattr(layer, "projection", None)
+
+    def labels(self, y):
+        """Exact argmax label of every head at y, or None on a tie.
+
+        Keys equal in both key and offset are one key: the earlier index wins (the
+        convention of :meth:`tropattn.attention.Head.label`).
+        """
+        out = []
+        for head in self.heads:
+            try:
+                out.append(head.label(y))
+            except TieError:
+                return None
+        return tuple(out)
+
+    def rows(self, labels, f: AffineMap):
+        """Pulled-back facet rows of the cells picked by ``labels``."""
+        A, b, walls = [], [], []
+        for h, (head, j) in enumerate(zip(self.heads, labels)):
+            cell = self.cells[h][j]
+            for k in cell.neighbors:
+                normal = tuple(ak - aj for ak, aj in zip(head.keys[k], head.keys[j]))
+                a, beta = f.pull_back(normal, head.offsets[j] - head.offsets[k])
+                A.append(a)
+                b.append(beta)
+                walls.append(("head", self.index, h, j, k))
+        return A, b, walls
+
+    def realisable(self, labels) -> bool:
+        return all(self.cells[h][j] is not None for h, j in enumerate(labels))
+
+    def output_map(self, labels, f: AffineMap) -> AffineMap:
+        d_out = len(f.M)
+        total = [Fraction(0)] * len(self.heads[0].values[0])
+        for head, j in zip(self.heads, labels):
+            total = [t + v for t, v in zip(total, head.values[j])]
+        if self.projection is not None:
+            total = [sum(p * t for p, t in zip(row, total)) for row in self.projection]
+        if len(total) != d_out:
+            raise InvalidInputError(
+                f"layer {self.index}: the heads' outputs have dimension {len(total)} but the model has "
+                f"dimension {d_out}; give values of length {d_out} or a projection of shape ({d_out}, {len(total)})")
+        if self.layer.residual:
+            return AffineMap(f.M, tuple(ci + t for ci, t in zip(f.c, total)))
+        zero_row = tuple(Fraction(0) for _ in f.M[0])
+        return AffineMap(tuple(zero_row for _ in f.M), tuple(total))
+
+
+class _ReluStep:
+    """The ReLU FFN of one layer: ``y -> y + W2 relu(W1 y + b1) + b2``."""
+
+    def __init__(self, ffn, index):
+        self.ffn, self.index = ffn, index
+
+    def labels(self, y):
+        pre = [sum((w * yi for w, yi in zip(row, y)), bi) for row, bi in zip(self.ffn.W1, self.ffn.b1)]
+        if any(p == 0 for p in pre):
+            return None
+        return tuple(int(p > 0) for p in pre)
+
+    def rows(self, bits, f: AffineMap):
+        A, b, walls = [], [], []
+        for i, (row, bi, bit) in enumerate(zip(self.ffn.W1, self.ffn.b1, bits)):
+            sign = -1 if bit else 1  # on: -(W1 y + b1) <= 0 ; off: W1 y + b1 <= 0
+            a, beta = f.pull_back(tuple(sign * w for w in row), -sign * bi)
+            A.append(a)
+            b.append(beta)
+            walls.append(("relu", self.index, i, bit))
+        return A, b, walls
+
+    def realisable(self, bits) -> bool:
+        return True
+
+    def output_map(self, bits, f: AffineMap) -> AffineMap:
+        W1, b1, W2, b2 = self.ffn.W1, self.ffn.b1, self.ffn.W2, self.ffn.b2
+        d = len(f.M[0]) if f.M else 0
+        # hidden = D (W1 f(x) + b1)
+        hid_M = [tuple(sum(W1[i][r] * f.M[r][k] for r in range(len(f.M))) * bits[i] for k in range(d))
+                 for i in range(len(W1))]
+        hid_c = [(sum(W1[i][r] * f.c[r] for r in range(len(f.c))) + b1[i]) * bits[i] for i in range(len(W1))]
+        M = tuple(tuple(f.M[o][k] + sum(W2[o][i] * hid_M[i][k] for i in range(len(W1))) for k in range(d))
+                  for o in range(len(f.M)))
+        c = tuple(f.c[o] + sum(W2[o][i] * hid_c[i] for i in range(len(W1))) + b2[o] for o in range(len(f.M)))
+        return AffineMap(M, c)
+
+
+def _steps(model):
+    steps = []
+    for l, layer in enumerate(model.layers):
+        steps.append(_AttentionStep(layer, l))
+        if getattr(layer, "ffn", None) is not None:
+            steps.append(_ReluStep(layer.ffn, l))
+    return steps
+
+
+def _append_pattern(pattern, step, labels):
+    """Patterns are tuples over layers of (head labels, relu bits)."""
+    if isinstance(step, _AttentionStep):
+        return pattern + ((labels, ()),)
+    last = pattern[-1]
+    return pattern[:-1] + ((last[0], labels),)
+
+
+# ------------------------------------------------------------------ the search
+def _strict(A, b, x) -> bool:
+    return all(sum((ai * xi for ai, xi in zip(a, x)), Fraction(0)) < bi for a, bi in zip(A, b))
+
+
+def _nudge_directions(d):
+    """Deterministic, generic-looking rational directions."""
+    primes = (3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
+    for k in range(1, 6):
+        yield tuple(Fraction((-1) ** i * (i + k), primes[(i + k) % len(primes)]) for i in range(d))
+
+
+def _tie_free_point(parent: _Piece, step):
+    """A point strictly inside ``parent`` where ``step`` has no tie."""
+    x = parent.point
+    labels = step.labels(parent.map.apply(x))
+    if labels is not None:
+        return x, labels
+    for direction in _nudge_directions(len(x)):
+        eps = Fraction(1, 2)
+        for _ in range(80):
+            y = tuple(xi + eps * di for xi, di in zip(x, direction))
+            if _strict(parent.A, parent.b, y):
+                labels = step.labels(parent.map.apply(y))
+                if labels is not None:
+                    return y, labels
+            eps /= 3
+    kind = "heads" if isinstance(step, _AttentionStep) else "FFN"
+    raise TieError(
+        f"the {kind} of layer {step.index} tie on a whole region around {tuple(map(str, x))}: their scores "
+        "(or pre-activations) do not depend on x there, e.g. because a layer without residual feeds a "
+        "constant into the next layer; hard attention is undefined on a full-dimensional set. Break the tie "
+        "(change an offset or a value) or enable the residual")
+
+
+def _refine(parent: _Piece, step, regions_out, edges_out, on_region):
+    """Breadth-first search of the pieces of ``parent`` cut by ``step``."""
+    start, labels = _tie_free_point(parent, step)
+    seen = {labels: start}
+    queue = [labels]
+    while queue:
+        labels = queue.pop()
+        point = seen[labels]
+        A, b, walls = step.rows(labels, parent.map)
+        A, b, walls = list(parent.A) + A, list(parent.b) + b, list(parent.walls) + walls
+        fs = facets(A, b, point)
+        keep = fs.rows
+        piece = _Piece(_append_pattern(parent.pattern, step, labels), tuple(A[i] for i in keep),
+                       tuple(b[i] for i in keep), tuple(walls[i] for i in keep), point,
+                       step.output_map(labels, parent.map))
+        regions_out.append((piece, tuple(fs.points[i] for i in keep)))
+        on_region()
+        for i in keep:
+            if i < len(parent.A):  # a wall of an earlier sub-layer: stay inside the parent
+                continue
+            nxt, across = _cross(parent, step, A[i], fs.points[i])
+            if nxt is None:
+                continue
+            if nxt not in seen:
+                seen[nxt] = across
+                queue.append(nxt)
+            edges_out.append((piece.pattern, _append_pattern(parent.pattern, step, nxt)))
+
+
+def _cross(parent, step, normal, facet_point):
+    """Labels of the piece across a facet, and a point strictly inside it."""
+    norm2 = sum(a * a for a in normal)
+    eps = Fraction(1, 1 << 8) / max(norm2, Fraction(1))
+    for _ in range(200):
+        y = tuple(p + eps * a for p, a in zip(facet_point, normal))
+        if _strict(parent.A, parent.b, y):
+            labels = step.labels(parent.map.apply(y))
+            if labels is not None and step.realisable(labels):
+                return labels, y
+        eps /= 4
+    COUNTERS.fallbacks += 1
+    return None, None
+
+
+class _Progress:
+    """A one-line progress counter on a terminal; silent otherwise."""
+
+    def __init__(self, enabled=None, label="regions"):
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.count, self.label, self.last = 0, label, 0.0
+        self.start = time.perf_counter()
+
+    def tick(self):
+        self.count += 1
+        now = time.perf_counter()
+        if self.enabled and now - self.last > 0.2:
+            self.last = now
+            rate = self.count / max(now - self.start, 1e-9)
+            sys.stderr.write(f"\r{self.label}: {self.count} found ({rate:,.0f}/s)")
+            sys.stderr.flush()
+
+    def close(self):
+        if self.enabled:
+            sys.stderr.write("\n")
+
+
+def enumerate_regions(model, box=None, progress: bool | None = None) -> RegionSet:
+    """All activation regions of ``model`` over ``R^d`` (or inside ``box``), exactly.
+
+    Parameters
+    ----------
+    model : Transformer
+        Layers of heads in score form, with residuals and optional ReLU FFNs.
+    box : (lo, hi), optional
+        Restrict to the box ``[lo, hi]^d`` (scalars or per-coordinate sequences).
+    progress : bool, optional
+        Show a counter on stderr (default: only when stderr is a terminal).
+
+    Returns
+    -------
+    RegionSet
+        With ``activation_regions``, ``linear_regions`` and the adjacency ``graph``.
+        On Ctrl-C, raises :class:`~tropattn.errors.Interrupted` whose ``partial`` is
+        the RegionSet of the last completed sub-layer (``complete=False``).
+
+    >>> from tropattn.attention import Head, Layer, Transformer
+    >>> one = Transformer([Layer([Head([[0], [1], [2]], [0, 0, -1])])])   # max(0, x, 2x - 1)
+    >>> len(enumerate_regions(one).activation_regions)
+    3
+    """
+    t0 = time.perf_counter()
+    before = COUNTERS.snapshot()
+    d = model.dim
+    if box is None:
+        root = _Piece((), (), (), (), (Fraction(0),) * d, AffineMap.identity(d))
+    else:
+        A, b = box_rows(box, d)
+        cert = interior_point(A, b)
+        root = _Piece((), A, b, tuple(("box",) for _ in A), cert.point, AffineMap.identity(d))
+    pieces = [(root, ())]
+    edges = []
+    bar = _Progress(progress)
+    steps = _steps(model)
+    try:
+        for s, step in enumerate(steps):
+            out, step_edges = [], []
+            for parent, _ in pieces:
+                _refine(parent, step, out, step_edges, bar.tick if s == len(steps) - 1 else (lambda: None))
+            pieces = out
+            edges = step_edges
+    except KeyboardInterrupt:
+        bar.close()
+        partial = _finish(pieces, edges, t0, before, complete=False)
+        raise Interrupted(f"interrupted after {len(partial.activation_regions)} regions of the current "
+                          "sub-layer; partial results attached", partial) from None
+    bar.close()
+    return _finish(pieces, edges, t0, before, complete=True)
+
+
+def _finish(pieces, edges, t0, before, complete):
+    regions = tuple(
+        ActivationRegion(p.pattern, p.A, p.b, p.walls, p.point, p.map, fpts)
+        for p, fpts in pieces)
+    index = {r.pattern: i for i, r in enumerate(regions)}
+    graph = nx.Graph()
+    graph.add_nodes_from(range(len(regions)))
+    for u, v in edges:
+        if u in index and v in index:
+            graph.add_edge(index[u], index[v])
+    _add_cross_parent_edges(regions, graph)
+    linear = linear_regions(regions, graph)
+    after = COUNTERS.snapshot()
+    return RegionSet(regions, linear, graph, complete, time.perf_counter() - t0,
+                     {k: after[k] - before[k] for k in after})
+
+
+def _hyperplane_key(a, beta):
+    """Canonical key of the hyperplane ``a.x = beta`` and the side ``a.x <= beta`` is on."""
+    row = integer_row(list(a) + [beta])
+    first = next(v for v in row[:-1] if v != 0)
+    return (row if first > 0 else tuple(-v for v in row)), (first > 0)
+
+
+def _add_cross_parent_edges(regions, graph):
+    """Adjacency across walls of earlier sub-layers, where the subdivision is not face-to-face.
+
+    Crossing a facet finds every neighbour among the pieces of one parent region.
+    Across a wall of an earlier sub-layer the two sides are cut differently, so two
+    regions there are adjacent when facets on one hyperplane, on opposite sides,
+    overlap in a (d-1)-dimensional set.  Only pairs with equal affine maps that are
+    not yet joined can change the linear regions; each is decided by a certified LP
+    in the hyperplane.  (The graph therefore has every adjacency between pieces of a
+    common parent, and enough of the others to connect every linear region.)
+    """
+    joined = nx.utils.UnionFind(range(len(regions)))
+    for u, v in graph.edges:
+        if regions[u].map == regions[v].map:
+            joined.union(u, v)
+    sides = {}
+    for idx, r in enumerate(regions):
+        for row_i, (a, beta, wall) in enumerate(zip(r.A, r.b, r.walls)):
+            if wall[0] == "box":
+                continue
+            key, positive = _hyperplane_key(a, beta)
+            sides.setdefault(key, ([], []))[0 if positive else 1].append((idx, row_i))
+    for key, (plus, minus) in sides.items():
+        for (i, ri), (j, rj) in product(plus, minus):
+            if regions[i].map != regions[j].map or joined[i] == joined[j]:
+                continue
+            if _facets_overlap(regions[i], ri, regions[j], rj, key):
+                graph.add_edge(i, j)
+                joined.union(i, j)
+
+
+def _facets_overlap(r1, i1, r2, i2, key) -> bool:
+    rows = [(a, b) for k, (a, b) in enumerate(zip(r1.A, r1.b)) if k != i1]
+    rows += [(a, b) for k, (a, b) in enumerate(zip(r2.A, r2.b)) if k != i2]
+    A = [a for a, _ in rows]
+    b = [bb for _, bb in rows]
+    cert = relative_interior_point(A, b, [key[:-1]], [key[-1]])
+    return cert.feasible
+
+
+def linear_regions(regions: Sequence[ActivationRegion], graph) -> tuple:
+    """Group adjacent activation regions with the same exact affine map.
+
+    Returns one frozenset of region indices per linear region (connected components
+    of the adjacency graph restricted to edges between equal maps).
+    """
+    same = nx.Graph()
+    same.add_nodes_from(range(len(regions)))
+    same.add_edges_from((u, v) for u, v in graph.edges if regions[u].map == regions[v].map)
+    return tuple(frozenset(c) for c in sorted(nx.connected_components(same), key=min))
+
+
+def overlay_regions(heads, box=None, progress=None) -> RegionSet:
+    """The common refinement of the heads' power diagrams (one layer, no residual effect).
+
+    >>> from tropattn.attention import Head
+    >>> h = [Head([[0], [1]], [0, 0]), Head([[0], [1]], [0, -1])]     # walls x = 0 and x = 1
+    >>> len(overlay_regions(h).activation_regions)
+    3
+    """
+    from .attention import Layer, Transformer
+
+    return enumerate_regions(Transformer([Layer(list(heads))]), box=box, progress=progress)
+
+
+# ------------------------------------------------------------------ brute force
+def brute_force_regions(model, box=None) -> list:
+    """All realisable full patterns, by trying every label tuple with an exact LP.
+
+    Independent of the search: exponential in the number of heads and layers, for
+    tests and benchmarks only.  Returns the sorted list of patterns.
+    """
+    d = model.dim
+    A0, b0 = box_rows(box, d) if box is not None else ((), ())
+    found = []
+
+    def grow(s, pattern, A, b, f, steps):
+        if s == len(steps):
+            if interior_point(A, b).feasible if A else True:
+                found.append(pattern)
+            return
+        step = steps[s]
+        for labels in _all_labels(step):
+            rA, rb, _ = _all_rows(step, labels, f)
+            A2, b2 = list(A) + rA, list(b) + rb
+            if A2 and not interior_point(A2, b2).feasible:
+                continue
+            grow(s + 1, _append_pattern(pattern, step, labels), A2, b2, step.output_map(labels, f), steps)
+
+    grow(0, (), list(A0), list(b0), AffineMap.identity(d), _steps(model))
+    return sorted(found)
+
+
+def _all_labels(step):
+    if isinstance(step, _AttentionStep):
+        return product(*[range(len(h.keys)) for h in step.heads])
+    return product((0, 1), repeat=len(step.ffn.W1))
+
+
+def _all_rows(step, labels, f):
+    """Every comparison row (not only cell facets): independent of the power diagrams."""
+    if isinstance(step, _ReluStep):
+        return step.rows(labels, f)
+    A, b, walls = [], [], []
+    for h, (head, j) in enumerate(zip(step.heads, labels)):
+        if _duplicate_before(head, j):
+            never = tuple(Fraction(0) for _ in f.M[0])                      # 0 . x <= -1: empty
+            return [never], [Fraction(-1)], [("duplicate", step.index, h, j)]
+        for k in range(len(head.keys)):
+            if (head.keys[k], head.offsets[k]) == (head.keys[j], head.offsets[j]):
+                continue
+            normal = tuple(ak - aj for ak, aj in zip(head.keys[k], head.keys[j]))
+            a, beta = f.pull_back(normal, head.offsets[j] - head.offsets[k])
+            A.append(a)
+            b.append(beta)
+            walls.append(("head", step.index, h, j, k))
+    return A, b, walls
+
+
+def _duplicate_before(head, j) -> bool:
+    """Key j repeats an earlier key exactly (same key and offset): it never wins."""
+    return any((head.keys[k], head.offsets[k]) == (head.keys[j], head.offsets[j]) for k in range(j))

@@ -1,0 +1,74 @@
+"""Tables of exact region counts beside their bounds (``tropattn table``).
+
+For a grid of small shapes ``(d, H, N, L)`` the table holds the exact counts of the
+constructions (grid heads for ``H <= d``, the sawtooth model for ``H = d``) and of
+random models with fixed seeds, next to every bound of :mod:`tropattn.bounds`.  The
+column ``product_attainable`` marks the shapes where the paper's per-layer ``N^H``
+cannot be reached (``H > d``); ``attains_product`` says whether that row's model
+reaches ``(N^H)^L``.  Regenerate ``data/region_counts.csv`` with::
+
+    tropattn table            # or: python -m tropattn.cli table
+
+>>> rows = region_rows(shapes=[(1, 1, 3, 2)], seeds=0)      # the sawtooth attains N^(dL) = 9
+>>> [(r["model"], r["activation_regions"], r["lower_bound"]) for r in rows]
+[('sawtooth', 9, 9)]
+"""
+
+from __future__ import annotations
+
+import csv
+import time
+from pathlib import Path
+
+from .bounds import bounds, grid_model, random_model, sawtooth_model
+from .regions import enumerate_regions
+
+__all__ = ["DEFAULT_SHAPES", "QUICK_SHAPES", "region_rows", "write_region_table", "COLUMNS"]
+
+#: (d, H, N, L) of the committed table.
+DEFAULT_SHAPES = [(d, H, N, L) for d in (1, 2, 3) for H in (1, 2, 3, 4) for N in (2, 3, 4) for L in (1, 2)
+                  if (H * d <= 6) and (L == 1 or H * d <= 4) and not (d == 3 and N == 4 and H > 1)]
+#: A small grid for tests.
+QUICK_SHAPES = [(1, 2, 3, 1), (1, 3, 3, 1), (2, 2, 2, 1), (2, 3, 2, 1)]
+
+COLUMNS = ["dim", "heads", "keys", "layers", "model", "activation_regions", "linear_regions",
+           "product_bound", "per_layer_bound", "deep_bound", "lower_bound", "product_attainable",
+           "attains_product", "seconds"]
+
+
+def _constructions(d, H, N, L):
+    if L == 1 and H <= d:
+        yield "grid", grid_model(d, H, N)
+    if H == d:
+        yield "sawtooth", sawtooth_model(d, N, L)
+
+
+def region_rows(shapes=None, seeds: int = 3, progress=None):
+    """One row (a dict with :data:`COLUMNS`) per model of every shape."""
+    rows = []
+    for d, H, N, L in shapes if shapes is not None else DEFAULT_SHAPES:
+        b = bounds(d, H, N, L)
+        models = list(_constructions(d, H, N, L))
+        models += [(f"random seed {s}", random_model(d, H, N, L, seed=s)) for s in range(seeds)]
+        for name, model in models:
+            t0 = time.perf_counter()
+            result = enumerate_regions(model, progress=progress)
+            n = len(result.activation_regions)
+            rows.append(dict(dim=d, heads=H, keys=N, layers=L, model=name, activation_regions=n,
+                             linear_regions=len(result.linear_regions), product_bound=b.deep_product,
+                             per_layer_bound=b.per_layer, deep_bound=b.deep, lower_bound=b.lower,
+                             product_attainable=b.product_attainable, attains_product=n == b.deep_product,
+                             seconds=round(time.perf_counter() - t0, 3)))
+    return rows
+
+
+def write_region_table(path="data/region_counts.csv", quick: bool = False, seeds: int = 3) -> Path:
+    """Compute the table and write it as CSV; returns the path."""
+    rows = region_rows(QUICK_SHAPES if quick else None, seeds=seeds)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+    return path

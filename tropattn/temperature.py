@@ -1,0 +1,1172 @@
+r"""Finite temperature: how far soft attention strays from its hard skeleton.
+
+A head with keys ``a_j`` (rows of an ``(N, d)`` matrix), offsets ``b_j`` and values
+``v_j`` scores a query ``x`` by ``s_j(x) = a_j . x + b_j``.  At temperature ``tau > 0``
+it outputs
+
+    p(x) = softmax(s(x) / tau),      y_tau(x) = sum_j p_j(x) v_j,
+
+and at ``tau -> 0+`` the hard skeleton ``y_0(x) = v_{j*(x)}`` with ``j* = argmax_j s_j``:
+piecewise constant on the cells of a power diagram (THEORY §2).  This module
+measures and bounds the gap (THEORY §5).  With the *score margin*
+``Delta(x) = s_{j*}(x) - max_{j != j*} s_j(x) > 0`` and ``p* = p_{j*}``:
+
+* weights   ``e^{-Delta/tau} / (1 + (N-1) e^{-Delta/tau}) <= 1 - p* <= (N-1) e^{-Delta/tau}``;
+* output    ``||y_tau - v_{j*}|| <= (1 - p*) max_j ||v_j - v_{j*}||``;
+* Jacobian  ``J_tau = (1/tau) sum_j p_j (v_j - y_tau)(a_j - a_{j*})^T`` while the hard map
+  has ``J_0 = 0`` inside a cell, and ``||J_tau||_2 <= (1 - p*) D_V D_A / tau`` with
+  ``D_V = max_{j,l} ||v_j - v_l||`` and ``D_A = max_j ||a_j - a_{j*}||``;
+* a point at distance ``>= delta`` from every wall of its cell has
+  ``Delta >= delta * min_{j != j*} ||a_j - a_{j*}||``, so the defects are exponentially
+  small outside a band of width about ``tau log(N / eps) / ||a_j - a_l||`` around the walls,
+  and never exactly zero.
+
+How it is computed.  Every defect is evaluated *in log space* and without
+cancellation.  Write ``q_j = p_j / (1 - p*)`` (``j != j*``), a softmax over the losers
+that never underflows.  Because ``sum_j p_j = 1``,
+
+    y_tau - v_{j*} = (1 - p*) w,                w = sum_{j != j*} q_j (v_j - v_{j*}),
+    J_tau = (1 - p*) / tau * K,   K = sum_{j != j*} q_j (v_j - v_{j*})(a_j - a_{j*})^T
+                                       - (1 - p*) w (sum_{j != j*} q_j (a_j - a_{j*}))^T,
+
+and ``ln(1 - p*) = u - ln(1 + e^u)`` with ``u = ln sum_{j != j*} e^{(s_j - s_{j*})/tau}``.
+So ``ln ||y_tau - v_{j*}|| = ln(1 - p*) + ln ||w||`` stays finite long after
+``e^{-Delta/tau}`` underflows float64 (below about ``1e-308``), and ratios
+defect / bound are formed as differences of logarithms.  :func:`reference_defects`
+recomputes the defects from the plain definitions with mpmath at a working
+precision raised by ``Delta / (tau ln 10)`` digits: an independent check.
+
+A head's ``score_scale`` (``Head.from_weights`` sets ``1/sqrt(d_k)``) multiplies its
+scores in the soft map exactly as in :meth:`tropattn.attention.Head.soft`, so the
+temperature on the raw scores is ``tau / score_scale``; margins stay in raw score units.
+
+Which cell a sample point lies in is decided exactly (:func:`hard_labels`, through
+the certified signs of :func:`tropattn.exact.dot_signs`); distances to walls are
+floats, which is all sampling needs.
+
+The convention trap.  Standard scaled dot-product attention is
+``softmax(q k^T / sqrt(d_k))``: in score form with raw scores ``q . k`` that is
+``tau = sqrt(d_k)`` (:func:`standard_temperature`).  The paper calls
+``tau = 1/sqrt(d_k)`` standard; for ``d_k = 64`` that softmax is 64 times sharper
+than a real transformer's (:func:`convention_check`).
+
+>>> head = ([[0, 0], [2, 0]], [0, -2])          # s_0 = 0, s_1 = 2 x_1 - 2: wall x_1 = 1
+>>> X = np.array([[0.0, 0.0]])                  # margin 2 at the origin
+>>> float(margin(head, X)[0])
+2.0
+>>> lower, upper = weight_bounds(2.0, 1.0, 2)   # N = 2: the lower bound is attained
+>>> bool(np.isclose(1 - soft_weights(head, X, 1.0)[0, 0], lower))
+True
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from fractions import Fraction
+from collections.abc import Mapping
+
+import numpy as np
+
+from .errors import DegenerateInputError, InvalidInputError, TieError
+from .exact import (dot_signs, facets, homogeneous_point, interior_point, to_float_array,
+                    to_rational, to_rational_matrix, to_rational_vector)
+
+__all__ = [
+    "HeadArrays",
+    "head_arrays",
+    "scores",
+    "margin",
+    "hard_labels",
+    "log_soft_weights",
+    "soft_weights",
+    "soft_output",
+    "soft_jacobian",
+    "weight_bounds",
+    "output_bound",
+    "jacobian_bound",
+    "PointwiseDefects",
+    "pointwise_defects",
+    "reference_defects",
+    "cell_walls",
+    "wall_distance",
+    "as_heads",
+    "resolve_box",
+    "default_box",
+    "sample_points",
+    "delta_region_bounds",
+    "predicted_band_width",
+    "DefectStats",
+    "StabilityRow",
+    "measure",
+    "stability_report",
+    "standard_temperature",
+    "paper_temperature",
+    "raw_score_form",
+    "convention_check",
+]
+
+_CHUNK = 1 << 15  # points per vectorised block: bounds memory at N * d_out * d floats per point
+
+
+# ------------------------------------------------------------------------------- heads
+@dataclass(frozen=True, eq=False)
+class HeadArrays:
+    """A head as exact rationals plus the float arrays the soft computations use.
+
+    Attributes
+    ----------
+    keys, offsets, values : tuples of Fraction
+        ``(N, d)``, ``(N,)`` and ``(N, d_out)``, exact.
+    A, b, V : numpy.ndarray
+        The same as float64 arrays (read-only).
+    score_scale : float
+        Factor on the scores in the soft map, read from ``head.score_scale`` as in
+        :meth:`tropattn.attention.Head.soft` (``Head.from_weights`` sets ``1/sqrt(d_k)``):
+        the soft map at ``tau`` is softmax of the raw scores at ``tau / score_scale``.
+    value_spread : (N,) array
+        ``M_j = max_k ||v_k - v_j||``: the output bound's constant when ``j* = j``.
+    value_diameter : float
+        ``D_V = max_{j,l} ||v_j - v_l||``.
+    key_spread : (N,) array
+        ``D_A(j) = max_k ||a_k - a_j||``.
+    key_gap : (N,) array
+        ``g_j = min_{k: a_k != a_j} ||a_k - a_j||`` (``inf`` if there is no such k).
+    tie_gap : (N,) array
+        ``min_{k != j: a_k = a_j} (b_j - b_k)``: the constant margin over repeated keys
+        (``inf`` if key ``j`` is not repeated).
+    """
+
+    keys: tuple
+    offsets: tuple
+    values: tuple
+    A: np.ndarray
+    b: np.ndarray
+    V: np.ndarray
+    value_spread: np.ndarray
+    value_diameter: float
+    key_spread: np.ndarray
+    key_gap: np.ndarray
+    tie_gap: np.ndarray
+    _pairs: tuple
+    _pair_rows: tuple
+    source: object = None
+    score_scale: float = 1.0
+
+    def temperature(self, tau) -> float:
+        """The temperature on the raw scores ``a_j . x + b_j``: ``tau / score_scale``."""
+        return _tau(tau) / self.score_scale
+
+    @property
+    def N(self) -> int:
+        return len(self.keys)
+
+    @property
+    def dim(self) -> int:
+        return self.A.shape[1]
+
+    @property
+    def dim_out(self) -> int:
+        return self.V.shape[1]
+
+
+def head_arrays(head) -> HeadArrays:
+    """Read a head by duck typing and precompute what the bounds need.
+
+    ``head`` is a :class:`HeadArrays`, an object with attributes ``keys``,
+    ``offsets``, ``values`` (such as :class:`tropattn.attention.Head`), a mapping with
+    those keys, or a tuple ``(keys[, offsets[, values]])``.  Offsets default to 0 and
+    values to the keys, as for ``Head``.
+
+    >>> h = head_arrays(([[1, 0], [0, 1]], None, [[1], [3]]))
+    >>> h.N, h.dim, h.dim_out, h.value_diameter
+    (2, 2, 1, 2.0)
+    """
+    if isinstance(head, HeadArrays):
+        return head
+    scale = 1.0
+    if isinstance(head, Mapping):
+        keys, offsets, values = head.get("keys"), head.get("offsets"), head.get("values")
+        scale = head.get("score_scale", 1.0)
+    elif hasattr(head, "keys") and not isinstance(head, (tuple, list)):
+        keys, offsets, values = head.keys, getattr(head, "offsets", None), getattr(head, "values", None)
+        scale = getattr(head, "score_scale", 1.0)
+    elif isinstance(head, tuple) and 1 <= len(head) <= 3:
+        keys, offsets, values = (tuple(head) + (None, None))[:3]
+    else:
+        raise InvalidInputError(
+            f"cannot read a head from {type(head).__name__}; pass a Head, a mapping with 'keys' "
+            "(and optionally 'offsets', 'values'), or a tuple (keys, offsets, values); "
+            "a list means several heads")
+    if keys is None:
+        raise InvalidInputError("the head has no keys; pass keys as an (N, d) matrix")
+    K = to_rational_matrix(keys, "keys")
+    if not K or not K[0]:
+        raise InvalidInputError("keys is empty; a head needs at least one key of dimension >= 1")
+    n, d = len(K), len(K[0])
+    B = tuple(Fraction(0) for _ in K) if offsets is None else to_rational_vector(offsets, "offsets", n)
+    Vq = K if values is None else to_rational_matrix(values, "values", rows=n)
+    if not Vq[0]:
+        raise InvalidInputError("values has shape (N, 0); each value needs at least one coordinate")
+    scale = float(scale)
+    if not (math.isfinite(scale) and scale > 0):
+        raise InvalidInputError(f"score_scale = {scale!r}; it must be a positive finite number")
+    A, b, V = (_readonly(to_float_array(M)) for M in (K, B, Vq))
+    vdist = np.linalg.norm(V[:, None, :] - V[None, :, :], axis=2)
+    adist = np.linalg.norm(A[:, None, :] - A[None, :, :], axis=2)
+    same_key = np.array([[K[j] == K[k] for k in range(n)] for j in range(n)])
+    gaps = np.where(same_key, np.inf, adist)
+    tie = np.full(n, np.inf)
+    for j in range(n):
+        for k in range(n):
+            if k != j and same_key[j, k]:
+                tie[j] = min(tie[j], float(B[j] - B[k]))
+    den = 1
+    for v in [x for row in K for x in row] + list(B):
+        den = den * v.denominator // math.gcd(den, v.denominator)
+    rows = [tuple(int(v * den) for v in row) + (int(bj * den),) for row, bj in zip(K, B)]
+    pairs = tuple((j, k) for j in range(n) for k in range(j + 1, n))
+    pair_rows = tuple(tuple(x - y for x, y in zip(rows[j], rows[k])) for j, k in pairs)
+    return HeadArrays(keys=K, offsets=B, values=Vq, A=A, b=b, V=V,
+                      value_spread=_readonly(vdist.max(axis=1)), value_diameter=float(vdist.max()),
+                      key_spread=_readonly(adist.max(axis=1)), key_gap=_readonly(gaps.min(axis=1)),
+                      tie_gap=_readonly(tie), _pairs=pairs, _pair_rows=pair_rows,
+                      source=head if callable(getattr(head, "power_diagram", None)) else None,
+                      score_scale=scale)
+
+
+def _readonly(a):
+    a = np.array(a, dtype=float)
+    a.setflags(write=False)
+    return a
+
+
+def as_heads(heads) -> list:
+    """One head or several as a list of :class:`HeadArrays`.
+
+    Accepts a head (any form :func:`head_arrays` reads), a list of heads, a layer
+    (anything with ``heads``; its ``projection``, if any, is folded into the values)
+    or a one-layer model (anything with ``layers``).  The heads of a layer must share
+    the query and value dimensions (their outputs are summed).
+
+    >>> [h.N for h in as_heads([([[1], [-1]],), ([[0], [1], [2]],)])]
+    [2, 3]
+    """
+    if hasattr(heads, "layers"):
+        layers = heads.layers
+        if len(layers) != 1:
+            raise InvalidInputError(
+                f"the model has {len(layers)} layers; §5 bounds one attention layer. "
+                "Pass one layer (model.layers[0]) or its heads")
+        heads = layers[0]
+    if hasattr(heads, "heads"):
+        projection = getattr(heads, "projection", None)
+        hs = [head_arrays(h) for h in heads.heads]
+        if projection is not None:
+            hs = [_project(h, projection) for h in hs]
+        heads = hs
+    if isinstance(heads, list) or (isinstance(heads, tuple) and heads and
+                                   all(isinstance(h, (HeadArrays, Mapping)) or hasattr(h, "offsets")
+                                       for h in heads)):
+        out = [head_arrays(h) for h in heads]
+    else:
+        out = [head_arrays(heads)]
+    if not out:
+        raise InvalidInputError("no heads given; pass a head or a non-empty list of heads")
+    if len({(h.dim, h.dim_out) for h in out}) != 1:
+        raise InvalidInputError(
+            "the heads differ in query or value dimension: "
+            + ", ".join(f"(d={h.dim}, d_out={h.dim_out})" for h in out)
+            + "; heads of one layer must share both to be summed")
+    return out
+
+
+def _project(h: HeadArrays, P) -> HeadArrays:
+    """Fold an output projection into the values: y = P sum_h v_h."""
+    P = to_rational_matrix(P, "projection", cols=len(h.values[0]))
+    values = tuple(tuple(sum(p * v for p, v in zip(row, val)) for row in P) for val in h.values)
+    projected = head_arrays((h.keys, h.offsets, values))
+    return HeadArrays(**{**projected.__dict__, "source": h.source, "score_scale": h.score_scale})
+
+
+def _points(X, d: int) -> np.ndarray:
+    X = np.asarray(X, dtype=float)
+    if X.ndim == 1:
+        X = X[None, :]
+    if X.ndim != 2 or X.shape[1] != d:
+        raise InvalidInputError(f"X has shape {X.shape}; expected (n, {d}) or ({d},) query points")
+    if not np.all(np.isfinite(X)):
+        raise InvalidInputError("X contains NaN or infinite coordinates; query points must be finite")
+    return X
+
+
+def _tau(tau) -> float:
+    t = float(tau)
+    if not (math.isfinite(t) and t > 0):
+        raise InvalidInputError(f"tau = {tau!r}; the temperature must be a finite number > 0 "
+                                "(tau -> 0 is the hard skeleton: use the head's label/hard instead)")
+    return t
+
+
+# ------------------------------------------------------------------- soft attention
+def scores(head, X) -> np.ndarray:
+    """Scores ``s_j(x) = a_j . x + b_j`` of query points, shape ``(n, N)``.
+
+    >>> scores(([[1, 0], [0, 1]], [0, 1]), [[2.0, 3.0]]).tolist()
+    [[2.0, 4.0]]
+    """
+    h = head_arrays(head)
+    return _mm(_points(X, h.dim), h.A.T) + h.b
+
+
+def _mm(P, M):
+    """``P @ M`` for a tall ``P`` and a small ``M``: einsum's C loop, measured faster here
+    than a multithreaded BLAS call on such skinny shapes (scripts/bench_soft.py)."""
+    return np.einsum("nj,jm->nm", P, M)
+
+
+def _labels_or_argmax(S, labels):
+    if labels is None:
+        return np.argmax(S, axis=1)
+    labels = np.asarray(labels, dtype=np.intp)
+    if labels.shape != S.shape[:1] or np.any(labels < 0) or np.any(labels >= S.shape[1]):
+        raise InvalidInputError(
+            "labels must be one key index in range(N) per point (ties, labelled -1, have no margin); "
+            "drop tied points first")
+    return labels
+
+
+def _margin_from_scores(S, labels):
+    n, N = S.shape
+    if N == 1:
+        return np.full(n, np.inf)
+    rows = np.arange(n)
+    others = S.copy()
+    others[rows, labels] = -np.inf
+    return S[rows, labels] - others.max(axis=1)
+
+
+def margin(head, X, labels=None) -> np.ndarray:
+    """Score margin ``Delta(x) = s_{j*}(x) - max_{j != j*} s_j(x)``, vectorised.
+
+    ``j*`` is ``labels`` if given (e.g. the exact :func:`hard_labels`), else the float
+    argmax.  ``Delta`` is ``inf`` for a head with one key.
+
+    >>> margin(([[1], [-1]],), [[0.5], [-2.0]]).tolist()     # |2x|
+    [1.0, 4.0]
+    """
+    S = scores(head, X)
+    return _margin_from_scores(S, _labels_or_argmax(S, labels))
+
+
+def hard_labels(head, X) -> np.ndarray:
+    """Exact argmax ``j*(x)`` of float query points; ``-1`` where scores tie.
+
+    Every float is a rational, so the comparison ``s_j(x) > s_k(x)`` has an exact
+    answer; :func:`tropattn.exact.dot_signs` gives it (float filter, integer
+    fallback), for every pair of keys and every point at once.
+
+    >>> hard_labels(([[1], [-1]],), [[0.5], [0.0], [-1e-300]]).tolist()
+    [0, -1, 1]
+    """
+    h = head_arrays(head)
+    X = _points(X, h.dim)
+    n = X.shape[0]
+    if h.N == 1:
+        return np.zeros(n, dtype=np.intp)
+    cols = [_homogeneous_int(x) for x in X.tolist()]
+    wins = np.zeros((h.N, n), dtype=np.int32)
+    for start in range(0, n, _CHUNK):
+        block = dot_signs(list(h._pair_rows), cols[start:start + _CHUNK])
+        for (j, k), sign in zip(h._pairs, block):
+            wins[j, start:start + len(sign)] += sign > 0
+            wins[k, start:start + len(sign)] += sign < 0
+    best = wins.argmax(axis=0)
+    return np.where(wins.max(axis=0) == h.N - 1, best, -1).astype(np.intp)
+
+
+def _homogeneous_int(x):
+    """A float point as integers ``(n_1, ..., n_d, den)`` with ``x_i = n_i / den``, exactly."""
+    num, den = homogeneous_point([Fraction(*v.as_integer_ratio()) for v in x])
+    return tuple(num) + (den,)
+
+
+def log_soft_weights(head, X, tau) -> np.ndarray:
+    """``ln p_j(x)`` of ``p = softmax(s(x) / tau)``, shape ``(n, N)``; never underflows.
+
+    >>> np.exp(log_soft_weights(([[1], [-1]],), [[0.0]], 1.0)).round(12).tolist()
+    [[0.5, 0.5]]
+    """
+    h = head_arrays(head)
+    Z = scores(h, X) / h.temperature(tau)
+    Z = Z - Z.max(axis=1, keepdims=True)
+    return Z - np.log(np.exp(Z).sum(axis=1, keepdims=True))
+
+
+def soft_weights(head, X, tau) -> np.ndarray:
+    """Soft attention weights ``softmax(s(x) / tau)``, shape ``(n, N)``.
+
+    >>> w = soft_weights(([[1], [-1]],), [[0.0], [100.0]], 1.0)
+    >>> w[0].tolist(), w[1].round(12).tolist()
+    ([0.5, 0.5], [1.0, 0.0])
+    """
+    return np.exp(log_soft_weights(head, X, tau))
+
+
+def _head_terms(h: HeadArrays, X, tau, labels, jacobian=True, with_margin=True):
+    """Log-space pieces of one head at points X: margin, ln(1 - p*), labels, w, K (module docstring)."""
+    S = _mm(X, h.A.T) + h.b
+    labels = _labels_or_argmax(S, labels)
+    n, N = S.shape
+    m, d = h.dim_out, h.dim
+    K = np.zeros((n, m, d)) if jacobian else None
+    if N == 1:
+        return np.full(n, np.inf), np.full(n, -np.inf), labels, np.zeros((n, m)), K
+    rows = np.arange(n)
+    marg = _margin_from_scores(S, labels) if with_margin else None
+    E = S - S[rows, labels][:, None]
+    E *= 1.0 / tau
+    E[rows, labels] = -np.inf
+    zmax = E.max(axis=1)
+    E -= zmax[:, None]
+    np.exp(E, out=E)
+    sE = E.sum(axis=1)
+    log1mp = -np.logaddexp(0.0, -(zmax + np.log(sE)))  # ln(e^u / (1 + e^u)), u = ln sum_{j != j*} e^{z_j - z*}
+    E /= sE[:, None]                                    # q: the softmax over the losers
+    order = np.argsort(labels, kind="stable")
+    q, p1m = E[order], np.exp(log1mp[order])
+    w, Ks = np.empty((n, m)), np.empty((n, m, d)) if jacobian else None
+    start = 0
+    for j, count in enumerate(np.bincount(labels, minlength=N)):
+        if count == 0:
+            continue
+        sl = slice(start, start + count)
+        start += count
+        Vd = h.V - h.V[j]
+        w[sl] = _mm(q[sl], Vd)
+        if jacobian:
+            Ad = h.A - h.A[j]
+            qa = _mm(q[sl], Ad)
+            outer = (Vd[:, :, None] * Ad[:, None, :]).reshape(N, m * d)
+            Ks[sl] = _mm(q[sl], outer).reshape(-1, m, d) - p1m[sl, None, None] * w[sl][:, :, None] * qa[:, None, :]
+    W = np.empty((n, m))
+    W[order] = w
+    if jacobian:
+        K[order] = Ks
+    return marg, log1mp, labels, W, K
+
+
+def _blocks(h, X, tau, jacobian):
+    for start in range(0, X.shape[0], _CHUNK):
+        yield start, _head_terms(h, X[start:start + _CHUNK], tau, None, jacobian, with_margin=False)
+
+
+def soft_output(head, X, tau) -> np.ndarray:
+    """Soft attention output ``y_tau(x) = sum_j p_j v_j``, shape ``(n, d_out)``.
+
+    Computed as ``v_{j*} + (1 - p*) w`` (module docstring), which keeps the small
+    defect ``y_tau - v_{j*}`` accurate.
+
+    >>> soft_output(([[1], [-1]], None, [[1.0], [3.0]]), [[0.0]], 1.0).tolist()
+    [[2.0]]
+    """
+    h = head_arrays(head)
+    X = _points(X, h.dim)
+    tau = h.temperature(tau)
+    Y = np.empty((X.shape[0], h.dim_out))
+    for start, (_, log1mp, labels, w, _) in _blocks(h, X, tau, jacobian=False):
+        Y[start:start + len(labels)] = h.V[labels] + np.exp(log1mp)[:, None] * w
+    return Y
+
+
+def soft_jacobian(head, X, tau, return_output: bool = False):
+    """Jacobian ``J_tau(x) = (1/tau) sum_j p_j (v_j - y_tau)(a_j - a_{j*})^T``, shape ``(n, d_out, d)``.
+
+    Any fixed index may replace ``j*`` (``sum_j p_j (v_j - y_tau) = 0``); using the
+    argmax keeps the result accurate when it is tiny.  With ``return_output=True``
+    returns ``(y_tau, J_tau)`` from one pass.
+
+    >>> J = soft_jacobian(([[1], [-1]], None, [[1.0], [3.0]]), [[0.0]], 1.0)
+    >>> J.shape, float(J[0, 0, 0])          # d/dx (1 + 2 sigmoid(-2x)) at 0 = -1
+    ((1, 1, 1), -1.0)
+    """
+    h = head_arrays(head)
+    X = _points(X, h.dim)
+    tau = h.temperature(tau)
+    J = np.empty((X.shape[0], h.dim_out, h.dim))
+    Y = np.empty((X.shape[0], h.dim_out)) if return_output else None
+    for start, (_, log1mp, labels, w, K) in _blocks(h, X, tau, jacobian=True):
+        p1m = np.exp(log1mp)
+        J[start:start + len(labels)] = (p1m / tau)[:, None, None] * K
+        if return_output:
+            Y[start:start + len(labels)] = h.V[labels] + p1m[:, None] * w
+    return (Y, J) if return_output else J
+
+
+# ---------------------------------------------------------------------------- bounds
+def weight_bounds(margin, tau, n_keys, *, log=False, sharp=False):
+    """Bounds on the weight defect ``1 - p*`` from the margin (THEORY §5).
+
+    ``lower = e^{-Delta/tau} / (1 + (N-1) e^{-Delta/tau})`` and
+    ``upper = (N-1) e^{-Delta/tau}``.  Both come from ``1 - p* = t / (1 + t)`` with
+    ``t = sum_{j != j*} e^{-(s_{j*} - s_j)/tau}`` in ``[e^{-Delta/tau}, (N-1) e^{-Delta/tau}]``;
+    ``sharp=True`` returns the attained bounds ``e/(1+e)`` and ``(N-1)e/(1+(N-1)e)``
+    (``e = e^{-Delta/tau}``: one loser at the margin, or all losers tied there).
+    With ``log=True`` both are natural logarithms (no underflow).
+
+    >>> lo, hi = weight_bounds(2.0, 1.0, 2)          # N = 2: lower = 1/(1 + e^2)
+    >>> bool(np.isclose(lo, 1 / (1 + np.exp(2.0)))), bool(np.isclose(hi, np.exp(-2.0)))
+    (True, True)
+    """
+    x = -np.asarray(margin, dtype=float) / _tau(tau)
+    if n_keys < 1:
+        raise InvalidInputError(f"n_keys = {n_keys}; a head has at least one key")
+    if n_keys == 1:
+        z = np.full(np.shape(x), -np.inf)
+        return (z, z) if log else (np.exp(z), np.exp(z))
+    ln1 = math.log(n_keys - 1)
+    lower = x - np.logaddexp(0.0, x + (0.0 if sharp else ln1))
+    upper = ln1 + x - (np.logaddexp(0.0, ln1 + x) if sharp else 0.0)
+    return (lower, upper) if log else (np.exp(lower), np.exp(upper))
+
+
+def output_bound(weight, spread, *, log=False):
+    """Output bound ``||y_tau - v_{j*}|| <= weight * max_j ||v_j - v_{j*}||``.
+
+    ``weight`` is ``1 - p*`` itself or any upper bound on it, such as
+    ``(N-1) e^{-Delta/tau}`` from :func:`weight_bounds`; ``spread`` is
+    ``max_j ||v_j - v_{j*}||`` (``HeadArrays.value_spread[j*]``).  With ``log=True``,
+    ``weight`` is ``ln(1 - p*)`` (or the log of the bound) and the result is a log.
+
+    >>> float(output_bound(0.25, 4.0))
+    1.0
+    """
+    if log:
+        return np.asarray(weight, dtype=float) + np.log(np.asarray(spread, dtype=float))
+    return np.asarray(weight, dtype=float) * np.asarray(spread, dtype=float)
+
+
+def jacobian_bound(weight, value_diameter, key_spread, tau, *, log=False):
+    """Jacobian bound ``||J_tau - J_0||_2 <= weight * D_V * D_A / tau`` (``J_0 = 0`` in a cell).
+
+    ``weight`` is ``1 - p*`` or an upper bound on it, ``value_diameter`` is
+    ``D_V = max_{j,l} ||v_j - v_l||`` and ``key_spread`` is ``D_A = max_j ||a_j - a_{j*}||``.
+    With ``log=True`` ``weight`` and the result are natural logarithms.
+
+    >>> float(jacobian_bound(0.5, 2.0, 3.0, 0.5))
+    6.0
+    """
+    t = _tau(tau)
+    factor = np.asarray(value_diameter, dtype=float) * np.asarray(key_spread, dtype=float) / t
+    if log:
+        return np.asarray(weight, dtype=float) + np.log(factor)
+    return np.asarray(weight, dtype=float) * factor
+
+
+def _log_norm_of_scaled_sum(logs, vecs, axes):
+    """``ln || sum_h e^{logs_h} vecs_h ||`` over points; ``vecs_h`` has the point axis first."""
+    L = np.max(np.stack(logs), axis=0)
+    safe = np.where(np.isfinite(L), L, 0.0)
+    total = sum(np.exp(l - safe).reshape((-1,) + (1,) * (v.ndim - 1)) * v for l, v in zip(logs, vecs))
+    norm = np.linalg.norm(total, ord=2, axis=axes) if len(axes) == 2 else np.linalg.norm(total, axis=axes[0])
+    with np.errstate(divide="ignore"):
+        return np.where(np.isfinite(L), safe + np.log(norm), -np.inf)
+
+
+@dataclass(frozen=True)
+class PointwiseDefects:
+    """Defects and §5 bounds at each point, all as natural logarithms.
+
+    Attributes
+    ----------
+    labels, margin : (H, n) arrays
+        Hard label and score margin of each head.
+    log_weight, log_weight_lower, log_weight_upper : (H, n) arrays
+        ``ln(1 - p*)`` of each head and its two margin bounds.
+    log_output, log_output_bound : (n,) arrays
+        ``ln ||sum_h (y_tau^h - v^h_{j*})||`` and ``ln sum_h (N_h-1) e^{-Delta_h/tau} max_j ||v_j - v_{j*}||``.
+    log_jacobian, log_jacobian_bound : (n,) arrays
+        ``ln ||sum_h J_tau^h||_2`` and ``ln sum_h (N_h-1) e^{-Delta_h/tau} D_V D_A / tau``.
+    log_output_bound_p, log_jacobian_bound_p : (n,) arrays
+        The same bounds with the measured ``1 - p*`` in place of ``(N-1) e^{-Delta/tau}``.
+    """
+
+    labels: np.ndarray
+    margin: np.ndarray
+    log_weight: np.ndarray
+    log_weight_lower: np.ndarray
+    log_weight_upper: np.ndarray
+    log_output: np.ndarray
+    log_output_bound: np.ndarray
+    log_output_bound_p: np.ndarray
+    log_jacobian: np.ndarray
+    log_jacobian_bound: np.ndarray
+    log_jacobian_bound_p: np.ndarray
+
+
+def pointwise_defects(heads, X, tau, labels=None) -> PointwiseDefects:
+    """Measured defects and their bounds at each point, for one head or a sum of heads.
+
+    For several heads (one layer, outputs summed) the hard output is
+    ``sum_h v^h_{j*_h}``, and the defect of the sum is at most the sum of the heads'
+    bounds.  ``labels`` (shape ``(H, n)``) defaults to the float argmax; pass
+    :func:`hard_labels` for exact cells.
+
+    >>> pd = pointwise_defects(([[1], [-1]], None, [[0.0], [1.0]]), [[1.0]], 0.5)
+    >>> bool(np.all(pd.log_output <= pd.log_output_bound)), bool(pd.log_weight[0, 0] < 0)
+    (True, True)
+    """
+    hs = as_heads(heads)
+    X = _points(X, hs[0].dim)
+    ts = [h.temperature(tau) for h in hs]  # per head: tau on the raw scores
+    if labels is not None:
+        labels = np.asarray(labels).reshape(len(hs), X.shape[0])
+    parts = [_head_terms(h, X, t, None if labels is None else labels[i]) for i, (h, t) in enumerate(zip(hs, ts))]
+    marg = np.stack([p[0] for p in parts])
+    logw = np.stack([p[1] for p in parts])
+    labs = np.stack([p[2] for p in parts])
+    bounds = [weight_bounds(p[0], t, h.N, log=True) for p, h, t in zip(parts, hs, ts)]
+    low = np.stack([bd[0] for bd in bounds])
+    up = np.stack([bd[1] for bd in bounds])
+
+    def both(src):  # bounds of output and Jacobian from a weight (upper bound or measured)
+        ob = np.logaddexp.reduce([output_bound(src[i], h.value_spread[labs[i]], log=True)
+                                  for i, h in enumerate(hs)], axis=0)
+        jb = np.logaddexp.reduce([jacobian_bound(src[i], h.value_diameter, h.key_spread[labs[i]], t, log=True)
+                                  for i, (h, t) in enumerate(zip(hs, ts))], axis=0)
+        return ob, jb
+
+    with np.errstate(divide="ignore"):
+        ob, jb = both(up)
+        obp, jbp = both(logw)
+        lo = _log_norm_of_scaled_sum(list(logw), [p[3] for p in parts], (1,))
+        lj = _log_norm_of_scaled_sum([lw - math.log(t) for lw, t in zip(logw, ts)], [p[4] for p in parts], (1, 2))
+    return PointwiseDefects(labels=labs, margin=marg, log_weight=logw, log_weight_lower=low,
+                            log_weight_upper=up, log_output=lo, log_output_bound=ob, log_output_bound_p=obp,
+                            log_jacobian=lj, log_jacobian_bound=jb, log_jacobian_bound_p=jbp)
+
+
+# ------------------------------------------------------------------- mpmath reference
+def reference_defects(head, x, tau, dps: int = 50) -> dict:
+    """High-precision defects at one point, from the plain definitions (mpmath).
+
+    Computes ``p = softmax(s/tau)``, ``1 - p*``, ``||sum_j p_j v_j - v_{j*}||`` and the
+    spectral norm of ``(1/tau) (sum_j p_j v_j a_j^T - y (sum_j p_j a_j)^T)`` by direct
+    subtraction, at ``dps + Delta/(tau ln 10) + 10`` digits so that ``dps`` digits
+    survive the cancellation.  The point and the head are taken exactly; the label
+    is the exact argmax (:class:`~tropattn.errors.TieError` on a tie).
+
+    Returns
+    -------
+    dict
+        ``label``, ``margin``, ``weight``, ``output``, ``jacobian`` (mpmath ``mpf``),
+        each with about ``dps`` correct digits, and ``log_*`` (natural logs, mpf).
+
+    >>> r = reference_defects(([[1], [-1]],), [0.5], 1e-3)      # margin 1, tau 1e-3
+    >>> r["label"], float(r["log_weight"]) == -1000.0, r["weight"] > 0
+    (0, True, True)
+    """
+    import mpmath
+
+    h = head_arrays(head)
+    xq = to_rational_vector(np.ravel(x).tolist() if isinstance(x, np.ndarray) else list(x), "x", h.dim)
+    t = to_rational(h.temperature(tau), "tau")
+    s = [sum(a * xi for a, xi in zip(row, xq)) + bj for row, bj in zip(h.keys, h.offsets)]
+    best = max(s)
+    winners = [j for j, v in enumerate(s) if v == best]
+    if len(winners) > 1:
+        raise TieError(f"scores tie at x = {[str(v) for v in xq]} between keys {winners}; "
+                       "the hard label and the defect are not defined there", winners)
+    js = winners[0]
+    marg = best - max((v for j, v in enumerate(s) if j != js), default=best + 1)
+    extra = float(marg / t) / math.log(10) if len(s) > 1 else 0.0
+    with mpmath.workdps(int(dps + extra + 10)):
+        mpq = lambda f: mpmath.mpf(f.numerator) / f.denominator  # noqa: E731
+        tt = mpq(t)
+        e = [mpmath.exp((mpq(v) - mpq(best)) / tt) for v in s]
+        Z = mpmath.fsum(e)
+        p = [ei / Z for ei in e]
+        weight = 1 - p[js]
+        V = [[mpq(v) for v in row] for row in h.values]
+        A = [[mpq(v) for v in row] for row in h.keys]
+        y = [mpmath.fsum(p[j] * V[j][c] for j in range(h.N)) for c in range(h.dim_out)]
+        abar = [mpmath.fsum(p[j] * A[j][c] for j in range(h.N)) for c in range(h.dim)]
+        output = mpmath.sqrt(mpmath.fsum((y[c] - V[js][c]) ** 2 for c in range(h.dim_out)))
+        J = mpmath.matrix(h.dim_out, h.dim)
+        for r in range(h.dim_out):
+            for c in range(h.dim):
+                J[r, c] = (mpmath.fsum(p[j] * V[j][r] * A[j][c] for j in range(h.N)) - y[r] * abar[c]) / tt
+        jac = max(mpmath.svd_r(J, compute_uv=False)) if h.N > 1 else mpmath.mpf(0)
+        out = {"label": js, "margin": mpq(marg) if h.N > 1 else mpmath.inf,
+               "weight": +weight, "output": +output, "jacobian": +jac}
+        for k in ("weight", "output", "jacobian"):
+            out["log_" + k] = mpmath.log(out[k]) if out[k] > 0 else -mpmath.inf
+    return out
+
+
+# ------------------------------------------------------------------ cells and sampling
+def cell_walls(head, method: str = "diagram") -> tuple:
+    """The facet rows ``(A, b)`` (``A x <= b``) of each exact cell, ``None`` for hidden sites.
+
+    ``method="diagram"`` reads them from the power diagram (``head.power_diagram()``
+    when the head has one, else :class:`tropattn.power.PowerDiagram` of its keys and
+    offsets); ``method="walls"`` reduces the wall rows ``(a_k - a_j) . x <= b_j - b_k``
+    of each cell to facets with :func:`tropattn.exact.interior_point` and
+    :func:`tropattn.exact.facets` (an independent route).  Rows are returned as float
+    arrays: they are used for distances only.
+
+    >>> walls = cell_walls(([[0], [1], [2]], [0, 0, -2]), method="walls")   # (-inf,0], [0,2], [2,inf)
+    >>> [w[0].ravel().tolist() for w in walls]
+    [[1.0], [-1.0, 1.0], [-1.0]]
+    """
+    h = head_arrays(head)
+    if method == "diagram":
+        return tuple(None if c is None else (to_float_array(c.A).reshape(len(c.A), h.dim), to_float_array(c.b))
+                     for c in _diagram(h).cells())
+    if method != "walls":
+        raise InvalidInputError(f"method = {method!r}; use 'diagram' or 'walls'")
+    out = []
+    for j in range(h.N):
+        rows = [(tuple(ak - aj for ak, aj in zip(h.keys[k], h.keys[j])), h.offsets[j] - h.offsets[k])
+                for k in range(h.N) if k != j]
+        A, b = [r for r, _ in rows], [c for _, c in rows]
+        cert = interior_point(A, b) if rows else None
+        if cert is not None and not cert.feasible:
+            out.append(None)
+            continue
+        keep = [i for i in facets(A, b, cert.point).rows if any(A[i])] if rows else []
+        out.append((to_float_array([A[i] for i in keep]).reshape(len(keep), h.dim),
+                    to_float_array([b[i] for i in keep])))
+    return tuple(out)
+
+
+def _diagram(h: HeadArrays):
+    """The head's own power diagram, or one built from its keys and offsets."""
+    make = getattr(h.source, "power_diagram", None)
+    if callable(make):
+        return make()
+    from .power import PowerDiagram
+
+    return PowerDiagram.from_max_affine(h.keys, h.offsets)
+
+
+def wall_distance(head, X, labels=None, walls=None) -> np.ndarray:
+    """Euclidean distance from each point to the boundary of its own cell, ``(n,)``.
+
+    For ``x`` inside the convex cell of ``j``, the distance to the boundary is the
+    smallest distance to a facet hyperplane, and also to any wall hyperplane
+    ``s_j = s_k`` (a redundant wall lies outside the cell), so this is
+    ``min_{k: a_k != a_j} (s_j(x) - s_k(x)) / ||a_k - a_j||`` unless ``walls``
+    (from :func:`cell_walls`) is given.  Labels default to :func:`hard_labels`;
+    points on ties get distance 0.
+
+    >>> wall_distance(([[1], [-1]],), [[0.5], [-2.0]]).tolist()
+    [0.5, 2.0]
+    """
+    h = head_arrays(head)
+    X = _points(X, h.dim)
+    labels = hard_labels(h, X) if labels is None else np.asarray(labels, dtype=np.intp)
+    dist = np.zeros(X.shape[0])
+    ok = labels >= 0
+    if walls is None:
+        S = X[ok] @ h.A.T + h.b
+        lab = labels[ok]
+        rows = np.arange(len(lab))
+        gaps = np.linalg.norm(h.A[lab][:, None, :] - h.A[None, :, :], axis=2)
+        same = np.array([[h.keys[j] == h.keys[k] for k in range(h.N)] for j in range(h.N)])[lab]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(same, np.inf, (S[rows, lab][:, None] - S) / np.where(same, 1.0, gaps))
+        dist[ok] = ratio.min(axis=1) if h.N > 1 else np.inf
+        return dist
+    for j in np.unique(labels[ok]):
+        idx = np.flatnonzero(labels == j)
+        A, b = walls[j]
+        if len(A) == 0:
+            dist[idx] = np.inf
+            continue
+        norms = np.linalg.norm(A, axis=1)
+        dist[idx] = ((b - X[idx] @ A.T) / norms).min(axis=1)
+    return dist
+
+
+def default_box(heads) -> tuple:
+    """A box ``[-R, R]^d`` that shows every wall of every head.
+
+    ``R = 1.5 max(1, max_{a_j != a_k} |b_j - b_k| / ||a_j - a_k||)``: the point of each
+    wall ``s_j = s_k`` nearest the origin lies well inside.  (The keys' own size does
+    not matter: the query space is where the walls are.)
+
+    >>> default_box(([[1, 0], [-1, 0]], [3, -3]))[1].tolist()    # wall x = 3
+    [4.5, 4.5]
+    """
+    hs = as_heads(heads)
+    R = 1.0
+    for h in hs:
+        for j, k in h._pairs:
+            gap = np.linalg.norm(h.A[j] - h.A[k])
+            if gap > 0:
+                R = max(R, abs(h.b[j] - h.b[k]) / gap)
+    R *= 1.5
+    d = hs[0].dim
+    return np.full(d, -R), np.full(d, R)
+
+
+def resolve_box(box, heads) -> tuple:
+    """The box ``(lo, hi)`` as float arrays of length d.
+
+    ``box`` is None (:func:`default_box`), a number ``R`` (``[-R, R]^d``) or a pair
+    ``(lo, hi)`` of numbers or length-d vectors (numbers may be strings like ``"1/2"``).
+
+    >>> [v.tolist() for v in resolve_box((-1, "1/2"), ([[1, 0]],))]
+    [[-1.0, -1.0], [0.5, 0.5]]
+    """
+    d = as_heads(heads)[0].dim
+    if box is None:
+        return default_box(heads)
+    if np.ndim(box) == 0:
+        r = abs(float(to_rational(box, "box")))
+        lo, hi = -r, r
+    else:
+        try:
+            lo, hi = box
+        except (TypeError, ValueError):
+            raise InvalidInputError(
+                f"box = {box!r}; expected R (for [-R, R]^d), a pair (lo, hi) of numbers, or of length-{d} vectors"
+            ) from None
+    try:
+        lo, hi = (np.broadcast_to([float(to_rational(v, "box")) for v in np.ravel(np.asarray(side, dtype=object))],
+                                  (d,)).astype(float) for side in (lo, hi))
+    except ValueError:
+        raise InvalidInputError(f"box = {box!r}; lo and hi must be numbers or vectors of length {d}") from None
+    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and np.all(lo < hi)):
+        raise InvalidInputError(f"box has lo = {lo.tolist()}, hi = {hi.tolist()}; need finite lo < hi "
+                                "in every coordinate")
+    return lo, hi
+
+
+def sample_points(heads, box=None, n_samples: int = 2000, seed: int = 0, delta: float = 0.0):
+    """Uniform points of a box with their exact labels and their distance to the walls.
+
+    Returns ``(X, labels, distance, keep)``: ``labels`` has shape ``(H, n)`` (exact;
+    ``-1`` on a tie), ``distance`` is the distance to the nearest wall of the point's
+    cell in any head (the cells of the overlay) and ``keep`` marks the points at
+    distance ``>= delta`` from every wall: the δ-region of THEORY §5.
+
+    >>> X, labels, dist, keep = sample_points(([[1], [-1]],), (-1, 1), 100, seed=1, delta=0.5)
+    >>> bool(np.all(np.abs(X[keep, 0]) >= 0.5)), bool(np.all(labels[0, keep] == (X[keep, 0] < 0)))
+    (True, True)
+    """
+    hs = as_heads(heads)
+    if int(n_samples) < 1:
+        raise InvalidInputError(f"n_samples = {n_samples}; need at least 1 point")
+    delta = float(delta)
+    if not (math.isfinite(delta) and delta >= 0):
+        raise InvalidInputError(f"delta = {delta}; the distance to the walls must be a finite number >= 0")
+    for h in hs:
+        same = [(j, k) for j, k in h._pairs if h.keys[j] == h.keys[k] and h.offsets[j] == h.offsets[k]]
+        if same:
+            raise DegenerateInputError(
+                f"keys {same[0][0]} and {same[0][1]} are equal with equal offsets: their scores tie "
+                "everywhere, so soft attention splits their weight and no hard label exists; "
+                "merge the two keys (their values averaged is what soft attention computes)")
+    lo, hi = resolve_box(box, hs)
+    rng = np.random.default_rng(seed)
+    X = lo + (hi - lo) * rng.random((int(n_samples), hs[0].dim))
+    labels = np.stack([hard_labels(h, X) for h in hs])
+    dist = np.full(X.shape[0], np.inf)
+    for h, lab in zip(hs, labels):
+        dist = np.minimum(dist, wall_distance(h, X, lab, walls=cell_walls(h)))
+    keep = np.all(labels >= 0, axis=0) & (dist >= delta)
+    return X, labels, dist, keep
+
+
+# -------------------------------------------------------------------- δ and ε statements
+def delta_region_bounds(heads, tau, delta, labels=None) -> dict:
+    """Uniform bounds on the defects over all points at distance ``>= delta`` from the walls.
+
+    Such a point has ``Delta >= min(delta g_{j*}, t_{j*})`` with ``g_j`` the key gap
+    and ``t_j`` the tie gap of :class:`HeadArrays`, so the pointwise margin bounds hold
+    with that margin.  ``labels`` (per head, an iterable of key indices) restricts the
+    maximum to cells that occur; default: every key.
+
+    >>> b = delta_region_bounds(([[1], [-1]],), 0.5, 1.0)    # Delta >= 2: e^{-4}
+    >>> bool(np.isclose(b["weights"], np.exp(-4.0)))
+    True
+    """
+    hs = as_heads(heads)
+    out = {"weights": 0.0, "output": 0.0, "jacobian": 0.0}
+    for i, h in enumerate(hs):
+        t = h.temperature(tau)
+        js = ([j for j in range(h.N) if h.tie_gap[j] > 0] if labels is None  # others never win alone
+              else sorted(set(int(j) for j in labels[i])))
+        marg = np.array([min(delta * h.key_gap[j] if np.isfinite(h.key_gap[j]) else np.inf, h.tie_gap[j])
+                         for j in js])
+        _, up = weight_bounds(marg, t, h.N)
+        idx = np.array(list(js), dtype=np.intp)
+        out["weights"] = max(out["weights"], float(np.max(up)))
+        out["output"] += float(np.max(output_bound(up, h.value_spread[idx])))
+        out["jacobian"] += float(np.max(jacobian_bound(up, h.value_diameter, h.key_spread[idx], t)))
+    return out
+
+
+def predicted_band_width(heads, tau, eps) -> float:
+    """Width of the band around the walls outside which the output defect is ``< eps``.
+
+    From ``sum_h (N_h-1) e^{-Delta_h/tau} M_h <= eps``: a point whose defect exceeds
+    ``eps`` has, in some head, ``Delta_h < tau ln(H (N_h-1) M_h / eps)``, hence lies
+    within ``tau ln(H (N_h-1) M_h / eps) / g_h`` of a wall (``g_h`` = smallest gap
+    between distinct keys; ``M_h`` = largest value spread).  For one head with
+    unit values this is ``tau ln((N-1)/eps) / min ||a_j - a_l||``, the ``tau log(N/eps)``
+    width of THEORY §5.  ``inf`` when a repeated key's tie gap is below the threshold.
+
+    >>> w = predicted_band_width(([[1], [-1]], None, [[0], [1]]), 0.1, 1e-3)   # 0.1 ln(1000) / 2
+    >>> round(w, 6)
+    0.345388
+    """
+    hs = as_heads(heads)
+    eps = float(eps)
+    if not eps > 0:
+        raise InvalidInputError(f"eps = {eps}; the defect threshold must be > 0")
+    width = 0.0
+    for h in hs:
+        if h.N == 1 or h.value_diameter == 0:
+            continue
+        thresh = h.temperature(tau) * math.log(len(hs) * (h.N - 1) * h.value_diameter / eps)
+        if thresh <= 0:
+            continue
+        if np.min(h.tie_gap[h.tie_gap > 0], initial=np.inf) < thresh:  # a key that wins over its twin
+            return math.inf
+        width = max(width, thresh / float(np.min(h.key_gap)))
+    return width
+
+
+# ------------------------------------------------------------------------ measurement
+@dataclass(frozen=True)
+class DefectStats:
+    """One defect (weights, output or Jacobian) over the δ-sampled points at one τ.
+
+    ``defect`` and ``bound`` are the sups over the points (floats; they may underflow
+    to 0, the ``log10_*`` fields do not).  ``ratio`` is the max over points of the
+    pointwise ratio measured / bound (``<= 1`` up to rounding); ``sup_ratio`` is
+    sup defect / sup bound; ``uniform_bound`` is the δ-region bound of
+    :func:`delta_region_bounds` (``>= defect``).
+    """
+
+    defect: float
+    bound: float
+    ratio: float
+    sup_ratio: float
+    log10_defect: float
+    log10_bound: float
+    uniform_bound: float
+
+
+@dataclass(frozen=True)
+class StabilityRow:
+    """Soft against hard attention at one temperature (see :func:`measure`).
+
+    ``weights``, ``output`` and ``jacobian`` are :class:`DefectStats` on the δ-region;
+    ``weight_lower_ratio`` is the min over points of measured ``1 - p*`` over the
+    lower bound (``>= 1``).  ``fraction_below_eps`` is the fraction of the (uniformly
+    sampled) box where the output defect is below ``eps``; ``band_width`` is the
+    largest distance from the walls of a sample point whose output defect is ``>= eps``
+    and ``band_width_predicted`` is :func:`predicted_band_width` (``>= band_width``).
+    """
+
+    tau: float
+    n_points: int
+    n_box: int
+    weights: DefectStats
+    output: DefectStats
+    jacobian: DefectStats
+    weight_lower_ratio: float
+    eps: float
+    fraction_below_eps: float
+    band_width: float
+    band_width_predicted: float
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+_LOG10 = math.log(10.0)
+
+
+def _stats(log_def, log_bound, uniform) -> DefectStats:
+    with np.errstate(invalid="ignore"):
+        pointwise = np.where(np.isneginf(log_def), 0.0, np.exp(log_def - log_bound))
+    ld, lb = float(np.max(log_def)), float(np.max(log_bound))
+    sup_ratio = 0.0 if ld == -math.inf else math.exp(ld - lb)
+    return DefectStats(defect=math.exp(ld), bound=math.exp(lb), ratio=float(np.max(pointwise)),
+                       sup_ratio=sup_ratio, log10_defect=ld / _LOG10, log10_bound=lb / _LOG10,
+                       uniform_bound=uniform)
+
+
+def measure(heads, taus, delta: float = 0.0, box=None, n_samples: int = 2000, seed: int = 0,
+            eps: float = 1e-3) -> tuple:
+    """Measured defects against the §5 bounds, one :class:`StabilityRow` per τ.
+
+    Samples ``n_samples`` uniform points of ``box`` (:func:`sample_points`; exact
+    labels), keeps those at distance ``>= delta`` from every wall of their cell, and
+    evaluates at each kept point the defects and the margin bounds (in log space).
+    ``heads`` is one head or a list of heads whose outputs are summed.
+
+    >>> rows = measure(([[1], [-1]], None, [[0], [1]]), [0.1, 1.0], delta=0.2, box=(-1, 1), n_samples=200)
+    >>> [r.output.ratio <= 1 for r in rows], rows[0].output.defect < rows[1].output.defect
+    ([True, True], True)
+    """
+    hs = as_heads(heads)
+    taus = [_tau(t) for t in (np.atleast_1d(taus) if not isinstance(taus, (list, tuple)) else taus)]
+    X, labels, dist, keep = sample_points(hs, box, n_samples, seed, delta)
+    ok = np.all(labels >= 0, axis=0)
+    if not keep.any():
+        raise DegenerateInputError(
+            f"none of the {len(X)} sample points lies at distance >= {delta} from the walls of its cell; "
+            "lower delta, enlarge the box or sample more points")
+    in_delta = keep[ok]
+    rows = []
+    for tau in taus:
+        pd = pointwise_defects(hs, X[ok], tau, labels[:, ok])
+        ub = delta_region_bounds(hs, tau, delta, labels[:, keep])
+        sel = lambda a: a[..., in_delta]  # noqa: E731
+        with np.errstate(invalid="ignore"):
+            lower_ratio = np.exp(sel(pd.log_weight) - sel(pd.log_weight_lower))
+        below = pd.log_output < math.log(eps)
+        band = float(np.max(dist[ok][~below])) if (~below).any() else 0.0
+        rows.append(StabilityRow(
+            tau=tau, n_points=int(keep.sum()), n_box=int(ok.sum()),
+            weights=_stats(sel(pd.log_weight), sel(pd.log_weight_upper), ub["weights"]),
+            output=_stats(sel(pd.log_output), sel(pd.log_output_bound), ub["output"]),
+            jacobian=_stats(sel(pd.log_jacobian), sel(pd.log_jacobian_bound), ub["jacobian"]),
+            weight_lower_ratio=float(np.nanmin(lower_ratio)) if np.isfinite(lower_ratio).any() else math.inf,
+            eps=float(eps), fraction_below_eps=float(below.mean()),
+            band_width=band, band_width_predicted=predicted_band_width(hs, tau, eps)))
+    return tuple(rows)
+
+
+def _finite(x):
+    """JSON-safe float: None for inf/nan."""
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def stability_report(heads, taus=(0.05, 0.2, 1.0), delta=None, box=None, n_samples: int = 2000,
+                     seed: int = 0, eps: float = 1e-3) -> dict:
+    """A JSON-ready summary of :func:`measure` for the ``tropattn stability`` command.
+
+    ``delta`` defaults to 2% of the smallest box side.  Each row has ``tau``,
+    ``max_defect`` (sup output defect ``||y_tau - y_0||`` on the δ-region), ``bound``
+    (sup of the pointwise bound there), ``ratio`` (max pointwise measured / bound,
+    ``<= 1``), ``sup_ratio``, ``uniform_bound``, ``log10_defect``, ``log10_bound``,
+    ``fraction_below_eps``, ``band_width``, ``band_width_predicted`` and the same
+    statistics for the weights and the Jacobian under ``"weights"`` / ``"jacobian"``.
+
+    >>> rep = stability_report(([[1], [-1]],), taus=[0.1], box=(-1, 1), n_samples=100)
+    >>> sorted(rep["rows"][0])[:4], rep["within_bounds"]
+    (['band_width', 'band_width_predicted', 'bound', 'eps'], True)
+    """
+    hs = as_heads(heads)
+    layer = heads.layers[0] if hasattr(heads, "layers") and len(heads.layers) == 1 else heads
+    scope = ("attention output only: the layer's FFN is not included" if getattr(layer, "ffn", None) is not None
+             else "attention output (outputs of all heads summed, projection applied)")
+    lo, hi = resolve_box(box, hs)
+    if delta is None:
+        delta = 0.02 * float(np.min(hi - lo))
+    rows = measure(hs, taus, delta, (lo, hi), n_samples, seed, eps)
+    out_rows = []
+    for r in rows:
+        row = {"tau": r.tau, "max_defect": r.output.defect, "bound": r.output.bound, "ratio": r.output.ratio,
+               "sup_ratio": r.output.sup_ratio, "uniform_bound": r.output.uniform_bound,
+               "log10_defect": _finite(r.output.log10_defect), "log10_bound": _finite(r.output.log10_bound),
+               "fraction_below_eps": r.fraction_below_eps, "eps": r.eps, "band_width": r.band_width,
+               "band_width_predicted": _finite(r.band_width_predicted), "n_points": r.n_points}
+        for name in ("weights", "jacobian"):
+            st = getattr(r, name)
+            row[name] = {k: (_finite(v) if k.startswith("log10") else v) for k, v in asdict(st).items()}
+        row["weights"]["lower_ratio"] = _finite(r.weight_lower_ratio)
+        out_rows.append(row)
+    slack = 1 + 1e-9
+    ok = all(r.weights.ratio <= slack and r.output.ratio <= slack and r.jacobian.ratio <= slack
+             and r.weight_lower_ratio >= 1 / slack and r.band_width <= r.band_width_predicted * slack
+             for r in rows)
+    return {"heads": len(hs), "keys": [h.N for h in hs], "dim": hs[0].dim, "dim_out": hs[0].dim_out,
+            "box": [lo.tolist(), hi.tolist()], "delta": float(delta), "n_samples": int(n_samples),
+            "seed": seed, "eps": float(eps), "within_bounds": ok, "scope": scope, "rows": out_rows,
+            "convention": "scores are s_j = a_j.x + b_j at temperature tau; standard attention "
+                          "softmax(q.k/sqrt(d_k)) is tau = 1 on scaled scores, tau = sqrt(d_k) on raw q.k"}
+
+
+# ------------------------------------------------------------------------ conventions
+def standard_temperature(d_k: int) -> float:
+    """Temperature of standard attention ``softmax(q.k / sqrt(d_k))`` on raw scores ``q.k``: ``sqrt(d_k)``.
+
+    >>> standard_temperature(64)
+    8.0
+    """
+    if int(d_k) < 1:
+        raise InvalidInputError(f"d_k = {d_k}; the key dimension must be a positive integer")
+    return math.sqrt(int(d_k))
+
+
+def paper_temperature(d_k: int) -> float:
+    """The paper's "standard" temperature ``1/sqrt(d_k)`` on raw ``q.k`` (a ``d_k`` times sharper softmax).
+
+    >>> paper_temperature(64)
+    0.125
+    """
+    return 1.0 / standard_temperature(d_k)
+
+
+def raw_score_form(W_Q, context_keys, b_Q=None, d_k=None):
+    """Standard attention as exact score form plus temperature.
+
+    Scores of standard attention are ``q . k_j / sqrt(d_k)`` with ``q = W_Q x + b_Q``.
+    Keep the raw scores exact: ``a_j = W_Q^T k_j``, ``b_j = b_Q . k_j`` and put
+    ``sqrt(d_k)`` (irrational in general) into ``tau = sqrt(d_k)``.  The hard
+    skeleton does not depend on ``tau``; the soft map at ``tau`` is standard
+    attention exactly when ``tau = sqrt(d_k)`` (``d_k`` defaults to the rows of ``W_Q``).
+
+    Returns ``(keys, offsets, tau)``: exact tuples and a float.
+
+    >>> keys, offsets, tau = raw_score_form([[1, 0], [0, 1]], [[2, 0], [0, 4]], b_Q=[1, 1])
+    >>> [[int(v) for v in k] for k in keys], [int(v) for v in offsets], tau
+    ([[2, 0], [0, 4]], [2, 4], 1.4142135623730951)
+    """
+    W = to_rational_matrix(W_Q, "W_Q")
+    K = to_rational_matrix(context_keys, "context_keys", cols=len(W))
+    bq = (Fraction(0),) * len(W) if b_Q is None else to_rational_vector(b_Q, "b_Q", len(W))
+    keys = tuple(tuple(sum(W[r][c] * k[r] for r in range(len(W))) for c in range(len(W[0]))) for k in K)
+    offsets = tuple(sum(q * kr for q, kr in zip(bq, k)) for k in K)
+    return keys, offsets, standard_temperature(len(W) if d_k is None else d_k)
+
+
+def convention_check(raw_margin: float = 2.0, d_k: int = 64, n_keys: int = 2, verbose: bool = False) -> dict:
+    """Both temperature conventions on one example: the paper's e^{-16} against the standard e^{-0.25}.
+
+    The trap: with raw scores ``q . k``, standard attention divides by ``sqrt(d_k)``,
+    i.e. runs at ``tau = sqrt(d_k)`` (8 for ``d_k = 64``).  The paper calls
+    ``tau = 1/sqrt(d_k)`` (0.125) standard, so its defect ``e^{-Delta/tau}`` with a raw
+    margin ``Delta = 2`` is ``e^{-16}`` where a real transformer has ``e^{-0.25}``: a
+    ``d_k = 64`` times sharper softmax, and a defect about 1e6 times smaller.
+    The exact weight defect uses ``n_keys - 1`` losers tied at the margin (worst case).
+
+    >>> c = convention_check()
+    >>> c["paper"]["exponent"], c["standard"]["exponent"], c["sharpness"]
+    (-16.0, -0.25, 64.0)
+    >>> round(c["standard"]["weight_defect"], 3)                   # 1 / (1 + e^{0.25})
+    0.438
+    """
+    out = {"raw_margin": float(raw_margin), "d_k": int(d_k), "n_keys": int(n_keys)}
+    for name, tau in (("paper", paper_temperature(d_k)), ("standard", standard_temperature(d_k))):
+        x = -float(raw_margin) / tau
+        _, exact = weight_bounds(raw_margin, tau, n_keys, sharp=True)
+        out[name] = {"tau": tau, "exponent": x, "e_exponent": math.exp(x), "weight_defect": float(exact),
+                     "weight_bound": float(weight_bounds(raw_margin, tau, n_keys)[1])}
+    out["sharpness"] = out["standard"]["tau"] / out["paper"]["tau"]
+    if verbose:
+        for name in ("paper", "standard"):
+            r = out[name]
+            print(f"{name:>8}: tau = {r['tau']:g} on raw q.k, Delta/tau = {-r['exponent']:g}, "
+                  f"e^(-Delta/tau) = {r['e_exponent']:.3e}, 1 - p* = {r['weight_defect']:.3e}")
+        print(f"the paper's softmax is {out['sharpness']:g} times sharper than standard attention")
+    return out
