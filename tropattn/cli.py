@@ -211,18 +211,28 @@ def cmd_stability(args):
     from .temperature import stability_report
 
     model = load_model(args.model)
-    heads = model.layers[0].heads
-    taus = [float(Fraction(t)) for t in args.taus.split(",")]
+    if len(model.layers) != 1:
+        raise InvalidInputError(f"stability measures one attention layer; the model has {len(model.layers)} "
+                                "layers (save the layer you want as a one-layer model)")
+    layer = model.layers[0]
+    try:
+        taus = [float(Fraction(t)) for t in args.taus.split(",")]
+    except (ValueError, ZeroDivisionError):
+        raise InvalidInputError(f"--taus must be comma-separated numbers such as 0.05,0.2,1; got {args.taus!r}") from None
     box = _parse_pair(args.box, "--box") if args.box else None
-    report = stability_report(heads, taus=taus, delta=args.delta, box=box)
-    lines = [f"{'tau':>8} {'max defect':>12} {'bound':>12} {'ratio':>8} {'below eps':>10}"]
+    report = stability_report(layer, taus=taus, delta=args.delta, box=box)
+    lines = [f"soft vs hard attention ({report['scope']}), delta = {report['delta']:.4g}, "
+             f"{report['n_samples']} samples in the box",
+             f"{'tau':>8} {'max defect':>12} {'bound':>12} {'ratio':>8} {'below eps':>10} {'band':>9} {'pred.':>9}"]
     for r in report["rows"]:
         lines.append(f"{r['tau']:>8.4g} {r['max_defect']:>12.4e} {r['bound']:>12.4e} {r['ratio']:>8.4f} "
-                     f"{r.get('fraction_below_eps', float('nan')):>10.3f}")
+                     f"{r['fraction_below_eps']:>10.3f} {r['band_width']:>9.4f} {r['band_width_predicted']:>9.4f}")
+    lines.append("every measured defect is within its bound" if report["within_bounds"]
+                 else "WARNING: a measured defect exceeds its bound")
     if args.plot:
         from .plot import plot_soft_weights
 
-        plot_soft_weights(heads[0], taus, box, args.plot)
+        plot_soft_weights(layer.heads[0], taus, box, args.plot)
         lines.append(f"wrote {args.plot}")
     _emit(report, args.json, lines)
 
@@ -293,7 +303,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("stability", help="soft attention against the hard skeleton")
     s.add_argument("model")
     s.add_argument("--taus", default="0.05,0.2,1")
-    s.add_argument("--delta", type=float, default=0.1)
+    s.add_argument("--delta", type=float, default=None, help="keep points this far from every wall "
+                   "(default: 2%% of the box side)")
     s.add_argument("--box", help="LO,HI")
     s.add_argument("--json", action="store_true")
     s.add_argument("--plot")
