@@ -24,8 +24,9 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.spatial import ConvexHull
 
+from benchlib import best_of
 from tropattn import exact
-from tropattn.polytope import convex_hull, minkowski_sum, upper_hull
+from tropattn.polytope import convex_hull, minkowski_sum, rational_sphere_points, upper_hull
 
 try:
     import ppl
@@ -33,27 +34,7 @@ except ImportError:  # optional baseline
     ppl = None
 
 
-def best_of(fn, repeat):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
-
-
 # ---------------------------------------------------------------- inputs
-def sphere_points(a=7, b=11, scale=F(1), shift=(0, 0, 0)):
-    out = []
-    for i in range(-10, 10):
-        for j in range(-5, 5):
-            u, v = F(i, a), F(j, b)
-            s = u * u + v * v + 1
-            p = (2 * u / s, 2 * v / s, (u * u + v * v - 1) / s)
-            out.append(tuple(scale * x + c for x, c in zip(p, shift)))
-    return out
-
-
 def tropical_terms(n_terms=60, d=4, seed=0):
     rng = np.random.default_rng(seed)
     alphas = rng.integers(0, 6, size=(n_terms, d))
@@ -125,9 +106,9 @@ def main():
     args = ap.parse_args()
     r = args.repeat
 
-    sphere = sphere_points()
+    sphere = rational_sphere_points()
     A = convex_hull(sphere[::4])
-    B = convex_hull(sphere_points(5, 13, F(1, 3), (F(1, 2), 0, 0))[1::4])
+    B = convex_hull(rational_sphere_points(5, 13, F(1, 3), (F(1, 2), 0, 0))[1::4])
     sums_float = [tuple(float(a + b) for a, b in zip(v, w)) for v in A.vertices for w in B.vertices]
     terms = tropical_terms()
 

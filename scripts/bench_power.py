@@ -15,7 +15,6 @@ Run:  python scripts/bench_power.py          (about a minute on 2 cores)
    tuples with a certified LP each (exact.interior_point), for growing N.
 """
 
-import itertools
 import random
 import sys
 import time
@@ -23,18 +22,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from tropattn.attention import Head, count_dual
-from tropattn.exact import counting, interior_point
+from benchlib import best_of
+from tropattn.attention import Head, Layer, Transformer, count_dual
+from tropattn.regions import brute_force_regions
+from tropattn.exact import counting
 from tropattn.power import PowerDiagram
-
-
-def best_of(fn, repeat=5):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
 
 
 def instance(n, seed):
@@ -121,17 +113,8 @@ def bench_diagrams():
 
 
 def brute_force(hs):
-    count = 0
-    for labels in itertools.product(*[range(h.N) for h in hs]):
-        A, b = [], []
-        for h, j in zip(hs, labels):
-            for k in range(h.N):
-                if k != j:
-                    normal, off = h.wall(j, k)
-                    A.append(normal)
-                    b.append(off)
-        count += interior_point(A, b).feasible
-    return count
+    """Every one of the N^H label tuples, one certified LP each (tropattn.regions.brute_force_regions)."""
+    return len(brute_force_regions(Transformer([Layer(list(hs))])))
 
 
 def bench_overlay():

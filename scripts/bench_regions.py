@@ -15,14 +15,9 @@ from __future__ import annotations
 import argparse
 import time
 
+from benchlib import timed
 from tropattn.bounds import random_model, sawtooth_count, sawtooth_model
 from tropattn.regions import brute_force_regions, enumerate_regions
-
-
-def timed(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return out, time.perf_counter() - t0
 
 
 def row(name, model, tuples, brute_limit):

@@ -13,25 +13,14 @@ from hypothesis import strategies as st
 from tropattn import exact
 from tropattn.errors import InvalidInputError
 from tropattn.polytope import (
-    Polytope, convex_hull, minkowski_sum, normal_fan, upper_hull, upper_vertex_count,
+    Polytope, convex_hull, minkowski_sum, normal_fan, rational_sphere_points, upper_hull,
+    upper_vertex_count,
 )
 
 
 # ----------------------------------------------------------------------- helpers
 def dot(a, b):
     return sum(x * y for x, y in zip(a, b))
-
-
-def sphere_points(a=7, b=11, scale=F(1), shift=(0, 0, 0)):
-    """Inverse stereographic projection of the grid u = i/a (i=-10..9), v = j/b (j=-5..4)."""
-    out = []
-    for i in range(-10, 10):
-        for j in range(-5, 5):
-            u, v = F(i, a), F(j, b)
-            s = u * u + v * v + 1
-            p = (2 * u / s, 2 * v / s, (u * u + v * v - 1) / s)
-            out.append(tuple(scale * x + c for x, c in zip(p, shift)))
-    return out
 
 
 def point_sets(dim, max_points=9, coord=3):
@@ -153,7 +142,7 @@ def test_zonotope_vertex_count(n):
 
 # ------------------------------------------------------------------ sphere points
 def test_sphere_points_are_all_vertices():
-    pts = sphere_points()
+    pts = rational_sphere_points()
     assert len(set(pts)) == 200
     assert all(x * x + y * y + z * z == 1 for x, y, z in pts)  # exactly on the unit sphere
     # a point of a strictly convex surface is never a convex combination of others
@@ -167,8 +156,8 @@ def test_sphere_points_are_all_vertices():
 
 
 def test_sphere_minkowski_sum_matches_exact_hull_of_sums():
-    A = convex_hull(sphere_points()[::4])
-    B = convex_hull(sphere_points(5, 13, F(1, 3), (F(1, 2), 0, 0))[1::4])
+    A = convex_hull(rational_sphere_points()[::4])
+    B = convex_hull(rational_sphere_points(5, 13, F(1, 3), (F(1, 2), 0, 0))[1::4])
     assert A.vertex_count == B.vertex_count == 50
     S = minkowski_sum(A, B)
     sums = [tuple(a + b for a, b in zip(v, w)) for v in A.vertices for w in B.vertices]

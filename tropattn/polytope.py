@@ -42,6 +42,7 @@ from . import exact
 from .errors import InvalidInputError
 
 __all__ = [
+    "rational_sphere_points",
     "Polytope",
     "UpperHull",
     "NormalCone",
@@ -865,3 +866,26 @@ def _adjacent(i: int, j: int, inc, dim: int) -> bool:
         if m & both == both:
             acc &= m
     return acc == both
+
+
+def rational_sphere_points(a: int = 7, b: int = 11, scale=1, shift=(0, 0, 0)) -> list:
+    """200 rational points exactly on a sphere: inverse stereographic projection.
+
+    ``(u, v) -> (2u, 2v, u^2 + v^2 - 1) / (u^2 + v^2 + 1)`` maps the grid ``u = i/a``
+    (``i = -10..9``), ``v = j/b`` (``j = -5..4``) onto the unit sphere, exactly; then
+    the points are scaled and shifted.  Every point is a vertex of their hull, which
+    float hull codes get wrong.
+
+    >>> pts = rational_sphere_points()
+    >>> len(pts), all(x * x + y * y + z * z == 1 for x, y, z in pts)
+    (200, True)
+    """
+    scale = Fraction(scale)
+    out = []
+    for i in range(-10, 10):
+        for j in range(-5, 5):
+            u, v = Fraction(i, a), Fraction(j, b)
+            s = u * u + v * v + 1
+            p = (2 * u / s, 2 * v / s, (u * u + v * v - 1) / s)
+            out.append(tuple(scale * x + c for x, c in zip(p, shift)))
+    return out

@@ -188,13 +188,7 @@ class _AttentionStep:
         """Pulled-back facet rows of the cells picked by ``labels``."""
         A, b, walls = [], [], []
         for h, (head, j) in enumerate(zip(self.heads, labels)):
-            cell = self.cells[h][j]
-            for k in cell.neighbors:
-                normal = tuple(ak - aj for ak, aj in zip(head.keys[k], head.keys[j]))
-                a, beta = f.pull_back(normal, head.offsets[j] - head.offsets[k])
-                A.append(a)
-                b.append(beta)
-                walls.append(("head", self.index, h, j, k))
+            _wall_rows(head, j, self.cells[h][j].neighbors, f, ("head", self.index, h), A, b, walls)
         return A, b, walls
 
     def realisable(self, labels) -> bool:
@@ -558,15 +552,19 @@ def _all_rows(step, labels, f):
         if _duplicate_before(head, j):
             never = tuple(Fraction(0) for _ in f.M[0])                      # 0 . x <= -1: empty
             return [never], [Fraction(-1)], [("duplicate", step.index, h, j)]
-        for k in range(len(head.keys)):
-            if (head.keys[k], head.offsets[k]) == (head.keys[j], head.offsets[j]):
-                continue
-            normal = tuple(ak - aj for ak, aj in zip(head.keys[k], head.keys[j]))
-            a, beta = f.pull_back(normal, head.offsets[j] - head.offsets[k])
-            A.append(a)
-            b.append(beta)
-            walls.append(("head", step.index, h, j, k))
+        rivals = [k for k in range(len(head.keys))
+                  if (head.keys[k], head.offsets[k]) != (head.keys[j], head.offsets[j])]
+        _wall_rows(head, j, rivals, f, ("head", step.index, h), A, b, walls)
     return A, b, walls
+
+
+def _wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls):
+    """Append the rows "label j beats k" (k in rivals), pulled back through f."""
+    for k in rivals:
+        a, beta = f.pull_back(*head.wall(j, k))
+        A.append(a)
+        b.append(beta)
+        walls.append(tag + (j, k))
 
 
 def _duplicate_before(head, j) -> bool:

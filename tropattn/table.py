@@ -20,14 +20,14 @@ import csv
 import time
 from pathlib import Path
 
-from .bounds import bounds, grid_model, random_model, sawtooth_model
+from .bounds import bounds, deep_bound, grid_model, random_model, sawtooth_model
 from .regions import enumerate_regions
 
 __all__ = ["DEFAULT_SHAPES", "QUICK_SHAPES", "region_rows", "write_region_table", "COLUMNS"]
 
-#: (d, H, N, L) of the committed table.
-DEFAULT_SHAPES = [(d, H, N, L) for d in (1, 2, 3) for H in (1, 2, 3, 4) for N in (2, 3, 4) for L in (1, 2)
-                  if (H * d <= 6) and (L == 1 or H * d <= 4) and not (d == 3 and N == 4 and H > 1)]
+#: (d, H, N, L) of the committed table: every small shape whose deep upper bound is at most 2,000.
+DEFAULT_SHAPES = [(d, H, N, L) for d in (1, 2, 3) for H in (1, 2, 3, 4, 5) for N in (2, 3, 4, 5)
+                  for L in (1, 2, 3) if deep_bound(d, H, N, L) <= 2000]
 #: A small grid for tests.
 QUICK_SHAPES = [(1, 2, 3, 1), (1, 3, 3, 1), (2, 2, 2, 1), (2, 3, 2, 1)]
 
