@@ -38,6 +38,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--budget", type=float, default=60.0, help="seconds for the largest sawtooth")
     ap.add_argument("--brute-limit", type=int, default=20000, help="largest label-tuple count to brute force")
+    ap.add_argument("--workers", type=int, default=2, help="processes for the largest-sawtooth search")
     args = ap.parse_args()
     print(f"{'model':<34} {'act.reg':>7} {'lin.reg':>7} {'enum s':>9} {'reg/s':>9} {'tuples':>9} "
           f"{'brute s':>9} {'brute/enum':>9}")
@@ -46,11 +47,12 @@ def main():
         row(f"random d={d} H={H} N={N} L={L}", random_model(d, H, N, L, seed=1), N ** (H * L), args.brute_limit)
     for d, N, L in [(1, 4, 3), (2, 3, 2), (2, 4, 2), (2, 6, 2), (3, 3, 2), (2, 10, 2)]:
         row(f"sawtooth d={d} N={N} L={L}", sawtooth_model(d, N, L), N ** (d * L), args.brute_limit)
-    print(f"\nlargest sawtooth within {args.budget:.0f} s (d = 2, L = 2, growing N):")
+    print(f"\nlargest sawtooth within {args.budget:.0f} s (d = 2, L = 2, growing N, {args.workers} workers):")
     best = None
     N = 4
     while True:
-        (result, t) = timed(lambda: enumerate_regions(sawtooth_model(2, N, 2), progress=False))
+        (result, t) = timed(lambda: enumerate_regions(sawtooth_model(2, N, 2), progress=False,
+                                                      workers=args.workers))
         n = len(result.activation_regions)
         assert n == sawtooth_count(2, N, 2)
         print(f"  N = {N:>3}: {n:>8} regions (= N^4) in {t:7.2f} s, {n / t:8.0f} regions/s", flush=True)

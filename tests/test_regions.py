@@ -147,3 +147,10 @@ def test_ffn_regions_match_brute_force_on_a_hand_built_model():
     ffn = FFN([[1], [-1]], [0, 1], [[1, -1]], [0])
     model = Transformer([Layer([Head([[0], [1]], [0, "-1/2"], [[0], [1]])], ffn=ffn)])
     assert patterns(enumerate_regions(model)) == brute_force_regions(model)
+
+
+def test_parallel_search_gives_the_same_regions():
+    model = random_model(2, 2, 3, layers=2, seed=11, ffn_hidden=1)
+    serial, parallel = enumerate_regions(model), enumerate_regions(model, workers=2)
+    assert patterns(serial) == patterns(parallel)
+    assert sorted(map(len, serial.linear_regions)) == sorted(map(len, parallel.linear_regions))

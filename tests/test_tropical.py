@@ -106,8 +106,8 @@ def test_neg_inf_terms_are_dropped_and_bad_shapes_refused():
 
 
 # ----------------------------------------------------------------- linear regions
-def check_regions(f):
-    regions = f.linear_regions()
+def check_regions(f, method="auto"):
+    regions = f.linear_regions(method)
     alive = lp_region_terms(f)
     assert {i for r in regions for i in r.terms} == alive
     assert set(f.redundant_terms()) == set(range(len(f))) - alive
@@ -136,6 +136,59 @@ def check_regions(f):
 @given(polynomials())
 def test_regions_agree_with_one_lp_per_term(f):
     check_regions(f)
+
+
+@st.composite
+def flat_polynomials(draw):
+    """Lower-dimensional Newton polytopes: exponents ``M β`` for a k-variate polynomial, k < d."""
+    g = draw(polynomials(dims=(1, 2), max_terms=6))
+    d = draw(st.integers(g.dim + 1, 3))
+    M = draw(st.lists(st.lists(small, min_size=g.dim, max_size=g.dim), min_size=d, max_size=d))
+    exps = [[sum(m * e for m, e in zip(row, beta)) for row in M] for beta in g.exponents]
+    return TropicalPolynomial(exps, g.coefficients)
+
+
+@st.composite
+def products(draw):
+    """Products: many coplanar lifted points (whole faces of a Minkowski sum) and duplicates."""
+    d = draw(st.sampled_from([1, 2, 3]))
+    factors = draw(st.lists(polynomials(dims=(d,), max_terms=3), min_size=2, max_size=3))
+    f = factors[0]
+    for g in factors[1:]:
+        f = f * g
+    return f
+
+
+def region_walls(regions):
+    return [(r.term, r.terms, r.A, r.b, r.neighbors) for r in regions]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.one_of(polynomials(max_terms=8), flat_polynomials(), products()))
+def test_hull_and_search_methods_give_identical_regions(f):
+    hull = check_regions(f, "hull")       # each also checked against one exact LP per term
+    search = check_regions(f, "search")
+    assert region_walls(hull) == region_walls(search)
+    assert f.linear_regions() is hull      # "auto" is the hull method (and is cached)
+
+
+def test_region_method_is_checked():
+    with pytest.raises(InvalidInputError, match="search"):
+        parse_polynomial("max(0, x)").linear_regions("fast")
+
+
+def test_generic_line_arrangement_has_one_region_per_cell():
+    # sum_i max(0, x + i y + i^3) for i = 1..6: six lines, pairwise non-parallel (slopes differ) and no
+    # three concurrent (the 3x3 determinant is (j-i)(k-i)(k-j)(i+j+k) != 0), so the arrangement has
+    # 1 + 6 + C(6, 2) = 22 cells.  The 64 terms (one per subset) are distinct affine functions, and
+    # adjacent cells carry different terms, so every cell is a linear region of the product.
+    f = TropicalPolynomial([[0, 0]], [0])
+    for i in range(1, 7):
+        f = f * TropicalPolynomial([[0, 0], [1, i]], [0, i ** 3])
+    assert len(f) == 64 and len(set(f.terms)) == 64
+    hull = check_regions(f, "hull")
+    assert len(hull) == 22 and len(f.redundant_terms()) == 64 - 22
+    assert region_walls(hull) == region_walls(f.linear_regions("search"))
 
 
 @settings(max_examples=40, deadline=None)

@@ -217,11 +217,32 @@ class Head:
     def argmax_all(self, x) -> tuple:
         """Every label of maximal score at ``x`` (increasing)."""
         x = to_rational_vector(x, "x", self.dim)
-        X, D = homogeneous_point(x)
+        return self.argmax_homogeneous(*homogeneous_point(x))
+
+    def argmax_homogeneous(self, X, D) -> tuple:
+        """Every label of maximal score at the point ``X / D`` (integers, ``D > 0``).
+
+        The fast path for callers that evaluate many heads at one point: the point is
+        converted once, the scores are compared as integers.
+
+        >>> Head([[1], [2]], [0, -1]).argmax_homogeneous((1,), 1)       # scores 1 and 1
+        (0, 1)
+        """
         A, B = self._ints()
         vals = [sum(a * xi for a, xi in zip(row, X)) + b * D for row, b in zip(A, B)]
         best = max(vals)
         return tuple(j for j, v in enumerate(vals) if v == best)
+
+    def distinct_winner(self, winners) -> int | None:
+        """The label among tied ``winners``, or None if two distinct keys tie.
+
+        Keys equal in both ``a_j`` and ``b_j`` are one key: the earlier index wins.
+        """
+        first = winners[0]
+        key = (self.keys[first], self.offsets[first])
+        if all((self.keys[j], self.offsets[j]) == key for j in winners[1:]):
+            return first
+        return None
 
     def label(self, x) -> int:
         """The argmax label at ``x`` (hard attention), exactly.
@@ -240,18 +261,18 @@ class Head:
         tropattn.errors.TieError: x = (0,) is on a wall: labels (0, 1) tie with score 0; hard attention is undefined there (move x off the wall)
         """
         winners = self.argmax_all(x)
-        seen, distinct = set(), []
-        for j in winners:
-            key = (self.keys[j], self.offsets[j])
-            if key not in seen:
-                seen.add(key)
-                distinct.append(j)
-        if len(distinct) > 1:
+        if self.distinct_winner(winners) is None:
+            seen, distinct = set(), []
+            for j in winners:
+                key = (self.keys[j], self.offsets[j])
+                if key not in seen:
+                    seen.add(key)
+                    distinct.append(j)
             xr = to_rational_vector(x, "x", self.dim)
             s = self.scores(xr)[distinct[0]]
             raise TieError(f"x = {_fmt(xr)} is on a wall: labels {tuple(distinct)} tie with score {s}; "
                            "hard attention is undefined there (move x off the wall)", distinct)
-        return distinct[0]
+        return winners[0]
 
     def hard(self, x) -> tuple:
         """Zero-temperature output ``v_{label(x)}`` (exact)."""

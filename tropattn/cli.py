@@ -103,7 +103,7 @@ def _model_summary(model):
             "keys": [[len(h.keys) for h in l.heads] for l in model.layers]}
 
 
-def count_model(model, method="primal", box=None, progress=None) -> dict:
+def count_model(model, method="primal", box=None, progress=None, workers=1) -> dict:
     """Exact region counts of a model as a JSON-ready dict (what ``tropattn count`` prints)."""
     from .regions import enumerate_regions
 
@@ -118,7 +118,7 @@ def count_model(model, method="primal", box=None, progress=None) -> dict:
         n = count_dual(model.layers[0].heads)
         out.update(activation_regions=n, linear_regions=None, method="dual")
     else:
-        result = enumerate_regions(model, box=box, progress=progress)
+        result = enumerate_regions(model, box=box, progress=progress, workers=workers)
         out.update(activation_regions=len(result.activation_regions),
                    linear_regions=len(result.linear_regions), method="primal",
                    certificates=result.counters)
@@ -133,7 +133,7 @@ def cmd_count(args):
     model = load_model(args.model)
     box = _parse_pair(args.box, "--box") if args.box else None
     try:
-        out = count_model(model, args.method, box)
+        out = count_model(model, args.method, box, workers=args.workers)
     except Interrupted as exc:
         partial = exc.partial
         print(json.dumps({"interrupted": True, "activation_regions_so_far": len(partial.activation_regions)}))
@@ -277,6 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("model")
     s.add_argument("--method", choices=("primal", "dual"), default="primal")
     s.add_argument("--box", help="LO,HI: count inside [LO, HI]^d")
+    s.add_argument("--workers", type=int, default=1, help="processes for the primal search (default 1)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_count)
     s = sub.add_parser("power", help="power diagram of weighted sites")

@@ -242,13 +242,9 @@ def integer_row(values: Sequence[Fraction]) -> tuple[int, ...]:
     >>> integer_row([Fraction(1, 2), Fraction(-3, 4), Fraction(0)])
     (2, -3, 0)
     """
-    den = 1
-    for v in values:
-        den = den * v.denominator // math.gcd(den, v.denominator)
-    ints = [int(v * den) for v in values]
-    g = 0
-    for v in ints:
-        g = math.gcd(g, v)
+    den = math.lcm(*[v.denominator for v in values])
+    ints = [v.numerator * (den // v.denominator) for v in values]
+    g = math.gcd(*ints)
     return tuple(v // g for v in ints) if g > 1 else tuple(ints)
 
 
@@ -258,10 +254,8 @@ def homogeneous_point(point: Sequence[Fraction]) -> tuple[tuple[int, ...], int]:
     >>> homogeneous_point([Fraction(1, 2), Fraction(1, 3)])
     ((3, 2), 6)
     """
-    den = 1
-    for v in point:
-        den = den * v.denominator // math.gcd(den, v.denominator)
-    return tuple(int(v * den) for v in point), den
+    den = math.lcm(*[v.denominator for v in point]) if point else 1
+    return tuple(v.numerator * (den // v.denominator) for v in point), den
 
 
 # ------------------------------------------------------------------------ linear algebra
@@ -335,7 +329,8 @@ def solve(rows: Sequence[Sequence], rhs: Sequence) -> tuple[Fraction, ...] | Non
     if not rows:
         return None
     n = len(rows[0])
-    m = [list(_scaled_ints([to_rational(v) for v in r] + [to_rational(c)])) for r, c in zip(rows, rhs)]
+    m = [list(r) + [c] if all(type(v) is int for v in r) and type(c) is int
+         else _scaled_ints([to_rational(v) for v in r] + [to_rational(c)]) for r, c in zip(rows, rhs)]
     pivots, r = [], 0
     for c in range(n):
         piv = next((i for i in range(r, len(m)) if m[i][c] != 0), None)
@@ -365,47 +360,77 @@ def solve(rows: Sequence[Sequence], rhs: Sequence) -> tuple[Fraction, ...] | Non
 
 def _scaled_ints(values: Sequence[Fraction]) -> list[int]:
     """A rational vector times the lcm of its denominators (same ray, integer entries)."""
-    den = 1
-    for v in values:
-        den = den * v.denominator // math.gcd(den, v.denominator)
+    den = math.lcm(*[v.denominator for v in values])
     return [v.numerator * (den // v.denominator) for v in values]
 
 
 # ------------------------------------------------------------------------ filtered signs
-def dot_signs(rows: Sequence[Sequence[int]], cols: Sequence[Sequence[int]]) -> np.ndarray:
+def dot_signs(rows, cols) -> np.ndarray:
     """Exact signs of every dot product ``rows[i] . cols[k]`` of integer vectors.
 
-    Computed in float64 with the bound ``|err| <= gamma_{n+3} * sum |a_i b_i|`` (which
-    also covers rounding the integers to floats); only the entries the bound cannot
-    decide are recomputed with Python integers.  Returns an int8 array of -1/0/1.
+    Three tiers, cheapest first, each exact where it answers:
+
+    1. float64 with the bound ``|err| <= gamma_{n+3} * sum |a_i b_i|`` (which also
+       covers rounding the integers to floats); when that sum is below ``2^53`` the
+       float result is the exact integer, zeros included;
+    2. int64 arithmetic on the undecided entries when ``sum |a_i b_i| < 2^62`` proves
+       that nothing overflows;
+    3. Python integers for whatever is left (counted in ``COUNTERS.filter_failures``).
+
+    ``rows`` and ``cols`` may be sequences of int tuples or integer numpy arrays.
+    Returns an int8 array of -1/0/1 of shape ``(len(rows), len(cols))``.
 
     >>> dot_signs([[1, -1], [2, 2]], [[3, 3], [1, -1]]).tolist()
     [[0, 1], [1, 0]]
+    >>> big = 3 ** 40                                  # beyond float64 and int64 precision
+    >>> dot_signs([[big, -big + 1]], [[1, 1]]).tolist()
+    [[1]]
     """
-    R = np.array(rows, dtype=object) if rows else np.zeros((0, 0), dtype=object)
-    C = np.array(cols, dtype=object) if cols else np.zeros((0, 0), dtype=object)
-    if R.size == 0 or C.size == 0:
-        return np.zeros((len(rows), len(cols)), dtype=np.int8)
+    nr, nc = len(rows), len(cols)
+    if nr == 0 or nc == 0:
+        return np.zeros((nr, nc), dtype=np.int8)
+    R, C = _as_int_matrix(rows), _as_int_matrix(cols)
+    out = np.zeros((nr, nc), dtype=np.int8)
     try:
         Rf, Cf = R.astype(float), C.astype(float)
     except OverflowError:
-        Rf = Cf = None
-    out = np.empty((R.shape[0], C.shape[0]), dtype=np.int8)
+        Rf = None
     if Rf is not None and np.all(np.isfinite(Rf)) and np.all(np.isfinite(Cf)):
         n = R.shape[1]
         val = Rf @ Cf.T
+        mag = np.abs(Rf) @ np.abs(Cf).T
         gamma = (n + 3) * _U / (1 - (n + 3) * _U)
-        bound = gamma * (np.abs(Rf) @ np.abs(Cf).T) * (1 + 4 * _U)
-        sure = np.abs(val) > bound
+        exact_float = mag * (1 + 4 * _U) < 2.0**53           # every partial sum is an exact integer
+        sure = exact_float | (np.abs(val) > gamma * mag * (1 + 4 * _U))
         out[sure] = np.sign(val[sure]).astype(np.int8)
         unsure = np.argwhere(~sure)
-        COUNTERS.filter_failures += len(unsure)
+        if len(unsure) and R.dtype != object and C.dtype != object:
+            small = mag[unsure[:, 0], unsure[:, 1]] * (1 + 4 * _U) < 2.0**62
+            idx = unsure[small]
+            if len(idx):
+                v = np.einsum("ij,ij->i", R[idx[:, 0]].astype(np.int64), C[idx[:, 1]].astype(np.int64))
+                out[idx[:, 0], idx[:, 1]] = np.sign(v).astype(np.int8)
+            unsure = unsure[~small]
     else:
         unsure = np.argwhere(np.ones(out.shape, dtype=bool))
+    COUNTERS.filter_failures += len(unsure)
     for i, k in unsure:
-        s = sum(a * b for a, b in zip(rows[i], cols[k]))
+        s = sum(int(a) * int(b) for a, b in zip(R[i], C[k]))
         out[i, k] = (s > 0) - (s < 0)
     return out
+
+
+def _as_int_matrix(rows) -> np.ndarray:
+    """An integer matrix as int64 when every entry fits, else as an object array of ints."""
+    if isinstance(rows, np.ndarray) and rows.dtype.kind in "iu":
+        return rows.astype(np.int64, copy=False)
+    A = np.array(rows, dtype=object)
+    if A.ndim != 2:
+        raise InvalidInputError(f"dot_signs needs a 2-D integer array; got shape {A.shape}")
+    try:
+        return A.astype(np.int64)
+    except OverflowError:
+        return A
 
 
 # ------------------------------------------------------------------------------ counters
@@ -493,11 +518,6 @@ def _strictly_inside(int_rows, point) -> bool:
         if sum(a * x for a, x in zip(r, num)) >= r[-1] * den:
             return False
     return True
-
-
-def _dyadic(x: float, bits: int = 40) -> Fraction:
-    """The multiple of 2^-bits nearest to x (cheap; exactness comes from the checks)."""
-    return Fraction(round(x * (1 << bits)), 1 << bits)
 
 
 def _rationalize(x: float, max_den: int) -> Fraction:
@@ -767,9 +787,8 @@ def _dedupe_rows(int_rows):
     return distinct, same_as
 
 
-def _facet_point_ok(distinct, k, point) -> bool:
-    """point lies on row k's hyperplane and strictly inside every other distinct row."""
-    num, den = homogeneous_point(point)
+def _facet_point_ok(distinct, k, num, den) -> bool:
+    """``num / den`` lies on row k's hyperplane and strictly inside every other distinct row."""
     for j, (_, r) in enumerate(distinct):
         s = sum(a * x for a, x in zip(r, num)) - r[-1] * den
         if (j == k and s != 0) or (j != k and s >= 0):
@@ -778,9 +797,16 @@ def _facet_point_ok(distinct, k, point) -> bool:
 
 
 def _project_to_hyperplane(point, row):
-    a, beta = [Fraction(v) for v in row[:-1]], Fraction(row[-1])
-    slack = (beta - sum(ai * xi for ai, xi in zip(a, point))) / sum(ai * ai for ai in a)
-    return tuple(xi + slack * ai for xi, ai in zip(point, a))
+    """The orthogonal projection of a float point onto ``a.x = beta``, as integers over a denominator.
+
+    The float point is first rounded to a multiple of 2^-40; the projection itself is exact.
+    """
+    a, beta = row[:-1], row[-1]
+    scale = 1 << 40
+    num = [round(v * scale) for v in point]
+    norm2 = sum(ai * ai for ai in a)
+    slack = beta * scale - sum(ai * xi for ai, xi in zip(a, num))  # (beta - a.x) * scale
+    return tuple(xi * norm2 + slack * ai for xi, ai in zip(num, a)), scale * norm2
 
 
 def facets(A, b, point) -> FacetSet:
@@ -817,14 +843,13 @@ def facets(A, b, point) -> FacetSet:
         for k in range(len(distinct)):
             if is_facet[k]:
                 p = fpoints.get(k)
-                cand = None
                 if p is not None:
-                    cand = _project_to_hyperplane(tuple(_dyadic(v) for v in p), distinct[k][1])
-                if cand is not None and _facet_point_ok(distinct, k, cand):
-                    facet_idx.append(k)
-                    pts[k] = cand
-                else:
-                    undecided.append(k)
+                    num, den = _project_to_hyperplane(p, distinct[k][1])
+                    if _facet_point_ok(distinct, k, num, den):
+                        facet_idx.append(k)
+                        pts[k] = tuple(Fraction(v, den) for v in num)
+                        continue
+                undecided.append(k)
         facet_rows = [distinct[k][1] for k in facet_idx]
         for k in range(len(distinct)):
             if not is_facet[k] and not _implied(distinct[k][1], facet_rows, d):

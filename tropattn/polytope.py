@@ -31,6 +31,8 @@ the facets through it meet in that point alone.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -222,82 +224,54 @@ def _vertices_from_masks(masks, npoints: int, dim: int) -> tuple:
 
 
 # ----------------------------------------------------------- certified Qhull path
-def _simplex_normals(pts: "_Prepared", simplices: np.ndarray, guess: np.ndarray) -> np.ndarray:
+def _simplex_normals(pts: "_Prepared", simplices: np.ndarray) -> np.ndarray:
     """Integer normal ``h`` of the hyperplane through each simplex (zero if degenerate).
 
     Returns (F, k+1) rows with ``h . P[s] == 0`` for every point ``P[s]`` of the
-    simplex: with one column ``j`` set aside, a fraction-free Gauss-Jordan
-    elimination of the other k columns gives ``d`` (their determinant) and ``c``
-    (Cramer numerators), and ``h = c`` on those columns, ``h_j = -d``.  The column
-    set aside is the largest entry of the float normal ``guess`` (so the block is
-    almost surely regular); singular blocks are retried with the next column, and
-    rows that stay zero are degenerate simplices.  Every intermediate is (a product
-    of two) minors, bounded by Hadamard's inequality: int64 is used when
-    ``2 R^(2k-1)`` fits (R = largest row norm), Python ints otherwise.
+    simplex: ``h_j = (-1)^j`` times the k x k minor of the simplex's k x (k+1)
+    matrix without column ``j`` (the generalised cross product; a degenerate simplex
+    gets the zero row).  See :func:`_maximal_minors` for the arithmetic.
     """
-    F, k = simplices.shape
-    bound = 2 * pts.row_norm2 ** (k - 1) * (math.isqrt(pts.row_norm2) + 1)
-    exact64 = pts.P64 is not None and bound < _INT64_SAFE
-    S = (pts.P64 if exact64 else pts.Pa)[simplices]  # (F, k, k+1)
-    H = np.zeros((F, k + 1), dtype=S.dtype)
-    choice = np.argsort(-np.abs(guess), axis=1, kind="stable")  # columns to set aside, best first
-    todo = np.arange(F)
-    for r in range(k + 1):
-        j = choice[todo, r]
-        cols = (np.arange(k + 1)[None, :] + j[:, None] + 1) % (k + 1)  # other columns, then j
-        M, d, singular = _gauss_jordan(np.take_along_axis(S[todo], cols[:, None, :], axis=2))
-        ok = ~singular
-        rows = todo[ok]
-        H[rows[:, None], cols[ok]] = np.concatenate([M[ok, :, k], -d[ok, None]], axis=1)
-        todo = todo[singular]
-        if not todo.size:
-            break
-    return H
+    rows = pts.P64 if pts.P64 is not None and pts.l1 ** simplices.shape[1] < _INT64_SAFE else pts.Pa
+    minors = _maximal_minors(rows[simplices])
+    k1 = minors.shape[1]
+    signs = np.array([(-1) ** j for j in range(k1)], dtype=minors.dtype)
+    return minors[:, ::-1] * signs  # minors[:, i] omits column k - i
 
 
-def _gauss_jordan(S: np.ndarray):
-    """Fraction-free Gauss-Jordan on a stack of k x (k+1) integer matrices.
+def _maximal_minors(S: np.ndarray) -> np.ndarray:
+    """All k x k minors of a stack of k x (k+1) integer matrices, by Laplace expansion.
 
-    After step t every row is divided exactly by the previous pivot, so all entries
-    stay (t+1)-minors.  Returns the reduced stack ``[d I | c]`` (only the last
-    column is kept up to date), ``d`` and a mask of the matrices whose first k
-    columns are singular.
+    The minors of the first r rows on every r-subset of columns are built from
+    those of the first r-1 rows (expansion along row r), vectorised over the stack
+    and over the subsets.  Every intermediate is a partial sum of such an expansion,
+    bounded by the product of the rows' L1 norms, so int64 is exact when that
+    product is below 2^62 (the caller decides; object arrays of Python ints
+    otherwise).  Column ``i`` of the result is the minor omitting column ``k - i``
+    (the subsets of size k in lexicographic order).
     """
-    M = S.copy()
-    F, k, _ = M.shape
-    prev = np.ones(F, dtype=M.dtype)
-    singular = np.zeros(F, dtype=bool)
-    for t in range(k):
-        _pivot_rows(M, t, singular)
-        p = M[:, t, t]
-        rest = M[:, :, t + 1:]
-        upd = (rest * p[:, None, None] - M[:, :, t:t + 1] * M[:, t:t + 1, t + 1:]) // prev[:, None, None]
-        upd[:, t, :] = rest[:, t, :]
-        M[:, :, t + 1:] = upd
-        col = M[:, :, t] * 0
-        col[:, t] = p
-        M[:, :, t] = col
-        prev = p
-    return M, prev, singular
+    F, k, m = S.shape
+    level = S[:, 0, :]  # 1-subsets {c}, in order
+    for r in range(1, k):
+        cols, rest, sign = _expansion_tables(m, r)
+        level = (S[:, r, :][:, cols] * level[:, rest] * sign).sum(axis=2)
+    return level
 
 
-def _pivot_rows(M: np.ndarray, t: int, singular: np.ndarray) -> np.ndarray:
-    """Swap a nonzero entry of column t (rows t..) into row t, per matrix, in place.
+@functools.lru_cache(maxsize=None)
+def _expansion_tables(m: int, r: int):
+    """Index tables expanding (r+1)-subsets of ``range(m)`` along their last row.
 
-    Matrices with no such entry are marked singular and get pivot 1 (their result
-    is discarded).  Returns the indices of the matrices whose rows were swapped.
+    For the t-th (r+1)-subset ``s`` (lexicographic order) and position ``p``:
+    ``cols[t, p] = s[p]``, ``rest[t, p]`` = index of ``s`` minus ``s[p]`` among the
+    r-subsets, ``sign[t, p] = (-1)^(r + p)``.
     """
-    nz = M[:, t:, t] != 0
-    has = nz.any(axis=1)
-    singular |= ~has
-    piv = t + np.argmax(nz, axis=1)
-    swap = np.nonzero(has & (piv != t))[0]
-    if swap.size:
-        top = M[swap, t, :].copy()
-        M[swap, t, :] = M[swap, piv[swap], :]
-        M[swap, piv[swap], :] = top
-    M[np.nonzero(~has)[0], t, t] = 1
-    return swap
+    index = {s: i for i, s in enumerate(itertools.combinations(range(m), r))}
+    subsets = list(itertools.combinations(range(m), r + 1))
+    cols = np.array(subsets, dtype=np.intp)
+    rest = np.array([[index[s[:p] + s[p + 1:]] for p in range(r + 1)] for s in subsets], dtype=np.intp)
+    sign = np.array([(-1) ** (r + p) for p in range(r + 1)], dtype=np.int64)
+    return cols, rest, sign
 
 
 def _normalise_rows(H: np.ndarray) -> np.ndarray:
@@ -347,16 +321,16 @@ class _Prepared:
     P64: np.ndarray | None
     X: np.ndarray
     max_abs: int
-    row_norm2: int
+    l1: int
 
     @classmethod
     def of(cls, P):
         Pa = np.array(P, dtype=object)
         max_abs = max(max(abs(v) for v in r) for r in P)
-        row_norm2 = max(sum(v * v for v in r) for r in P)
+        l1 = max(sum(map(abs, r)) for r in P)
         P64 = Pa.astype(np.int64) if max_abs < 1 << 62 else None
         X = (Pa[:, :-1] / Pa[:, -1:]).astype(float)
-        return cls(P, Pa, P64, X, max_abs, row_norm2)
+        return cls(P, Pa, P64, X, max_abs, l1)
 
 
 def _facets_qhull(pts: _Prepared, options=None):
@@ -372,7 +346,7 @@ def _facets_qhull(pts: _Prepared, options=None):
     simplices = qh.simplices
     if not _ridges_closed(simplices, len(pts.P)):
         return None, None
-    H = _normalise_rows(_simplex_normals(pts, simplices, qh.equations))
+    H = _normalise_rows(_simplex_normals(pts, simplices))
     degenerate = ~np.any(H != 0, axis=1)
     uniq = _unique_rows(H[~degenerate])
     if len(uniq) == 0:

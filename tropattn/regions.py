@@ -26,9 +26,11 @@ its relative interior (see :func:`tropattn.exact.facets`).
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from fractions import Fraction
 from itertools import product
 from typing import Callable, Iterable, Sequence
@@ -36,7 +38,8 @@ from typing import Callable, Iterable, Sequence
 import networkx as nx
 
 from .errors import Interrupted, InvalidInputError, TieError
-from .exact import COUNTERS, facets, integer_row, interior_point, relative_interior_point, to_rational_vector
+from .exact import (COUNTERS, facets, homogeneous_point, integer_row, interior_point, relative_interior_point,
+                    to_rational_vector)
 
 __all__ = [
     "AffineMap",
@@ -71,6 +74,18 @@ class AffineMap:
 
     def apply(self, x) -> tuple:
         return tuple(sum((m * xi for m, xi in zip(row, x)), ci) for row, ci in zip(self.M, self.c))
+
+    @cached_property
+    def _integers(self):
+        """``(Mi, ci, m)`` with ``M = Mi / m`` and ``c = ci / m``, all integers."""
+        m = math.lcm(*[v.denominator for row in self.M for v in row], *[v.denominator for v in self.c])
+        Mi = tuple(tuple(v.numerator * (m // v.denominator) for v in row) for row in self.M)
+        return Mi, tuple(v.numerator * (m // v.denominator) for v in self.c), m
+
+    def apply_homogeneous(self, X, D):
+        """``f(X / D)`` as integers ``(Z, E)`` with ``f(X / D) = Z / E``."""
+        Mi, ci, m = self._integers
+        return tuple(sum(a * x for a, x in zip(row, X)) + c * D for row, c in zip(Mi, ci)), m * D
 
     def pull_back(self, normal, offset):
         """The row ``normal . f(x) <= offset`` as ``(normal^T M) . x <= offset - normal . c``."""
@@ -160,6 +175,15 @@ class _Piece:
     point: tuple
     map: AffineMap
 
+    @cached_property
+    def integer_rows(self):
+        """The rows ``(a, b)`` as primitive integer tuples, for exact strictness checks."""
+        return tuple(integer_row(list(a) + [bi]) for a, bi in zip(self.A, self.b))
+
+    def contains_strictly(self, X, D) -> bool:
+        """Is ``X / D`` (integers) strictly inside every row?"""
+        return all(sum(a * x for a, x in zip(r, X)) < r[-1] * D for r in self.integer_rows)
+
 
 class _AttentionStep:
     """The heads of one layer as a step of the refinement."""
@@ -176,12 +200,16 @@ class _AttentionStep:
         Keys equal in both key and offset are one key: the earlier index wins (the
         convention of :meth:`tropattn.attention.Head.label`).
         """
+        return self.labels_homogeneous(*homogeneous_point(y))
+
+    def labels_homogeneous(self, X, D):
+        """:meth:`labels` at the point ``X / D`` given as integers."""
         out = []
         for head in self.heads:
-            try:
-                out.append(head.label(y))
-            except TieError:
+            label = head.distinct_winner(head.argmax_homogeneous(X, D))
+            if label is None:
                 return None
+            out.append(label)
         return tuple(out)
 
     def rows(self, labels, f: AffineMap):
@@ -216,9 +244,14 @@ class _ReluStep:
 
     def __init__(self, ffn, index):
         self.ffn, self.index = ffn, index
+        self.units = [integer_row(list(row) + [bi]) for row, bi in zip(ffn.W1, ffn.b1)]  # positive multiples
 
     def labels(self, y):
-        pre = [sum((w * yi for w, yi in zip(row, y)), bi) for row, bi in zip(self.ffn.W1, self.ffn.b1)]
+        """On/off bit of every unit at y, or None where a pre-activation is exactly 0."""
+        return self.labels_homogeneous(*homogeneous_point(y))
+
+    def labels_homogeneous(self, X, D):
+        pre = [sum(w * x for w, x in zip(r, X)) + r[-1] * D for r in self.units]
         if any(p == 0 for p in pre):
             return None
         return tuple(int(p > 0) for p in pre)
@@ -305,6 +338,7 @@ def _refine(parent: _Piece, step, regions_out, edges_out, on_region):
     """Breadth-first search of the pieces of ``parent`` cut by ``step``."""
     start, labels = _tie_free_point(parent, step)
     seen = {labels: start}
+    known = {}  # labels -> {hyperplane key: labels of the piece across it}, from crossings into it
     queue = [labels]
     while queue:
         labels = queue.pop()
@@ -318,8 +352,12 @@ def _refine(parent: _Piece, step, regions_out, edges_out, on_region):
                        step.output_map(labels, parent.map))
         regions_out.append((piece, tuple(fs.points[i] for i in keep)))
         on_region()
+        here = known.pop(labels, {})
         for i in keep:
             if i < len(parent.A):  # a wall of an earlier sub-layer: stay inside the parent
+                continue
+            key = _hyperplane_key(A[i], b[i])[0]
+            if key in here:  # face to face: the piece that crossed into us is the one across
                 continue
             nxt, across = _cross(parent, step, A[i], fs.points[i])
             if nxt is None:
@@ -327,20 +365,27 @@ def _refine(parent: _Piece, step, regions_out, edges_out, on_region):
             if nxt not in seen:
                 seen[nxt] = across
                 queue.append(nxt)
+                known.setdefault(nxt, {})[key] = labels
             edges_out.append((piece.pattern, _append_pattern(parent.pattern, step, nxt)))
 
 
 def _cross(parent, step, normal, facet_point):
-    """Labels of the piece across a facet, and a point strictly inside it."""
-    norm2 = sum(a * a for a in normal)
-    eps = Fraction(1, 1 << 8) / max(norm2, Fraction(1))
+    """Labels of the piece across a facet, and a point strictly inside it.
+
+    Steps from the facet point along the outer normal, by ``1 / (256 |a|^2)`` and then
+    smaller, until the point is strictly inside the parent and tie-free; all in
+    integer arithmetic on homogeneous coordinates.
+    """
+    P, D = homogeneous_point(facet_point)
+    a = integer_row(normal)
+    K = 256 * sum(v * v for v in a)
     for _ in range(200):
-        y = tuple(p + eps * a for p, a in zip(facet_point, normal))
-        if _strict(parent.A, parent.b, y):
-            labels = step.labels(parent.map.apply(y))
+        Y, E = tuple(p * K + ai * D for p, ai in zip(P, a)), D * K  # facet point + a / K
+        if parent.contains_strictly(Y, E):
+            labels = step.labels_homogeneous(*parent.map.apply_homogeneous(Y, E))
             if labels is not None and step.realisable(labels):
-                return labels, y
-        eps /= 4
+                return labels, tuple(Fraction(v, E) for v in Y)
+        K *= 4
     COUNTERS.fallbacks += 1
     return None, None
 
@@ -353,8 +398,8 @@ class _Progress:
         self.count, self.label, self.last = 0, label, 0.0
         self.start = time.perf_counter()
 
-    def tick(self):
-        self.count += 1
+    def tick(self, n=1):
+        self.count += n
         now = time.perf_counter()
         if self.enabled and now - self.last > 0.2:
             self.last = now
@@ -367,7 +412,7 @@ class _Progress:
             sys.stderr.write("\n")
 
 
-def enumerate_regions(model, box=None, progress: bool | None = None) -> RegionSet:
+def enumerate_regions(model, box=None, progress: bool | None = None, workers: int = 1) -> RegionSet:
     """All activation regions of ``model`` over ``R^d`` (or inside ``box``), exactly.
 
     Parameters
@@ -378,6 +423,9 @@ def enumerate_regions(model, box=None, progress: bool | None = None) -> RegionSe
         Restrict to the box ``[lo, hi]^d`` (scalars or per-coordinate sequences).
     progress : bool, optional
         Show a counter on stderr (default: only when stderr is a terminal).
+    workers : int, optional
+        Refine the regions of each sub-layer in this many processes (one task per
+        batch of parent regions; the result does not depend on it).
 
     Returns
     -------
@@ -391,6 +439,8 @@ def enumerate_regions(model, box=None, progress: bool | None = None) -> RegionSe
     >>> len(enumerate_regions(one).activation_regions)
     3
     """
+    if not isinstance(workers, int) or workers < 1:
+        raise InvalidInputError(f"workers must be a positive integer; got {workers!r}")
     t0 = time.perf_counter()
     before = COUNTERS.snapshot()
     d = model.dim
@@ -400,24 +450,68 @@ def enumerate_regions(model, box=None, progress: bool | None = None) -> RegionSe
         A, b = box_rows(box, d)
         cert = interior_point(A, b)
         root = _Piece((), A, b, tuple(("box",) for _ in A), cert.point, AffineMap.identity(d))
-    pieces = [(root, ())]
-    edges = []
+    pieces, edges, found = [(root, ())], [], []
     bar = _Progress(progress)
     steps = _steps(model)
     try:
         for s, step in enumerate(steps):
-            out, step_edges = [], []
-            for parent, _ in pieces:
-                _refine(parent, step, out, step_edges, bar.tick if s == len(steps) - 1 else (lambda: None))
-            pieces = out
-            edges = step_edges
+            found = []
+            tick = bar.tick if s == len(steps) - 1 else (lambda n=1: None)
+            edges = _refine_all([p for p, _ in pieces], step, found, tick, workers)
+            pieces = found
     except KeyboardInterrupt:
         bar.close()
-        partial = _finish(pieces, edges, t0, before, complete=False)
-        raise Interrupted(f"interrupted after {len(partial.activation_regions)} regions of the current "
-                          "sub-layer; partial results attached", partial) from None
+        partial = _finish(pieces, edges if pieces is not found else [], t0, before, complete=False)
+        raise Interrupted(f"interrupted in sub-layer {s + 1} of {len(steps)} after {len(found)} of its regions; "
+                          f"the partial result holds the {len(partial.activation_regions)} complete regions of "
+                          "the sub-layer before", partial) from None
     bar.close()
     return _finish(pieces, edges, t0, before, complete=True)
+
+
+def _refine_all(parents, step, out, tick, workers):
+    """Refine every parent; append the pieces to ``out`` and return the edges."""
+    edges = []
+    if workers == 1 or len(parents) < 4 * workers:
+        for parent in parents:
+            _refine(parent, step, out, edges, tick)
+        return edges
+    import multiprocessing
+    from multiprocessing.reduction import ForkingPickler
+
+    ForkingPickler.register(Fraction, _reduce_fraction)
+    global _JOB
+    _JOB = (parents, step)
+    size = max(1, len(parents) // (workers * 16))
+    chunks = [(i, min(i + size, len(parents))) for i in range(0, len(parents), size)]
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            for found, found_edges, counters in pool.imap(_refine_chunk, chunks):
+                out.extend(found)
+                edges.extend(found_edges)
+                for k, v in counters.items():
+                    setattr(COUNTERS, k, getattr(COUNTERS, k) + v)
+                tick(len(found))
+    finally:
+        _JOB = None
+    return edges
+
+
+_JOB = None  # (parents, step) shared with forked workers
+
+
+def _reduce_fraction(x):
+    return Fraction, (x.numerator, x.denominator)
+
+
+def _refine_chunk(bounds):
+    parents, step = _JOB
+    before = COUNTERS.snapshot()
+    out, edges = [], []
+    for parent in parents[bounds[0]:bounds[1]]:
+        _refine(parent, step, out, edges, lambda n=1: None)
+    after = COUNTERS.snapshot()
+    return out, edges, {k: after[k] - before[k] for k in after}
 
 
 def _finish(pieces, edges, t0, before, complete):
