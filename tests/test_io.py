@@ -77,3 +77,41 @@ def test_invalid_json_file(tmp_path):
         load_model(p)
     with pytest.raises(ModelFileError, match="no such file"):
         load_model(tmp_path / "missing.json")
+
+
+def test_weight_form_file_matches_direct_hard_attention():
+    # one layer, two heads, d_model = 2, a context of three tokens; compare with attention computed by hand
+    ctx = [[1, 0], [0, 1], ["1/2", "-1"]]
+    heads = [{"W_Q": [[1, 2], [0, 1]], "W_K": [[1, 0], [1, 1]], "W_V": [[1, 0], [0, 1]], "W_O": [[2, 0], [0, 1]],
+              "b_Q": ["1/3", 0]},
+             {"W_Q": [[0, 1]], "W_K": [[1, -1]], "W_V": [[1, 1]], "W_O": [[1], [-1]]}]
+    obj = {"format": "tropattn.model/1", "form": "weights", "dim": 2, "context": ctx,
+           "layers": [{"residual": True, "d_k": 4, "heads": heads}]}
+    model = model_from_json(obj)
+    F = lambda M: [[Fraction(v) for v in row] for row in M]          # noqa: E731
+    Y = F(ctx)
+
+    def mat(M, v):
+        return [sum(a * b for a, b in zip(row, v)) for row in M]
+
+    def hand(x):
+        out = list(x)
+        for h in heads:
+            q = mat(F(h["W_Q"]), x)
+            q = [a + Fraction(b) for a, b in zip(q, h.get("b_Q", [0] * len(q)))]
+            scores = [sum(a * b for a, b in zip(q, mat(F(h["W_K"]), y))) for y in Y]
+            j = max(range(len(Y)), key=lambda i: scores[i])
+            assert scores.count(scores[j]) == 1
+            out = [o + v for o, v in zip(out, mat(F(h["W_O"]), mat(F(h["W_V"]), Y[j])))]
+        return tuple(out)
+
+    for x in [(Fraction(1, 3), Fraction(2, 7)), (Fraction(-2), Fraction(5, 3)), (Fraction(3), Fraction(-1, 9))]:
+        assert model.evaluate(x)[0] == hand(x)
+
+
+def test_weight_form_errors_name_the_path():
+    obj = {"format": "tropattn.model/1", "form": "weights", "dim": 2, "context": [[1, 0]],
+           "layers": [{"heads": [{"W_Q": [[1, 0]], "W_K": [[1, 0, 0]], "W_V": [[1, 0]], "W_O": [[1], [0]]}]}]}
+    with pytest.raises(ModelFileError) as info:
+        model_from_json(obj)
+    assert str(info.value).startswith("layers[0].heads[0].W_K[0]")

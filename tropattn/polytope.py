@@ -60,6 +60,8 @@ _INT64_SAFE = 1 << 62
 #: input ("QJ"), whose output is simplicial with every ridge in exactly two simplices
 #: even when many points are coplanar (the exact checks are on the original points).
 _QHULL_OPTIONS = (None, "QJ")
+#: For upper hulls (many coplanar lifted points) the joggled run is tried first.
+_UPPER_QHULL_OPTIONS = ("QJ", None)
 
 
 # --------------------------------------------------------------------------- points
@@ -765,18 +767,39 @@ def upper_hull(points, method: str = "auto") -> UpperHull:
     for r in rows:
         ids.setdefault(r, len(ids))
     top = list(ids)
-    for r in top:
-        ids.setdefault(r[:-2] + (r[-2] - r[-1], r[-1]), len(ids))
-    hull = _hull(list(ids), method, qhull_options=("QJ",) + _QHULL_OPTIONS)
+    apex = len(top)
+    hull = _hull(_with_apex(top), method, qhull_options=_UPPER_QHULL_OPTIONS)
     owners = {}
     for i, r in enumerate(rows):
         owners.setdefault(ids[r], []).append(i)
     cells = []
-    for h, m in zip(hull.facets, hull.masks):
-        if h[-2] > 0:
-            cells.append(frozenset(i for p in _bits(m) for i in owners.get(p, ())))
-    verts = tuple(sorted(owners[p][0] for p in hull.vertices if p in owners))
+    for m in hull.masks:
+        if not m >> apex & 1:
+            cells.append(frozenset(i for p in _bits(m) for i in owners[p]))
+    verts = tuple(sorted(owners[p][0] for p in hull.vertices if p != apex))
     return UpperHull(vertices=verts, cells=tuple(sorted(cells, key=sorted)))
+
+
+def _with_apex(top: list) -> list:
+    """Distinct lifted points (homogeneous rows) mapped projectively, plus the image of ``-e_last``.
+
+    The upper faces of ``conv(points)`` are the faces of the polyhedron
+    ``conv(points) + R_{<=0} e_last`` whose normal has a positive last coordinate.
+    The invertible linear map ``(x, y, den) -> (x, y, c den - y)`` on homogeneous
+    rows, with an integer ``c`` above every height, sends the points to finite points
+    (new denominator ``den (c - y) > 0``) and the ray to the finite apex ``(0, -1)``:
+    the polyhedron becomes the polytope ``conv(points' + [apex])``, with the same
+    faces and incidences (a projective transformation whose hyperplane at infinity
+    misses the polyhedron).  The faces not through the apex are the upper faces; the
+    faces through it are the vertical ones.  ``c`` is chosen so that the new
+    denominators vary by at most a factor of two (well-conditioned floats for Qhull).
+    """
+    heights = [Fraction(r[-2], r[-1]) for r in top]
+    hi, lo = math.floor(max(heights)) + 1, math.floor(min(heights))
+    c = hi + (hi - lo)  # c - y lies in [hi - lo, 2 (hi - lo)], and c > every height
+    c = c if c else c + 1
+    lifted = [_primitive(r[:-1] + (c * r[-1] - r[-2],)) for r in top]
+    return lifted + [(0,) * (len(top[0]) - 2) + (-1, 1)]
 
 
 def upper_vertex_count(points) -> int:

@@ -81,7 +81,7 @@ __all__ = [
 
 
 # ------------------------------------------------------------------------ value objects
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False, eq=False)
 class PowerCell:
     """One full-dimensional cell ``{x : A x <= b}`` of a power diagram, certified.
 
@@ -100,17 +100,56 @@ class PowerCell:
         ``facet_points[i]`` lies on row ``i`` and strictly inside every other row: a
         point in the relative interior of the facet shared with ``neighbors[i]``.
 
+    The fast paths certify a cell in integer (homogeneous) coordinates and build the
+    Fractions of ``A``, ``b``, ``interior_point`` and ``facet_points`` only when they are
+    first read; equality, hashing and ``repr`` use those exact values.
+
     >>> cell = PowerDiagram.voronoi([[0], [2]]).cells()[0]
     >>> cell.A, cell.b, cell.neighbors                   # x <= 1
     (((Fraction(2, 1),),), (Fraction(2, 1),), (1,))
     """
 
     site: int
-    A: tuple
-    b: tuple
     neighbors: tuple
-    interior_point: tuple
-    facet_points: tuple = ()
+    _exact: object = field(repr=False)
+
+    def __init__(self, site, A, b, neighbors, interior_point, facet_points=()):
+        object.__setattr__(self, "site", site)
+        object.__setattr__(self, "neighbors", tuple(neighbors))
+        object.__setattr__(self, "_exact", {"A": tuple(map(tuple, A)), "b": tuple(b),
+                                            "interior_point": tuple(interior_point),
+                                            "facet_points": tuple(map(tuple, facet_points))})
+
+    @classmethod
+    def _deferred(cls, site, neighbors, source):
+        """A cell whose exact fields ``source.build(name)`` makes on first access."""
+        cell = object.__new__(cls)
+        object.__setattr__(cell, "site", site)
+        object.__setattr__(cell, "neighbors", neighbors)
+        object.__setattr__(cell, "_exact", source)
+        return cell
+
+    def _get(self, name):
+        ex = self._exact
+        return ex[name] if type(ex) is dict else ex.get(name)
+
+    A = property(lambda self: self._get("A"), doc="Facet rows (tuple of tuples of Fraction).")
+    b = property(lambda self: self._get("b"), doc="Right-hand sides (tuple of Fraction).")
+    interior_point = property(lambda self: self._get("interior_point"), doc="Certified strict interior point.")
+    facet_points = property(lambda self: self._get("facet_points"), doc="A relative-interior point per facet.")
+
+    def _key(self):
+        return (self.site, self.A, self.b, self.neighbors, self.interior_point, self.facet_points)
+
+    def __eq__(self, other):
+        return self._key() == other._key() if isinstance(other, PowerCell) else NotImplemented
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        return (f"PowerCell(site={self.site!r}, A={self.A!r}, b={self.b!r}, neighbors={self.neighbors!r}, "
+                f"interior_point={self.interior_point!r}, facet_points={self.facet_points!r})")
 
 
 # ------------------------------------------------------------------------ conversions

@@ -848,18 +848,21 @@ def linear_regions(f: TropicalPolynomial, method: str = "auto") -> tuple:
     if method not in REGION_METHODS:
         raise InvalidInputError(f"method = {method!r}; use one of {REGION_METHODS}")
     cache, key = f._cache, ("regions", method)
-    if key not in cache:
-        if method == "search":
-            cache[key] = _search_regions(f)
+    if key in cache:
+        return cache[key]
+    if method == "search":
+        regions = _search_regions(f)
+    else:
+        regions = cache.get(("regions", "hull")) or _hull_regions(f)
+        if regions is not None:
+            cache["regions", "hull"] = regions
+        elif method == "hull":
+            raise TropattnError("internal error: the upper-hull regions failed a consistency check; "
+                                "use method='search' and please report this polynomial")
         else:
-            regions = _hull_regions(f)
-            if regions is None:
-                if method == "hull":
-                    raise TropattnError("internal error: the upper-hull regions failed a consistency check; "
-                                        "use method='search' and please report this polynomial")
-                regions = linear_regions(f, "search")
-            cache[key] = regions
-    return cache[key]
+            regions = linear_regions(f, "search")
+    cache[key] = regions
+    return regions
 
 
 def redundant_terms(f: TropicalPolynomial) -> tuple:
