@@ -335,21 +335,83 @@ def test_dual_subdivision_matches_brute_force_tie_points(f):
     assert set(dual_subdivision(f)) == brute_force_maximal_cells(f)
 
 
-@settings(max_examples=30, deadline=None)
-@given(polynomials(dims=(2, 3), max_terms=5))
-def test_hypersurface_cells_are_certified_ties(f):
-    pytest.importorskip("tropattn.polytope")
+def check_hypersurface(f):
+    """Certified cells, and with the regions a partition of R^d: Euler characteristic (-1)^d."""
+    cells = hypersurface_cells(f)
     walls = 0
-    for c in hypersurface_cells(f):
+    for c in cells:
         p = c.point
         assert set(f.argmax_terms(p)) == set(c.terms)
         assert len({f.exponents[t] for t in c.terms}) >= 2  # a genuine corner, not a duplicate
         assert all(dot(e, p) == fe for e, fe in zip(c.E, c.f))
         assert all(dot(a, p) < bi for a, bi in zip(c.A, c.b))
-        assert c.dim == f.dim - exact.rank(c.E) if c.E else c.dim == f.dim
+        # the cell is dual to the face spanned by its terms' exponents: dimensions are complementary
+        spread = [[u - v for u, v in zip(f.exponents[t], f.exponents[min(c.terms)])] for t in c.terms]
+        assert c.dim == f.dim - exact.rank(spread) == f.dim - exact.rank(c.E)
         walls += c.dim == f.dim - 1
+    assert len({c.terms for c in cells}) == len(cells)
     adjacent_pairs = sum(len(r.neighbors) for r in f.linear_regions()) // 2
     assert walls == adjacent_pairs
+    # Every point of R^d lies in exactly one region or cell (its argmax set names it), and each is
+    # a relatively open polyhedron of dimension k, with compactly supported Euler characteristic
+    # (-1)^k; they add up to that of R^d.  A missing cell of any dimension breaks the sum
+    # (unless several cancel exactly).
+    euler = sum((-1) ** c.dim for c in cells) + (-1) ** f.dim * len(f.linear_regions())
+    assert euler == (-1) ** f.dim
+    return cells
+
+
+def cell_counts(cells, d):
+    return [sum(c.dim == k for c in cells) for k in range(d - 1, -1, -1)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.one_of(polynomials(dims=(1, 2, 3), max_terms=6), flat_polynomials(), products()))
+def test_hypersurface_cells_are_certified_ties(f):
+    pytest.importorskip("tropattn.polytope")
+    check_hypersurface(f)
+
+
+def test_tropical_plane_cells():
+    # max(0, x, y, z): Newt is the unit simplex, all coefficients 0, so the subdivision is the simplex
+    # itself.  Its faces: 4 vertices (regions), 6 edges (2-dim walls where two terms tie, e.g. x = y > 0, z),
+    # 4 triangles (rays where three terms tie, e.g. {0, x, y}: x = y = 0 > z, the ray -t e_3) and the
+    # tetrahedron (the vertex 0 where all four tie).  Euler: 4 regions - 6 walls + 4 rays - 1 vertex = 1.
+    pytest.importorskip("tropattn.polytope")
+    f = parse_polynomial("max(0, x, y, z)")
+    cells = check_hypersurface(f)
+    assert len(f.linear_regions()) == 4 and cell_counts(cells, 3) == [6, 4, 1]
+    assert next(c for c in cells if c.dim == 0).point == (0, 0, 0)
+
+
+def test_coordinate_planes_cells():
+    # max(0,x) + max(0,y) + max(0,z): the three coordinate planes.  The 8 octants are the regions; each
+    # plane is cut by the other two into 4 quadrants (12 walls); the 3 axes minus the origin give 6 rays;
+    # the origin is the vertex.  Dually: Newt = unit cube with all 8 lifted points coplanar (one cell),
+    # whose faces are 12 edges, 6 squares (the in-between faces: a ray dual to a square) and the cube.
+    pytest.importorskip("tropattn.polytope")
+    f = parse_polynomial("max(0, x) + max(0, y) + max(0, z)")
+    cells = check_hypersurface(f)
+    assert len(f.linear_regions()) == 8 and cell_counts(cells, 3) == [12, 6, 1]
+    assert all(len(c.terms) == 2 ** (3 - c.dim) for c in cells)  # 2^(number of zero coordinates)
+
+
+def test_generic_plane_arrangement_cells():
+    # sum_i max(0, x + i y + i^2 z + i^3), i = 1..4: four planes whose normals (1, i, i^2) are pairwise
+    # independent, any three independent (Vandermonde) and no four through one point (4x4 Vandermonde),
+    # so the arrangement is generic.  A generic arrangement of n planes in R^3 has
+    # f_k = C(n, 3 - k) * sum_{i <= k} C(n - 3 + k, i) faces of dimension k:
+    # f_3 = 1 + 4 + 6 + 4 = 15, f_2 = 4 * (1 + 3 + 3) = 28, f_1 = 6 * (1 + 2) = 18, f_0 = 4 * 1 = 4.
+    # The 16 terms (one per subset of planes) are distinct affine functions, so each region of the
+    # arrangement is a linear region, and each lower face is the cell where exactly the 2^(#planes through
+    # it) terms {positive planes + any subset of the planes through it} tie: all distinct sets.
+    pytest.importorskip("tropattn.polytope")
+    f = TropicalPolynomial([[0, 0, 0]], [0])
+    for i in range(1, 5):
+        f = f * TropicalPolynomial([[0, 0, 0], [1, i, i * i]], [0, i ** 3])
+    assert len(set(f.terms)) == 16
+    cells = check_hypersurface(f)
+    assert len(f.linear_regions()) == 15 and cell_counts(cells, 3) == [28, 18, 4]
 
 
 # ----------------------------------------------------------------- rational functions and maps

@@ -56,12 +56,11 @@ __all__ = [
 ]
 
 _INT64_SAFE = 1 << 62
-#: Qhull runs tried in turn: the default triangulated output ("Qt"), then joggled
-#: input ("QJ"), whose output is simplicial with every ridge in exactly two simplices
-#: even when many points are coplanar (the exact checks are on the original points).
-_QHULL_OPTIONS = (None, "QJ")
-#: For upper hulls (many coplanar lifted points) the joggled run is tried first.
-_UPPER_QHULL_OPTIONS = ("QJ", None)
+#: Qhull runs tried in turn: joggled input ("QJ") first, whose output is simplicial with
+#: every ridge in exactly two simplices even when many points are coplanar (and which
+#: is the fastest, as no facets are merged), then the default triangulated output
+#: ("Qt").  The exact checks are always on the original points.
+_QHULL_OPTIONS = ("QJ", None)
 
 
 # --------------------------------------------------------------------------- points
@@ -91,9 +90,32 @@ def _primitive(row) -> tuple:
     return tuple(row) if g <= 1 else tuple(v // g for v in row)
 
 
+def _coprime_fraction(n: int, d: int) -> Fraction:
+    """``Fraction(n, d)`` for coprime ``n`` and ``d > 0`` without recomputing the gcd.
+
+    (``Fraction._from_coprime_ints`` on Python >= 3.12; the same two-slot
+    construction before that.  Checked once at import, with a plain fallback.)
+    """
+    f = object.__new__(Fraction)
+    f._numerator, f._denominator = n, d
+    return f
+
+
+_coprime_fraction = getattr(Fraction, "_from_coprime_ints", _coprime_fraction)
+if _coprime_fraction(-3, 4) != Fraction(-3, 4) or hash(_coprime_fraction(6, 1)) != hash(6):  # pragma: no cover
+    _coprime_fraction = Fraction
+
+
+def _fraction_array(num: np.ndarray, den: np.ndarray) -> list:
+    """Lists of Fractions ``num[i, j] / den[i]`` (object or int arrays, ``den > 0``)."""
+    num = num.astype(object)
+    den = np.broadcast_to(den.astype(object)[:, None], num.shape)
+    g = np.gcd(num, den)
+    return [list(map(_coprime_fraction, n, d)) for n, d in zip((num // g).tolist(), (den // g).tolist())]
+
+
 def _to_fractions(row) -> tuple:
-    den = row[-1]
-    return tuple(Fraction(v, den) for v in row[:-1])
+    return tuple(_fraction_array(np.array([row[:-1]], dtype=object), np.array([row[-1]], dtype=object))[0])
 
 
 def _bits(mask: int):
@@ -179,23 +201,18 @@ def _hull(G: Sequence[tuple], method: str = "auto", qhull_options=_QHULL_OPTIONS
     eqs = _equations([G[i] for i in kept]) if dim < n else ()
     if dim == 0:
         return _Hull(tuple(G), 0, coords, eqs, (), (), (0,))
-    P = [_primitive([g[c] for c in coords] + [g[n]]) for g in G]
-    if dim == 1:
-        facets, masks = _facets_1d(P)
-    else:
-        facets, masks = None, None
-        if method == "auto":
-            pts = _Prepared.of(P)
-            for options in qhull_options:
-                facets, masks = _facets_qhull(pts, options)
-                if facets is not None:
-                    break
-        if facets is None:
-            if method == "auto":
-                exact.COUNTERS.fallbacks += 1
-            facets, masks = _facets_dd(P, kept)
-        else:
-            exact.COUNTERS.certified += 1
+    P = list(G) if dim == n else [_primitive([g[c] for c in coords] + [g[n]]) for g in G]
+    facets = None
+    if dim >= 2 and method == "auto":
+        pts = _Prepared.of(P)
+        for options in qhull_options:
+            facets, Z = _facets_qhull(pts, options)
+            if facets is not None:
+                exact.COUNTERS.certified += 1
+                verts = tuple(np.nonzero(_meets_alone(Z, Z, np.arange(len(P))))[0].tolist())
+                return _Hull(tuple(G), dim, coords, eqs, tuple(facets), tuple(_row_masks(Z)), verts)
+        exact.COUNTERS.fallbacks += 1
+    facets, masks = _facets_1d(P) if dim == 1 else _facets_dd(P, kept)
     verts = _vertices_from_masks(masks, len(P), dim)
     return _Hull(tuple(G), dim, coords, eqs, tuple(facets), tuple(masks), verts)
 
@@ -287,7 +304,7 @@ def _normalise_rows(H: np.ndarray) -> np.ndarray:
     return H
 
 
-def _exact_signs(H: np.ndarray, pts: "_Prepared") -> np.ndarray:
+def _signs(H: np.ndarray, pts: "_Prepared") -> np.ndarray:
     """Exact sign matrix of ``H @ P.T``: int64 when it cannot overflow, else filtered."""
     mh = max((abs(int(v)) for v in (H.max(), H.min())), default=0) if H.size else 0
     if pts.P64 is not None and H.shape[1] * mh * pts.max_abs < _INT64_SAFE:
@@ -316,74 +333,101 @@ def _row_masks(Z: np.ndarray) -> list:
 
 @dataclass(frozen=True)
 class _Prepared:
-    """Homogeneous points as a list, an object array, int64 (if small) and floats."""
+    """Homogeneous points as a list, an object array, int64 (if small) and floats (on demand).
+
+    ``max_abs`` is the largest absolute entry, ``l1`` the largest row L1 norm.
+    """
 
     P: list
     Pa: np.ndarray
     P64: np.ndarray | None
-    X: np.ndarray
     max_abs: int
     l1: int
 
     @classmethod
     def of(cls, P):
         Pa = np.array(P, dtype=object)
+        try:
+            P64 = Pa.astype(np.int64)
+        except OverflowError:
+            P64 = None
+        if P64 is not None and int(P64.max()) < _INT64_SAFE and int(P64.min()) > -_INT64_SAFE:
+            A = np.abs(P64)
+            max_abs = int(A.max())
+            if max_abs * P64.shape[1] < _INT64_SAFE:
+                return cls(P, Pa, P64, max_abs, int(A.sum(axis=1).max()))
+            return cls(P, Pa, P64, max_abs, max(sum(map(abs, r)) for r in P))
         max_abs = max(max(abs(v) for v in r) for r in P)
-        l1 = max(sum(map(abs, r)) for r in P)
-        P64 = Pa.astype(np.int64) if max_abs < 1 << 62 else None
-        X = (Pa[:, :-1] / Pa[:, -1:]).astype(float)
-        return cls(P, Pa, P64, X, max_abs, l1)
+        return cls(P, Pa, None, max_abs, max(sum(map(abs, r)) for r in P))
+
+    @functools.cached_property
+    def X(self) -> np.ndarray:
+        """The points as float coordinates (correctly rounded quotients)."""
+        if self.P64 is not None and self.max_abs < 1 << 53:
+            return self.P64[:, :-1] / self.P64[:, -1:]
+        return (self.Pa[:, :-1] / self.Pa[:, -1:]).astype(float)
+
+
+def _qhull_simplices(X: np.ndarray, options=None):
+    """Qhull's triangulated boundary of float points, or None if Qhull fails or a ridge is open.
+
+    Only the combinatorics (index sets) is used, and every check is exact on the
+    true points, so Qhull may see any affine image of them: coordinates are centred
+    and scaled per axis, which helps Qhull on lopsided inputs.
+    """
+    from scipy.spatial import ConvexHull, QhullError
+
+    if not np.all(np.isfinite(X)):
+        return None
+    span = np.ptp(X, axis=0)
+    span[span == 0] = 1.0
+    try:
+        qh = ConvexHull((X - X.mean(axis=0)) / span, qhull_options=options)
+    except (QhullError, ValueError):
+        return None
+    simplices = qh.simplices
+    return simplices if _ridges_closed(simplices, len(X)) else None
 
 
 def _facets_qhull(pts: _Prepared, options=None):
-    """Facets via Qhull, certified exactly; ``(None, None)`` when a check fails."""
-    from scipy.spatial import ConvexHull, QhullError
+    """Facets via Qhull, certified exactly; ``(None, None)`` when a check fails.
 
-    if not np.all(np.isfinite(pts.X)):
-        return None, None
-    try:
-        qh = ConvexHull(pts.X, qhull_options=options)
-    except (QhullError, ValueError):
-        return None, None
-    simplices = qh.simplices
-    if not _ridges_closed(simplices, len(pts.P)):
+    Returns the facet rows and their incidence ``Z`` (``Z[f, i]``: point i on facet f).
+    """
+    simplices = _qhull_simplices(pts.X, options)
+    if simplices is None:
         return None, None
     H = _normalise_rows(_simplex_normals(pts, simplices))
     degenerate = ~np.any(H != 0, axis=1)
-    uniq = _unique_rows(H[~degenerate])
+    uniq, _ = _unique_rows(H[~degenerate])
     if len(uniq) == 0:
         return None, None
-    signs = _exact_signs(uniq, pts)
+    signs = _signs(uniq, pts)
     pos, neg = np.any(signs > 0, axis=1), np.any(signs < 0, axis=1)
     if np.any(pos & neg):
         return None, None
     uniq[pos] = -uniq[pos]
-    masks = _row_masks(signs == 0)
-    if np.any(degenerate) and not _covered(simplices[degenerate], masks):
+    Z = signs == 0
+    if np.any(degenerate) and not _covered(simplices[degenerate], Z):
         return None, None
-    return [tuple(map(int, h)) for h in uniq.tolist()], masks
+    return [tuple(map(int, h)) for h in uniq.tolist()], Z
 
 
-def _unique_rows(H: np.ndarray) -> np.ndarray:
-    """Distinct rows of an int64 or object array."""
+def _unique_rows(H: np.ndarray):
+    """Distinct rows of an int64 or object array, and the index of each one's first occurrence."""
     if H.dtype != object:
-        return np.unique(H, axis=0)
-    seen = dict.fromkeys(map(tuple, H.tolist()))
-    uniq = np.empty((len(seen), H.shape[1]), dtype=object)
-    for j, r in enumerate(seen):
-        uniq[j] = r
-    return uniq
+        uniq, first = np.unique(H, axis=0, return_index=True)
+        return uniq, first
+    seen = {}
+    for i, r in enumerate(map(tuple, H.tolist())):
+        seen.setdefault(r, i)
+    first = np.fromiter(seen.values(), dtype=np.intp, count=len(seen))
+    return H[first], first
 
 
-def _covered(simplices, masks) -> bool:
-    """Each (degenerate) simplex lies inside the zero set of some certified facet."""
-    for s in simplices.tolist():
-        want = 0
-        for i in s:
-            want |= 1 << i
-        if not any(m & want == want for m in masks):
-            return False
-    return True
+def _covered(simplices: np.ndarray, Z: np.ndarray) -> bool:
+    """Each (degenerate) simplex lies inside the zero set ``Z[f]`` of some certified facet."""
+    return all(np.any(Z[:, s].all(axis=1)) for s in simplices)
 
 
 # ------------------------------------------------------- exact double description
@@ -542,22 +586,47 @@ class Polytope:
 def _polytope_from_hull(hull: _Hull, fracs=None) -> Polytope:
     """Assemble the canonical Polytope; ``fracs[i]`` (optional) is point ``i`` as Fractions."""
     n = len(hull.G[0]) - 1
-    point = (lambda i: fracs[i]) if fracs is not None else (lambda i: _to_fractions(hull.G[i]))
-    facets = sorted(_lift_facet(h, m, hull, point, n) for h, m in zip(hull.facets, hull.masks))
-    order = _lex_order([hull.G[i] for i in hull.vertices])
-    verts = tuple(point(hull.vertices[j]) for j in order)
+    rows = [hull.G[i] for i in hull.vertices]
+    order = _lex_order(rows)
+    if fracs is not None:
+        verts = tuple(fracs[hull.vertices[j]] for j in order)
+    else:
+        V = np.array([rows[j] for j in order], dtype=object).reshape(len(order), n + 1)
+        verts = tuple(map(tuple, _fraction_array(V[:, :-1], V[:, -1])))
+    if hull.equations or not hull.facets:
+        point = (lambda i: fracs[i]) if fracs is not None else (lambda i: _to_fractions(hull.G[i]))
+        facets = sorted(_lift_facet(h, m, hull, point, n) for h, m in zip(hull.facets, hull.masks))
+    else:
+        facets = _full_dimensional_facets(hull.facets)
     return Polytope(vertices=verts, equations=hull.equations, facets=tuple(facets), ambient_dim=n,
                     dim=hull.dim)
 
 
-def _lex_order(rows) -> list:
-    """Indices sorting homogeneous points lexicographically (float key, checked exactly)."""
-    order = sorted(range(len(rows)), key=lambda i: [v / rows[i][-1] for v in rows[i][:-1]])
-    if all(_lex_cmp(rows[i], rows[j]) <= 0 for i, j in zip(order, order[1:])):
-        return order
-    from functools import cmp_to_key
+def _full_dimensional_facets(rows) -> list:
+    """Sorted canonical ``(normal, offset)`` of homogeneous facet rows ``(a, b)``: ``a.x <= -b``."""
+    H = np.array(rows, dtype=object)
+    g = np.abs(np.gcd.reduce(H[:, :-1], axis=1))  # abs: a one-column reduce returns the entry itself
+    normals = (H[:, :-1] // g[:, None]).tolist()
+    offsets = _fraction_array(-H[:, -1:], g)
+    return sorted((tuple(a), o[0]) for a, o in zip(normals, offsets))
 
-    return sorted(range(len(rows)), key=cmp_to_key(lambda i, j: _lex_cmp(rows[i], rows[j])))
+
+def _lex_order(rows) -> list:
+    """Indices sorting homogeneous points lexicographically (float sort, checked exactly).
+
+    Rounding to float is monotone, so a strict float inequality in the first
+    coordinate certifies the exact order of two neighbours; only neighbours whose
+    first coordinates round equal are compared exactly.
+    """
+    if len(rows) < 2:
+        return list(range(len(rows)))
+    X = _Prepared.of(rows).X
+    order = np.lexsort(X.T[::-1])
+    sure = X[order[1:], 0] > X[order[:-1], 0]
+    order = order.tolist()
+    if all(sure[k] or _lex_cmp(rows[order[k]], rows[order[k + 1]]) <= 0 for k in range(len(sure))):
+        return order
+    return sorted(range(len(rows)), key=functools.cmp_to_key(lambda i, j: _lex_cmp(rows[i], rows[j])))
 
 
 def _lex_cmp(p, q) -> int:
@@ -618,8 +687,10 @@ def convex_hull(points, method: str = "auto") -> Polytope:
     (5, 6)
     """
     pts = _to_points(points, "points")
-    distinct = list(dict.fromkeys(pts))
-    return _polytope_from_hull(_hull([_homogeneous(p) for p in distinct], method), distinct)
+    rows = {}
+    for p in pts:
+        rows.setdefault(_homogeneous(p), p)
+    return _polytope_from_hull(_hull(list(rows), method), list(rows.values()))
 
 
 # ----------------------------------------------------------------- H -> V
@@ -700,13 +771,193 @@ def minkowski_sum(*polytopes: Polytope) -> Polytope:
                                     "(build them with convex_hull(points))")
     if len({P.ambient_dim for P in polytopes}) != 1:
         raise InvalidInputError("all summands must live in the same dimension")
-    G = [_homogeneous(v) for v in polytopes[0].vertices]
+    P0 = polytopes[0]
+    G = [_homogeneous(v) for v in P0.vertices]
+    eqs, facets = P0.equations, _facet_floats(P0)
     hull = None
     for Q in polytopes[1:]:
-        G = _pairwise_sums(G, [_homogeneous(v) for v in Q.vertices])
-        hull = _hull(G)
+        H = [_homogeneous(v) for v in Q.vertices]
+        hull = None
+        if _full_dimensional_sum(eqs, Q.equations, Q.ambient_dim):
+            hull = _sum_hull(_Prepared.of(G), _Prepared.of(H), facets, _facet_floats(Q))
+        if hull is None:
+            hull = _hull(_pairwise_sums(G, H))
         G = [hull.G[i] for i in hull.vertices]
-    return polytopes[0] if hull is None else _polytope_from_hull(hull)
+        eqs = hull.equations
+        facets = None if eqs or not hull.facets else _facet_floats(hull)
+    return P0 if hull is None else _polytope_from_hull(hull)
+
+
+def _facet_floats(P):
+    """Float facet normals and offsets ``(N, c)`` (``N x <= c``) of a full-dimensional
+    Polytope or _Hull, for the float pre-filter of :func:`_sum_hull`; else None."""
+    if isinstance(P, Polytope):
+        if P.dim < P.ambient_dim or not P.facets:
+            return None
+        return (np.array([a for a, _ in P.facets], dtype=float),
+                np.array([float(c) for _, c in P.facets]))
+    H = np.array(P.facets, dtype=object)
+    return H[:, :-1].astype(float), -H[:, -1].astype(float)
+
+
+def _full_dimensional_sum(eqs_p, eqs_q, n: int) -> bool:
+    """Whether ``P + Q`` is full-dimensional (n >= 2), from the equations of P and Q.
+
+    The normal space of ``P + Q`` is the intersection of those of P and Q; it is zero
+    iff the two bases of equation normals are together independent.
+    """
+    if n < 2:
+        return False
+    if not eqs_p or not eqs_q:
+        return True
+    E = [list(e) for e, _ in eqs_p] + [list(e) for e, _ in eqs_q]
+    return exact.rank(E) == len(E)
+
+
+def _sum_hull(A: _Prepared, B: _Prepared, facets_a=None, facets_b=None):
+    """Certified facets and vertices of a full-dimensional ``conv(A) + conv(B)``, or None.
+
+    Qhull triangulates float sums ``a + b``; the hyperplane of each simplex is
+    rebuilt exactly from the exact sums at its corners only.  It supports ``A + B``
+    iff it supports ``A`` and ``B`` separately at the two halves ``a0, b0`` of one
+    corner ``a0 + b0``: the maximum of ``h`` over the sums is ``max_A h + max_B h``.
+    So the exact sign test runs over ``|A| + |B|`` points rather than ``|A| |B|``,
+    and it certifies the hull of *all* sums.  The sums on the facet are exactly
+    ``Z_A x Z_B`` (the zeros on each side), so a sum ``a + b`` is a vertex iff the
+    facets through it meet in ``{a} x {b}`` alone (this also rejects sums that
+    coincide with another pair's sum).  Ridge closure and coverage of degenerate
+    simplices are checked as in :func:`_facets_qhull`.
+
+    Because the certificate covers every pair, Qhull may be given fewer sums: when
+    the float facets of both summands are known, only pairs whose normal cones may
+    meet (:func:`_cone_pairs`, a float filter) are passed first; if that run is not
+    certified, all pairs are.
+    """
+    nA, nB = len(A.P), len(B.P)
+    everything = np.arange(nA * nB)
+    tries = [everything]
+    if facets_a is not None and facets_b is not None:
+        pairs = _cone_pairs(A.X, facets_a, B.X, facets_b)
+        if len(pairs) < len(everything):
+            tries.insert(0, pairs)
+    for pairs in tries:
+        X = A.X[pairs // nB] + B.X[pairs % nB]
+        for options in _QHULL_OPTIONS:
+            simplices = _qhull_simplices(X, options)
+            if simplices is None:
+                continue
+            out = _certify_sum(A, B, pairs[simplices])
+            if out is not None:
+                exact.COUNTERS.certified += 1
+                return out
+    return None
+
+
+def _cone_pairs(XA, facets_a, XB, facets_b) -> np.ndarray:
+    """Indices ``i * |B| + j`` of the vertex pairs whose normal cones may intersect (floats).
+
+    ``a_i + b_j`` is a vertex of ``A + B`` only if the normal cones of ``a_i`` and
+    ``b_j`` share an interior direction.  Each cone is enclosed in a spherical cap
+    (centre: the mean of its unit facet normals; radius: the largest angle to one of
+    them), and pairs whose caps are disjoint are left out.  Only a filter: the hull
+    is certified on all pairs either way.
+    """
+    ca, ra = _normal_caps(XA, *facets_a)
+    cb, rb = _normal_caps(XB, *facets_b)
+    angle = np.arccos(np.clip(ca @ cb.T, -1.0, 1.0))
+    return np.flatnonzero(angle <= ra[:, None] + rb[None, :] + 1e-6)
+
+
+def _normal_caps(X, N, c):
+    """Centre and angular radius of a cap around each vertex's normal cone (radius pi: no cap)."""
+    norm = np.linalg.norm(N, axis=1)
+    U, off = N / norm[:, None], c / norm
+    tol = 1e-9 * (1.0 + np.abs(X).max() + np.abs(off).max())
+    inc = np.abs(X @ U.T - off) <= tol  # (vertices, facets)
+    centre = inc.astype(float) @ U
+    length = np.linalg.norm(centre, axis=1)
+    centre = centre / np.where(length > 0, length, 1.0)[:, None]
+    cos = np.where(inc, centre @ U.T, 1.0).min(axis=1)
+    radius = np.arccos(np.clip(cos, -1.0, 1.0))
+    bad = (inc.sum(axis=1) < X.shape[1]) | (length < 1e-9) | (radius > np.pi / 2 - 1e-3)
+    radius[bad] = np.pi
+    return centre, radius
+
+
+def _certify_sum(A: _Prepared, B: _Prepared, simplices: np.ndarray):
+    """The exact check of :func:`_sum_hull` for one triangulation (None if it fails)."""
+    nB = len(B.P)
+    used, local = np.unique(simplices, return_inverse=True)
+    local = local.reshape(simplices.shape)
+    ia, ib = used // nB, used % nB
+    sums = _Prepared.of(_sum_rows(A.Pa[ia], B.Pa[ib]))
+    H = _normalise_rows(_simplex_normals(sums, local))
+    degenerate = ~np.any(H != 0, axis=1)
+    uniq, first = _unique_rows(H[~degenerate])
+    if len(uniq) == 0:
+        return None
+    corner = local[~degenerate][first, 0]
+    SA = _support_signs(uniq, A, ia[corner])
+    SB = _support_signs(uniq, B, ib[corner])
+    pos = np.any(SA > 0, axis=1) | np.any(SB > 0, axis=1)
+    neg = np.any(SA < 0, axis=1) | np.any(SB < 0, axis=1)
+    if np.any(pos == neg):  # both signs (not supporting) or none (cannot happen full-dim)
+        return None
+    uniq[pos] = -uniq[pos]
+    ZA, ZB = SA == 0, SB == 0
+    if np.any(degenerate):
+        for s in local[degenerate]:
+            if not np.any(ZA[:, ia[s]].all(axis=1) & ZB[:, ib[s]].all(axis=1)):
+                return None
+    on = ZA[:, ia] & ZB[:, ib]  # (facets, used sums)
+    verts = np.nonzero(_meets_alone(on, ZA, ia) & _meets_alone(on, ZB, ib))[0]
+    n = A.Pa.shape[1] - 1
+    return _Hull(tuple(sums.P[u] for u in verts), n, tuple(range(n)), (),
+                 tuple(map(tuple, uniq.tolist())), tuple(_row_masks(on[:, verts])),
+                 tuple(range(len(verts))))
+
+
+def _meets_alone(on: np.ndarray, Z: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """For each column ``u`` of ``on``: do the rows ``Z[f]`` over the facets ``f`` with
+    ``on[f, u]`` meet exactly in ``{idx[u]}``?  (False when no facet holds ``u``.)
+
+    Bitwise: ``Z``'s rows are packed into bytes and AND-reduced per column of ``on``.
+    """
+    u, f = np.nonzero(on.T)  # sorted by u
+    out = np.zeros(on.shape[1], dtype=bool)
+    if not len(u):
+        return out
+    starts = np.flatnonzero(np.r_[True, u[1:] != u[:-1]])
+    meet = np.bitwise_and.reduceat(np.packbits(Z, axis=1, bitorder="little")[f], starts, axis=0)
+    who = u[starts]
+    single = np.zeros_like(meet)
+    single[np.arange(len(who)), idx[who] // 8] = 1 << (idx[who] % 8)
+    out[who] = np.all(meet == single, axis=1)
+    return out
+
+
+def _sum_rows(a: np.ndarray, b: np.ndarray) -> list:
+    """Primitive homogeneous rows of ``a[i] + b[i]`` (object arrays of homogeneous rows)."""
+    da, db = a[:, -1], b[:, -1]
+    g = np.gcd(da, db)
+    fa, fb = db // g, da // g
+    rows = np.concatenate([a[:, :-1] * fa[:, None] + b[:, :-1] * fb[:, None], (da * fa)[:, None]], axis=1)
+    g = np.gcd.reduce(rows, axis=1)
+    return list(map(tuple, (rows // g[:, None]).tolist()))
+
+
+def _support_signs(normals: np.ndarray, pts: _Prepared, corner: np.ndarray) -> np.ndarray:
+    """Exact ``sign(h_f . (x - x_f))`` for every normal ``h_f = (a, b)`` and point ``x``.
+
+    ``x_f = pts[corner[f]]``.  With homogeneous points ``x = (m, d)`` the sign is that
+    of ``(d_f a) . m - (a . m_f) d``, a dot product of integer rows.
+    """
+    a = normals[:, :-1]
+    if a.dtype != object:
+        a = a.astype(object)
+    base = pts.Pa[corner]
+    rows = np.concatenate([a * base[:, -1:], -(a * base[:, :-1]).sum(axis=1)[:, None]], axis=1)
+    return _signs(rows, pts)
 
 
 def _pairwise_sums(G, H) -> list:
@@ -768,7 +1019,7 @@ def upper_hull(points, method: str = "auto") -> UpperHull:
         ids.setdefault(r, len(ids))
     top = list(ids)
     apex = len(top)
-    hull = _hull(_with_apex(top), method, qhull_options=_UPPER_QHULL_OPTIONS)
+    hull = _hull(_with_apex(top), method, qhull_options=_QHULL_OPTIONS)
     owners = {}
     for i, r in enumerate(rows):
         owners.setdefault(ids[r], []).append(i)

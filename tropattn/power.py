@@ -267,11 +267,13 @@ class PowerDiagram:
         {0: 1, 2: 1}
         """
         if "dups" not in self._cache:
+            A, B, _ = self._int_scores()       # equal sites <=> equal integer rows; B orders weights
             best = {}
-            for j, (a, w) in enumerate(zip(self.sites, self.weights)):
-                if a not in best or w > self.weights[best[a]]:
+            for j, a in enumerate(A):
+                k = best.get(a)
+                if k is None or B[j] > B[k]:
                     best[a] = j
-            self._cache["dups"] = {j: best[a] for j, a in enumerate(self.sites) if best[a] != j}
+            self._cache["dups"] = {j: best[a] for j, a in enumerate(A) if best[a] != j}
         return self._cache["dups"]
 
     def _int_scores(self):
@@ -281,16 +283,13 @@ class PowerDiagram:
         integers without any Fraction arithmetic.
         """
         if "ints" not in self._cache:
-            la = lw = 1
-            for a in self.sites:
-                for v in a:
-                    la = la * v.denominator // math.gcd(la, v.denominator)
-            for w in self.weights:
-                lw = lw * w.denominator // math.gcd(lw, w.denominator)
-            L = 2 * (la * la * lw // math.gcd(la * la, lw))
-            A = [tuple(v.numerator * (L // v.denominator) for v in a) for a in self.sites]
+            dens = {v.denominator for a in self.sites for v in a}
+            la, lw = math.lcm(*dens), math.lcm(*{w.denominator for w in self.weights})
+            L = 2 * math.lcm(la * la, lw)
+            scale = {q: L // q for q in dens}
+            A = [tuple([v.numerator * scale[v.denominator] for v in a]) for a in self.sites]
             W = [w.numerator * (L // w.denominator) for w in self.weights]
-            B = [(wj - sum(v * v for v in a) // L) // 2 for a, wj in zip(A, W)]
+            B = [(wj - sum([v * v for v in a]) // L) // 2 for a, wj in zip(A, W)]
             self._cache["ints"] = (A, B, L)
         return self._cache["ints"]
 
@@ -378,12 +377,7 @@ class PowerDiagram:
         g = nx.Graph()
         cells = self.cells()
         g.add_nodes_from(c.site for c in cells if c is not None)
-        for c in cells:
-            if c is None:
-                continue
-            for k, p in zip(c.neighbors, c.facet_points):
-                if c.site < k:
-                    g.add_edge(c.site, k, point=p)
+        g.add_edges_from(_walls(cells))
         return g
 
     def clip_to_box(self, lo, hi) -> dict:
@@ -467,6 +461,15 @@ def _clip_intervals(cells, lo, hi) -> dict:
     return out
 
 
+def _walls(cells):
+    """``(j, k, {"point": p})`` once per shared facet of the cells, ``j < k``."""
+    lazy = next((c._exact for c in cells if c is not None), None)
+    if isinstance(lazy, _LazyCell):                       # one fast-path context for all cells
+        return lazy.ctx.walls()
+    return ((c.site, k, {"point": p}) for c in cells if c is not None
+            for k, p in zip(c.neighbors, c.facet_points) if c.site < k)
+
+
 def _make_cell(diagram, j, neighbors, point, fpoints) -> PowerCell:
     a, off = diagram.sites, diagram.offsets
     aj, bj = a[j], off[j]
@@ -512,6 +515,113 @@ def _cells_by_lp(diagram, unique):
     return out
 
 
+# ------------------------------------------------------------------------ lazy exact fields
+class _LazyCell:
+    """One certified cell held as integers; its Fractions are built on first access and kept.
+
+    The cell of site ``j`` is entry ``i`` of its :class:`_Context`; its neighbours and wall ids
+    are ``ctx.nbrs[s:t]`` and ``ctx.eids[s:t]``.
+    """
+
+    __slots__ = ("ctx", "j", "i", "s", "t", "memo")
+
+    def __init__(self, ctx, j, i, s, t):
+        self.ctx, self.j, self.i, self.s, self.t, self.memo = ctx, j, i, s, t, None
+
+    def get(self, name):
+        if self.memo is None:
+            self.memo = {}
+        if name not in self.memo:
+            self.memo[name] = getattr(self, "_" + name)()
+        return self.memo[name]
+
+    def _A(self):
+        A_int, L = self.ctx.A_int, self.ctx.L
+        aj = A_int[self.j]
+        return tuple(tuple(Fraction(u - v, L) for u, v in zip(A_int[k], aj)) for k in self.ctx.nbrs[self.s:self.t])
+
+    def _b(self):
+        B_int, L = self.ctx.B_int, self.ctx.L
+        bj = B_int[self.j]
+        return tuple(Fraction(bj - B_int[k], L) for k in self.ctx.nbrs[self.s:self.t])
+
+    def _interior_point(self):
+        *X, D = (col[self.i] for col in self.ctx.centers)
+        return tuple(Fraction(x, D) for x in X)
+
+    def _facet_points(self):
+        return tuple(self.ctx.point(e) for e in self.ctx.eids[self.s:self.t])
+
+
+class _Context:
+    """Integer data shared by the lazily built cells of one diagram.
+
+    ``A_int, B_int, L``: the integer scores (:meth:`PowerDiagram._int_scores`); ``nbrs`` and
+    ``eids``: neighbour sites and wall ids of all cells, concatenated; ``centers``: columns
+    ``X_1, ..., X_d, D`` of the homogeneous interior points; ``make_points()``: the homogeneous
+    wall points ``(X_1, ..., X_d, D)`` by wall id, computed on first use.  A wall's Fraction
+    point is built once and shared by its two cells.
+    """
+
+    def __init__(self, A_int, B_int, L, nbrs, eids, centers, make_points):
+        self.A_int, self.B_int, self.L = A_int, B_int, L
+        self.nbrs, self.eids, self.centers = nbrs, eids, centers
+        self.make_points, self.points, self.memo = make_points, None, {}
+        self.wall_sites = ()            # (j, k) by wall id
+
+    def point(self, e):
+        p = self.memo.get(e)
+        if p is None:
+            if self.points is None:
+                self.points = self.make_points()
+            *X, D = self.points[e]
+            p = self.memo[e] = tuple(Fraction(x, D) for x in X)
+        return p
+
+    def walls(self):
+        """``(j, k, {"point": p})`` once per wall, ``j < k``."""
+        point = self.point
+        return ((j, k, {"point": point(e)}) if j < k else (k, j, {"point": point(e)})
+                for e, (j, k) in enumerate(self.wall_sites))
+
+
+# ------------------------------------------------------------------------ the line (d = 1)
+def _cells_line(diagram, unique):
+    """Cells of a diagram on the line, exactly: the upper hull of the lifted points ``(a_j, b_j)``.
+
+    A monotone chain over the integer scores (sorted by slope, strict turns only) gives the
+    sites with an interval cell, left to right; consecutive ones meet at the breakpoint
+    ``x = (B_j - B_k) / (A_k - A_j)``.  Everything is exact integer arithmetic (no certificate is
+    needed); interior points are midpoints of breakpoints (or a breakpoint -+ 1 at the ends).
+    """
+    A_int, B_int, L = diagram._int_scores()
+    order = sorted(unique, key=lambda j: A_int[j][0])   # distinct slopes: duplicates are removed
+    chain = []
+    for j in order:
+        while len(chain) >= 2:
+            i, k = chain[-2], chain[-1]      # drop k unless it lies strictly above segment i -- j
+            if (A_int[k][0] - A_int[i][0]) * (B_int[j] - B_int[i]) - (B_int[k] - B_int[i]) * (A_int[j][0] - A_int[i][0]) < 0:
+                break
+            chain.pop()
+        chain.append(j)
+    breaks = [Fraction(B_int[j] - B_int[k], A_int[k][0] - A_int[j][0]) for j, k in zip(chain, chain[1:])]
+    out = [None] * diagram.N
+    for t, j in enumerate(chain):
+        left = breaks[t - 1] if t > 0 else None
+        right = breaks[t] if t < len(breaks) else None
+        if left is None and right is None:
+            out[j] = PowerCell(j, (), (), (), (Fraction(0),), ())
+            continue
+        mid = (left + right) / 2 if left is not None and right is not None else (
+            left + 1 if right is None else right - 1)
+        nb = sorted(([(chain[t - 1], left)] if left is not None else [])
+                    + ([(chain[t + 1], right)] if right is not None else []))
+        A = tuple((Fraction(A_int[k][0] - A_int[j][0], L),) for k, _ in nb)
+        b = tuple(Fraction(B_int[j] - B_int[k], L) for k, _ in nb)
+        out[j] = PowerCell(j, A, b, tuple(k for k, _ in nb), (mid,), tuple((x,) for _, x in nb))
+    return out
+
+
 # ------------------------------------------------------------------------ the planar path
 def _cross(o, p, q):
     return (p[0] - o[0]) * (q[1] - o[1]) - (p[1] - o[1]) * (q[0] - o[0])
@@ -535,27 +645,375 @@ def _hull_2d(points):
     return lower[:-1] + upper[:-1]
 
 
+def _pair_edges(a, b, n):
+    """Match directed edges ``a[t] -> b[t]`` into opposite pairs, or None.
+
+    Returns ``(first, second, single)``: index arrays with ``a[first] == b[second]`` and
+    ``b[first] == a[second]`` (an interior edge, traversed once each way), and the indices of
+    edges met once (boundary edges).  None if an edge is met more than twice or twice in the
+    same direction.
+    """
+    key = np.minimum(a, b) * n + np.maximum(a, b)
+    order = np.argsort(key, kind="stable")
+    ks = key[order]
+    new = np.ones(len(ks), dtype=bool)
+    new[1:] = ks[1:] != ks[:-1]
+    starts = np.flatnonzero(new)
+    counts = np.diff(np.append(starts, len(ks)))
+    if counts.max(initial=0) > 2:
+        return None
+    first, second = order[starts[counts == 2]], order[starts[counts == 2] + 1]
+    if np.any(a[first] != b[second]) or np.any(b[first] != a[second]):
+        return None
+    return first, second, order[starts[counts == 1]]
+
+
+def _exact_planes(pts, T):
+    """Exact planes ``nx X + ny Y + nb Z + e = 0`` of the triangles ``T`` (object arrays).
+
+    ``T`` is reordered in place to be counter-clockwise in the projection, so ``nb > 0``
+    (twice the projected area); returns None if some triangle is vertical (``nb = 0``).
+    """
+    p0, p1, p2 = pts[T[:, 0]], pts[T[:, 1]], pts[T[:, 2]]
+    u, v = p1 - p0, p2 - p0
+    nb = u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0]
+    if np.any(nb == 0):
+        return None
+    neg = nb < 0
+    if neg.any():
+        T[neg, 1], T[neg, 2] = T[neg, 2].copy(), T[neg, 1].copy()
+        u[neg], v[neg] = v[neg], u[neg]
+        nb[neg] = -nb[neg]
+    nx = u[:, 1] * v[:, 2] - u[:, 2] * v[:, 1]
+    ny = u[:, 2] * v[:, 0] - u[:, 0] * v[:, 2]
+    e = -(nx * p0[:, 0] + ny * p0[:, 1] + nb * p0[:, 2])
+    return np.stack([nx, ny, nb, e], axis=1)
+
+
 def _upper_facets_2d(P):
-    """Certified upper facets of the lifted integer points P (n x 3), or None.
+    """Certified upper facets of the lifted integer points P (n x 3, distinct projections), or None.
 
-    Qhull proposes the upper triangles; then, exactly:
+    Qhull proposes the upper triangles; then, exactly (Python integers, vectorised):
 
-    1. each triangle's plane ``nx X + ny Y + nb B + e = 0`` (``nb > 0``) is rebuilt from integer
-       coordinates, and triangles with equal planes are merged into one facet whose polygon is
-       the exact convex hull of their vertices (counter-clockwise);
-    2. the facets form a consistently oriented surface: every edge lies on two facets in
-       opposite directions, or on one facet and then on a line with every point on its inner
-       side (an edge of ``conv{a_j}``); so the facets tile ``conv{a_j}`` exactly once;
-    3. the surface is locally concave: across every interior edge, a vertex of one facet lies
-       strictly below the other facet's plane; so it is the graph of a concave function
-       ``psi = min_F plane_F``, and every facet vertex is a vertex of the upper hull;
-    4. every other point lies on or below ``psi``: below the plane of a facet containing its
-       projection (found in floats, checked exactly), or below every plane
-       (:func:`tropattn.exact.dot_signs`) when that facet cannot be confirmed.
+    1. each triangle's plane ``nx X + ny Y + nb Z + e = 0`` is rebuilt from integer coordinates,
+       with the triangle turned counter-clockwise in the projection so that ``nb > 0``;
+    2. the triangles form a consistently oriented surface: every edge lies on two triangles in
+       opposite directions, or on one triangle and then on a line with every point on its inner
+       side (an edge of ``conv{a_j}``), and no point starts two such boundary edges -- so the
+       boundary runs once around ``conv{a_j}`` and the triangles tile it exactly once;
+    3. the surface is locally concave: across every interior edge ``i -> k`` of triangle ``f``
+       the opposite vertex of the other triangle ``g`` lies on or below ``f``'s plane (this value
+       is the determinant of the four points, the same seen from ``g``); so it is the graph of a
+       concave function ``psi = min_F plane_F`` and every triangle lies in a face of the upper
+       hull.  Edges with the vertex *on* the plane are flat: their triangles merge into one
+       facet, whose polygon is the exact convex hull of their vertices;
+    4. every other point lies on or below ``psi``: in the projection of a triangle (found in
+       floats) and on or below its plane, checked exactly; else below every plane
+       (:func:`tropattn.exact.dot_signs`).
 
-    Returns ``(planes, cycles, edges, boundary)``: ``planes[f] = (nx, ny, nb, e)``,
-    ``cycles[f]`` the facet's vertices (ccw), ``edges[(i, k)] = [f, ...]`` and
-    ``boundary[(i, k)]`` the outward normal ``(gx, gy)`` of a hull edge of ``conv{a_j}``.
+    Returns ``(planes, cycles, eu, ev, ef, eg)``: ``planes`` (F x 4 object array) per facet,
+    ``cycles`` the corner lists of merged (non-triangle) facets ``{f: [i, ...]}`` (ccw) with
+    all other facets triangles ``tri[f]``, and the facet edges ``eu[t] -> ev[t]`` (ccw on facet
+    ``ef[t]``, and ``eg[t]`` the facet across, -1 on the boundary of ``conv{a_j}``) as arrays;
+    plus the triangles ``tri`` (F x 3) of unmerged facets.
+    """
+    from scipy.spatial import ConvexHull, QhullError
+
+    n = len(P)
+    pts = np.empty((n, 3), dtype=object)
+    pts[:] = P
+    flt = pts.astype(float)
+    try:
+        hull = ConvexHull(flt / (np.abs(flt).max() or 1.0))
+    except (QhullError, ValueError):
+        return None
+    T = hull.simplices[hull.equations[:, 2] > 0].astype(np.int64)  # a proposal: certified below
+    if len(T) == 0:
+        return None
+    planes = _exact_planes(pts, T)                                    # 1.
+    if planes is None:
+        return None
+    m = len(T)
+    a = np.concatenate([T[:, 0], T[:, 1], T[:, 2]])                   # 2. directed edges a -> b
+    b = np.concatenate([T[:, 1], T[:, 2], T[:, 0]])
+    opp = np.concatenate([T[:, 2], T[:, 0], T[:, 1]])
+    tri = np.tile(np.arange(m), 3)
+    paired = _pair_edges(a, b, n)
+    if paired is None:
+        return None
+    first, second, single = paired
+    if not _boundary_ok(pts, a[single], b[single], n):
+        return None
+    pl, q = planes[tri[first]], pts[opp[second]]                      # 3. local concavity
+    side = pl[:, 0] * q[:, 0] + pl[:, 1] * q[:, 1] + pl[:, 2] * q[:, 2] + pl[:, 3]
+    if np.any(side > 0):
+        return None
+    flat = side == 0
+    if not _rest_below(pts, flt, T, planes):                         # 4.
+        return None
+    if not flat.any():
+        g = np.full(len(a), -1, dtype=np.int64)
+        g[first], g[second] = tri[second], tri[first]
+        return planes, {}, a, b, tri, g, T
+    return _merge_flat(pts, planes, T, tri[first[flat]], tri[second[flat]])
+
+
+def _boundary_ok(pts, a, b, n) -> bool:
+    """Boundary edges ``a -> b`` (ccw) run once around ``conv``: all points on their inner side."""
+    if len(a) < 3 or len(np.unique(a)) != len(a):
+        return False
+    ax, ay, bx, by = pts[a, 0], pts[a, 1], pts[b, 0], pts[b, 1]
+    gx, gy = by - ay, ax - bx
+    lines = list(zip(gx.tolist(), gy.tolist(), (-(gx * ax + gy * ay)).tolist()))
+    return dot_signs(lines, [(x, y, 1) for x, y in pts[:, :2].tolist()]).max() <= 0
+
+
+def _rest_below(pts, flt, T, planes) -> bool:
+    """Every point that is no triangle vertex lies on or below the surface (step 4)."""
+    mask = np.ones(len(pts), dtype=bool)
+    mask[T.ravel()] = False
+    rest = np.flatnonzero(mask)
+    if len(rest) == 0:
+        return True
+    from scipy.spatial import cKDTree
+
+    # a float guess of the triangle above each point: the lowest plane among the triangles with
+    # the k nearest centroids, then among all triangles for the misses; checked exactly
+    pf = planes.astype(float)
+    w = -pf[:, [0, 1, 3]] / pf[:, 2:3]                 # height over (x, y, 1)
+    k = min(12, len(T))
+    _, near = cKDTree(flt[T, :2].mean(axis=1)).query(flt[rest, :2], k=k)
+    near = near.reshape(len(rest), k)
+    h = w[near, 0] * flt[rest, 0:1] + w[near, 1] * flt[rest, 1:2] + w[near, 2]
+    unsure = rest[~_below_triangle(pts, T, planes, rest, near[np.arange(len(rest)), np.argmin(h, axis=1)])]
+    if len(unsure):
+        h = np.outer(flt[unsure, 0], w[:, 0]) + np.outer(flt[unsure, 1], w[:, 1]) + w[:, 2]
+        unsure = unsure[~_below_triangle(pts, T, planes, unsure, np.argmin(h, axis=1))]
+    if len(unsure) == 0:
+        return True
+    return dot_signs([tuple(r) for r in planes.tolist()],
+                     [(x, y, z, 1) for x, y, z in pts[unsure].tolist()]).max() <= 0
+
+
+def _below_triangle(pts, T, planes, idx, tri):
+    """Exact: point ``idx[r]`` projects into triangle ``tri[r]`` (ccw) and lies on or below its plane."""
+    t, p = T[tri], pts[idx]
+    ok = np.ones(len(idx), dtype=bool)
+    for s in range(3):
+        o, r = pts[t[:, s]], pts[t[:, (s + 1) % 3]]
+        ok &= (r[:, 0] - o[:, 0]) * (p[:, 1] - o[:, 1]) - (r[:, 1] - o[:, 1]) * (p[:, 0] - o[:, 0]) >= 0
+    pl = planes[tri]
+    return ok & (pl[:, 0] * p[:, 0] + pl[:, 1] * p[:, 1] + pl[:, 2] * p[:, 2] + pl[:, 3] <= 0)
+
+
+def _merge_flat(pts, planes, T, f1, f2):
+    """Merge triangles across flat edges into facets (union-find), then re-pair the facet edges."""
+    m = len(T)
+    parent = list(range(m))
+
+    def root(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for x, y in zip(f1.tolist(), f2.tolist()):
+        rx, ry = root(x), root(y)
+        if rx != ry:
+            parent[max(rx, ry)] = min(rx, ry)
+    roots = [root(x) for x in range(m)]
+    groups = {}
+    for x, r in enumerate(roots):
+        groups.setdefault(r, []).append(x)
+    keep = sorted(groups)
+    index = {r: f for f, r in enumerate(keep)}
+    cycles, us, vs, fs = {}, [], [], []
+    Tl = T.tolist()
+    for r in keep:
+        f = index[r]
+        if len(groups[r]) == 1:
+            cyc = Tl[r]
+        else:
+            verts = sorted({v for x in groups[r] for v in Tl[x]})
+            cyc = [verts[i] for i in _hull_2d([tuple(pts[v, :2]) for v in verts])]
+            if len(cyc) < 3:
+                return None
+            cycles[f] = cyc
+        for s in range(len(cyc)):
+            us.append(cyc[s])
+            vs.append(cyc[(s + 1) % len(cyc)])
+            fs.append(f)
+    a, b, ef = np.array(us, dtype=np.int64), np.array(vs, dtype=np.int64), np.array(fs, dtype=np.int64)
+    paired = _pair_edges(a, b, len(pts))
+    if paired is None:
+        return None
+    first, second, _ = paired
+    g = np.full(len(a), -1, dtype=np.int64)
+    g[first], g[second] = ef[second], ef[first]
+    return planes[keep], cycles, a, b, ef, g, T[keep]
+
+
+def _cells_planar(diagram, unique):
+    """Cells of a planar diagram from the certified lifted upper hull, or None.
+
+    All in integer (homogeneous) arithmetic, vectorised over numpy object arrays; the cells'
+    Fractions are built only when read (:class:`PowerCell`).  Dual vertices ``x_F = (nx, ny) / nb``
+    of the certified facets are power-diagram vertices; a facet point of cells ``j, k`` is the
+    midpoint of the two vertices dual to the two hull facets on edge ``(j, k)`` (or a vertex plus
+    the outward normal of a hull edge of ``conv{a_j}``), which lies in the relative interior of
+    the diagram edge because the hull is certified.  Interior points (centroid of three cell
+    vertices, or of fewer plus the sum of the recession rays) are checked exactly against every
+    row of their cell.
+    """
+    A_int, B_int, L = diagram._int_scores()
+    P = [(A_int[j][0], A_int[j][1], B_int[j]) for j in unique]
+    res = _upper_facets_2d(P)
+    if res is None:
+        return None
+    planes, cycles, ea, eb, ef, eg, T = res
+    keep = (eg < 0) | (ea < eb)                       # each diagram edge once
+    ea, eb, ef, eg = ea[keep], eb[keep], ef[keep], eg[keep]
+    pts = np.empty((len(P), 3), dtype=object)
+    pts[:] = P
+    centers = _centers_2d(pts, planes, cycles, T, ea, eb, eg)
+    if centers is None:
+        return None
+    X, Y, D = centers
+    E = len(ea)
+    src, dst = np.concatenate([ea, eb]), np.concatenate([eb, ea])
+    eid = np.concatenate([np.arange(E), np.arange(E)])
+    order = np.lexsort((dst, src))
+    src, dst, eid = src[order], dst[order], eid[order]
+    # certificate: the interior point of cell j is strictly inside every row toward a neighbour k
+    Xs, Ys, Ds = X[src], Y[src], D[src]
+    val = ((pts[dst, 0] - pts[src, 0]) * Xs + (pts[dst, 1] - pts[src, 1]) * Ys
+           - (pts[src, 2] - pts[dst, 2]) * Ds)
+    if np.any(val >= 0):
+        return None
+    sites = np.asarray(unique, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, src[1:] != src[:-1]])
+    nbrs = sites[dst].tolist()
+    ctx = _Context(A_int, B_int, L, nbrs, eid.tolist(), (X.tolist(), Y.tolist(), D.tolist()),
+                   lambda: _edge_points(pts, planes, ea, eb, ef, eg))
+    ctx.wall_sites = list(zip(sites[ea].tolist(), sites[eb].tolist()))
+    out = [None] * diagram.N
+    for i, s, t in zip(src[starts].tolist(), starts.tolist(), np.r_[starts[1:], len(src)].tolist()):
+        j = unique[i]
+        out[j] = PowerCell._deferred(j, tuple(nbrs[s:t]), _LazyCell(ctx, j, i, s, t))
+    return out
+
+
+def _edge_points(pts, planes, ea, eb, ef, eg):
+    """Homogeneous ``(X, Y, D)`` of a point inside each diagram edge (see :func:`_cells_planar`)."""
+    x1, y1, d1 = planes[ef, 0], planes[ef, 1], planes[ef, 2]
+    inner = eg >= 0
+    g = np.where(inner, eg, 0)
+    x2, y2, d2 = planes[g, 0], planes[g, 1], planes[g, 2]
+    gx, gy = pts[eb, 1] - pts[ea, 1], pts[ea, 0] - pts[eb, 0]          # outward normal of a -> b
+    X = np.where(inner, x1 * d2 + x2 * d1, x1 + gx * d1)
+    Y = np.where(inner, y1 * d2 + y2 * d1, y1 + gy * d1)
+    Dn = np.where(inner, 2 * d1 * d2, d1)
+    return list(zip(X.tolist(), Y.tolist(), Dn.tolist()))
+
+
+def _centers_2d(pts, planes, cycles, T, ea, eb, eg):
+    """Homogeneous interior-point candidates ``(X, Y, D)`` (object arrays over points), or None.
+
+    Centroid of the duals of three facets at the point, or, for a point with fewer facets
+    (on the boundary of ``conv{a_j}``), their centroid plus the sum of the outward normals of
+    its boundary edges (the cell's recession directions).  Unused for hidden points.
+    """
+    n = len(pts)
+    if cycles:
+        vs, fs = [], []
+        for f, tri in enumerate(T.tolist()):
+            cyc = cycles.get(f, tri)
+            vs.extend(cyc)
+            fs.extend([f] * len(cyc))
+        v, f = np.array(vs, dtype=np.int64), np.array(fs, dtype=np.int64)
+    else:
+        v, f = T.T.ravel(), np.tile(np.arange(len(T)), 3)
+    order = np.argsort(v, kind="stable")
+    v, f = v[order], f[order]
+    starts = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
+    counts = np.diff(np.r_[starts, len(v)])
+    X, Y, D = (np.zeros(n, dtype=object) for _ in range(3))
+    full = starts[counts >= 3]
+    p1, p2, p3 = (planes[f[full + s]] for s in range(3))
+    d1, d2, d3 = p1[:, 2], p2[:, 2], p3[:, 2]
+    i = v[full]
+    X[i] = p1[:, 0] * d2 * d3 + p2[:, 0] * d1 * d3 + p3[:, 0] * d1 * d2
+    Y[i] = p1[:, 1] * d2 * d3 + p2[:, 1] * d1 * d3 + p3[:, 1] * d1 * d2
+    D[i] = 3 * d1 * d2 * d3
+    few = [(int(v[s]), f[s:s + c].tolist()) for s, c in zip(starts[counts < 3].tolist(), counts[counts < 3].tolist())]
+    if few:
+        rays = {}
+        bd = eg < 0
+        for a, b in zip(ea[bd].tolist(), eb[bd].tolist()):
+            gx, gy = pts[b, 1] - pts[a, 1], pts[a, 0] - pts[b, 0]
+            for t in (a, b):
+                r = rays.setdefault(t, [0, 0])
+                r[0] += gx
+                r[1] += gy
+        for i, fl in few:
+            ray = rays.get(i)
+            if ray is None:
+                return None
+            X[i], Y[i], D[i] = _ray_candidate([planes[f] for f in fl], ray)
+    return X, Y, D
+
+
+def _ray_candidate(verts, ray):
+    """Homogeneous (X, Y, D): centroid of one or two cell vertices plus the recession ray."""
+    if len(verts) == 1:
+        x1, y1, d1 = verts[0][:3]
+        return x1 + ray[0] * d1, y1 + ray[1] * d1, d1
+    (x1, y1, d1), (x2, y2, d2) = (v[:3] for v in verts)
+    D = 2 * d1 * d2
+    return x1 * d2 + x2 * d1 + ray[0] * D, y1 * d2 + y2 * d1 + ray[1] * D, D
+
+
+# ------------------------------------------------------------------------ the lifted path (d >= 3)
+def _det(rows):
+    """Exact determinant of a small square integer matrix (Bareiss, fraction-free)."""
+    m = [list(r) for r in rows]
+    n, sign, prev = len(m), 1, 1
+    for k in range(n - 1):
+        if m[k][k] == 0:
+            swap = next((i for i in range(k + 1, n) if m[i][k] != 0), None)
+            if swap is None:
+                return 0
+            m[k], m[swap] = m[swap], m[k]
+            sign = -sign
+        for i in range(k + 1, n):
+            for j in range(k + 1, n):
+                m[i][j] = (m[i][j] * m[k][k] - m[i][k] * m[k][j]) // prev
+        prev = m[k][k]
+    return sign * m[n - 1][n - 1] if n else 1
+
+
+def _normal(diffs):
+    """Integer normal of the hyperplane spanned by ``len(diffs) = n - 1`` vectors in ``Z^n``."""
+    n = len(diffs[0])
+    return [(-1) ** c * _det([r[:c] + r[c + 1:] for r in diffs]) for c in range(n)]
+
+
+def _upper_simplices(P, d):
+    """Certified simplicial upper hull of lifted integer points P (n x (d+1)), or None.
+
+    Qhull proposes the upper facets; then, exactly:
+
+    1. each facet's hyperplane ``n . p + e = 0`` is rebuilt from integer coordinates with
+       ``n_{d+1} > 0``; facets with equal (primitive) hyperplanes are refused (a non-simplicial
+       face: left to the LP path);
+    2. every lifted point lies on or below every facet hyperplane
+       (:func:`tropattn.exact.dot_signs`), so each facet lies in a face of the upper hull;
+    3. every ridge (``d`` vertices) lies on two facets whose opposite vertices project strictly to
+       opposite sides of it, or on one facet and then on a hyperplane of ``R^d`` with every
+       projected point on the facet's side (a facet of ``conv{a_j}``).  So the projected facets
+       cover ``conv{a_j}``: the found facets are *all* faces of the upper hull.
+
+    Returns the simplices as a list of vertex-index tuples.
     """
     from scipy.spatial import ConvexHull, QhullError
 
@@ -564,172 +1022,78 @@ def _upper_facets_2d(P):
         hull = ConvexHull(flt / (np.abs(flt).max() or 1.0))
     except (QhullError, ValueError):
         return None
-    up = np.nonzero(hull.equations[:, 2] > 0)[0]  # a proposal only: every claim is certified below
-    if len(up) == 0:
+    simplices = hull.simplices[hull.equations[:, d] > 0].tolist()
+    if not simplices:
         return None
-    plane_ids, planes, members = {}, [], []
-    for tri in hull.simplices[up].tolist():  # 1. exact planes, merged
-        (x1, y1, z1), (x2, y2, z2), (x3, y3, z3) = P[tri[0]], P[tri[1]], P[tri[2]]
-        ux, uy, uz, vx, vy, vz = x2 - x1, y2 - y1, z2 - z1, x3 - x1, y3 - y1, z3 - z1
-        nx, ny, nb = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
-        if nb == 0:
+    planes, keys = [], set()
+    for s in simplices:                                               # 1.
+        p0 = P[s[0]]
+        nrm = _normal([[u - v for u, v in zip(P[i], p0)] for i in s[1:]])
+        if nrm[d] == 0:
             return None
-        if nb < 0:
-            nx, ny, nb = -nx, -ny, -nb
-        e = -(nx * x1 + ny * y1 + nb * z1)
-        g = math.gcd(nx, ny, nb, e)
-        key = (nx // g, ny // g, nb // g, e // g)
-        f = plane_ids.get(key)
-        if f is None:
-            f = plane_ids[key] = len(planes)
-            planes.append(key)
-            members.append(set())
-        members[f].update(tri)
-    cycles, edges, on_surface = [], {}, set()
-    for f, pts in enumerate(members):
-        on_surface.update(pts)
-        if len(pts) == 3:
-            cyc = list(pts)
-            turn = _cross(P[cyc[0]], P[cyc[1]], P[cyc[2]])
-            if turn < 0:
-                cyc = [cyc[0], cyc[2], cyc[1]]
-            elif turn == 0:
-                return None
-        else:
-            pts = sorted(pts)
-            cyc = [pts[i] for i in _hull_2d([P[i][:2] for i in pts])]
-            if len(cyc) < 3:
-                return None
-        cycles.append(cyc)
-        for t in range(len(cyc)):
-            i, k = cyc[t], cyc[(t + 1) % len(cyc)]
-            edges.setdefault((min(i, k), max(i, k)), []).append((f, i, k))
-    boundary, lines = {}, []
-    for key, fs in edges.items():  # 2. orientation and boundary, 3. local concavity
-        if len(fs) == 2:
-            (f, i, k), (g, i2, k2) = fs
-            if (i, k) != (k2, i2) or not (_below_plane(planes[f], P, cycles[g], key)
-                                          and _below_plane(planes[g], P, cycles[f], key)):
-                return None
-        elif len(fs) == 1:
-            _, i, k = fs[0]  # ccw along the facet: the outside of the edge is on its right
-            gx, gy = P[k][1] - P[i][1], P[i][0] - P[k][0]
-            boundary[key] = (gx, gy)
-            lines.append((gx, gy, -(gx * P[i][0] + gy * P[i][1])))
-        else:
+        if nrm[d] < 0:
+            nrm = [-c for c in nrm]
+        row = nrm + [-sum(c * v for c, v in zip(nrm, p0))]
+        g = math.gcd(*row)
+        key = tuple(c // g for c in row)
+        if key in keys:
             return None
-    if not lines or dot_signs(lines, [(int(p[0]), int(p[1]), 1) for p in P]).max() > 0:
+        keys.add(key)
+        planes.append(key)
+    cols = [tuple(p) + (1,) for p in P]                               # 2.
+    step = max(1, 2_000_000 // len(cols))
+    if any(dot_signs(planes[i:i + step], cols).max() > 0 for i in range(0, len(planes), step)):
         return None
-    rest = [i for i in range(len(P)) if i not in on_surface]  # 4. the other points
-    if rest:
-        pf = np.array(planes, dtype=float)
-        pf /= np.abs(pf).max(axis=1, keepdims=True)
-        q = np.hstack([flt[rest][:, :2], np.ones((len(rest), 1))])
-        # the facet whose plane is lowest above the point: a float guess, checked exactly
-        lowest = np.argmin(-(q @ pf[:, [0, 1, 3]].T) / pf[:, 2][None, :], axis=1).tolist()
-        unsure = [i for i, f in zip(rest, lowest) if not _located_below(planes[f], cycles[f], P, i)]
-        if unsure and dot_signs(planes, [(int(P[i][0]), int(P[i][1]), int(P[i][2]), 1)
-                                         for i in unsure]).max() > 0:
+    ridges = {}                                                       # 3.
+    for s in simplices:
+        for r in range(d + 1):
+            ridges.setdefault(tuple(sorted(s[:r] + s[r + 1:])), []).append(s[r])
+    lines = []
+    for ridge, opposite in ridges.items():
+        if len(opposite) > 2:
             return None
-    return planes, cycles, {k: [f for f, _, _ in fs] for k, fs in edges.items()}, boundary
+        q0 = P[ridge[0]][:d]
+        h = _normal([[u - v for u, v in zip(P[i][:d], q0)] for i in ridge[1:]])
+        c = -sum(a * v for a, v in zip(h, q0))
+        sides = [sum(a * v for a, v in zip(h, P[o][:d])) + c for o in opposite]
+        if len(sides) == 2:
+            if sides[0] * sides[1] >= 0:
+                return None
+        elif sides[0] == 0:
+            return None
+        else:
+            lines.append(tuple(h) + (c,) if sides[0] < 0 else tuple(-a for a in h) + (-c,))
+    if lines and dot_signs(lines, [tuple(p[:d]) + (1,) for p in P]).max() > 0:
+        return None
+    return simplices
 
 
-def _side(plane, p) -> int:
-    return plane[0] * p[0] + plane[1] * p[1] + plane[2] * p[2] + plane[3]
+def _cells_lifted(diagram, unique):
+    """Cells in dimension ``d >= 3``: hidden sites and neighbours from the certified upper hull,
+    interior and facet points from the certified LPs on the neighbour rows only, or None.
 
-
-def _below_plane(plane, P, cycle, edge) -> bool:
-    """Some vertex of ``cycle`` off ``edge`` lies strictly below ``plane``."""
-    off = next(i for i in cycle if i not in edge)
-    return _side(plane, P[off]) < 0
-
-
-def _located_below(plane, cycle, P, i) -> bool:
-    """Point i projects into the facet polygon ``cycle`` and lies on or below its plane."""
-    q = P[i]
-    n = len(cycle)
-    return all(_cross(P[cycle[t]], P[cycle[(t + 1) % n]], q) >= 0 for t in range(n)) and _side(plane, q) <= 0
-
-
-def _cells_planar(diagram, unique):
-    """Cells of a planar diagram from the certified lifted upper hull, or None.
-
-    Everything is integer (homogeneous) arithmetic until the final Fractions.  Dual vertices
-    ``x_F = (nx, ny) / nb`` of the certified facets are power-diagram vertices; a facet point of
-    cells ``j, k`` is the midpoint of the two vertices dual to the two hull facets on edge
-    ``(j, k)`` (or a vertex plus the outward normal of a hull edge of ``conv{a_j}``), which lies in
-    the relative interior of the diagram edge because the hull is certified.  Interior points
-    (centroid of three cell vertices, or of fewer plus the sum of the recession rays) are checked
-    exactly against every row of their cell.
+    With the hull certified (:func:`_upper_simplices`), the cell of a vertex ``j`` is cut out by
+    the bisectors toward its hull neighbours alone; :func:`tropattn.exact.facets` must then
+    confirm every one of those rows as a facet (else None: the caller uses the full LPs).
     """
-    A_int, B_int, L = diagram._int_scores()
-    P = [(A_int[j][0], A_int[j][1], B_int[j]) for j in unique]
-    res = _upper_facets_2d(P)
-    if res is None:
+    A_int, B_int, _ = diagram._int_scores()
+    P = [tuple(A_int[j]) + (B_int[j],) for j in unique]
+    simplices = _upper_simplices(P, diagram.dim)
+    if simplices is None:
         return None
-    planes, cycles, edges, boundary = res
     nbrs = {}
-    for (i, k), fs in edges.items():
-        x1, y1, d1 = planes[fs[0]][:3]
-        if len(fs) == 2:
-            x2, y2, d2 = planes[fs[1]][:3]
-            p = _frac_point(x1 * d2 + x2 * d1, y1 * d2 + y2 * d1, 2 * d1 * d2)
-        else:
-            gx, gy = boundary[(i, k)]
-            p = _frac_point(x1 + gx * d1, y1 + gy * d1, d1)
-        nbrs.setdefault(i, []).append((unique[k], p))
-        nbrs.setdefault(k, []).append((unique[i], p))
-    cell_vertices = {}
-    for f, cyc in enumerate(cycles):
-        for i in cyc:
-            cell_vertices.setdefault(i, []).append(f)
-    rays = {}
-    for (i, k), (gx, gy) in boundary.items():
-        for t in (i, k):
-            r = rays.setdefault(t, [0, 0])
-            r[0] += gx
-            r[1] += gy
-    rows = {}  # (j, k) -> (row, rhs) in Fractions, built once per edge and negated for (k, j)
-    for (i, k) in edges:
-        j1, j2 = unique[i], unique[k]
-        a = (Fraction(A_int[j2][0] - A_int[j1][0], L), Fraction(A_int[j2][1] - A_int[j1][1], L))
-        b = Fraction(B_int[j1] - B_int[j2], L)
-        rows[j1, j2] = (a, b)
-        rows[j2, j1] = ((-a[0], -a[1]), -b)
+    for s in simplices:
+        for i in s:
+            nbrs.setdefault(i, set()).update(s)
     out = [None] * diagram.N
-    for i, lst in nbrs.items():
+    for i, ks in nbrs.items():
         j = unique[i]
-        lst.sort(key=lambda t: t[0])
-        ks = [k for k, _ in lst]
-        X, Y, D = _interior_candidate([planes[f] for f in cell_vertices[i][:3]], rays.get(i))
-        aj, bj = A_int[j], B_int[j]
-        if D == 0 or any((A_int[k][0] - aj[0]) * X + (A_int[k][1] - aj[1]) * Y >= (bj - B_int[k]) * D
-                         for k in ks):
+        cand = [unique[k] for k in sorted(ks) if k != i]
+        cell = _cell_by_lp(diagram, j, cand)
+        if cell is None or cell.neighbors != tuple(cand):
             return None
-        cell_rows = [rows[j, k] for k in ks]
-        out[j] = PowerCell(j, tuple(r for r, _ in cell_rows), tuple(c for _, c in cell_rows), tuple(ks),
-                           _frac_point(X, Y, D), tuple(p for _, p in lst))
+        out[j] = cell
     return out
-
-
-def _frac_point(X, Y, D):
-    return (Fraction(X, D), Fraction(Y, D))
-
-
-def _interior_candidate(verts, ray):
-    """Homogeneous (X, Y, D): centroid of three cell vertices, else centroid of fewer + ray."""
-    if len(verts) == 3:
-        (x1, y1, d1), (x2, y2, d2), (x3, y3, d3) = (v[:3] for v in verts)
-        return (x1 * d2 * d3 + x2 * d1 * d3 + x3 * d1 * d2, y1 * d2 * d3 + y2 * d1 * d3 + y3 * d1 * d2,
-                3 * d1 * d2 * d3)
-    if ray is None or not verts:
-        return 0, 0, 0
-    if len(verts) == 1:
-        x1, y1, d1 = verts[0][:3]
-        return x1 + ray[0] * d1, y1 + ray[1] * d1, d1
-    (x1, y1, d1), (x2, y2, d2) = (v[:3] for v in verts)
-    D = 2 * d1 * d2
-    return x1 * d2 + x2 * d1 + ray[0] * D, y1 * d2 + y2 * d1 + ray[1] * D, D
 
 
 def power_cells(diagram: PowerDiagram) -> tuple:
@@ -741,9 +1105,13 @@ def power_cells(diagram: PowerDiagram) -> tuple:
     """
     dups = diagram.duplicates
     unique = [j for j in range(diagram.N) if j not in dups]
-    out = None
-    if diagram.dim == 2 and len(unique) >= 4:
+    d, out = diagram.dim, None
+    if d == 1:
+        out = _cells_line(diagram, unique)
+    elif d == 2 and len(unique) >= 4:
         out = _cells_planar(diagram, unique)
+    elif d >= 3 and len(unique) >= d + 2:
+        out = _cells_lifted(diagram, unique)
     if out is None:
         out = _cells_by_lp(diagram, unique)
     return tuple(out)

@@ -19,7 +19,14 @@ a convex, piecewise-linear function.  Its geometry lives in two dual pictures:
   ``(α_j, c_j)`` is a vertex of the *upper* hull of the lifted points, and the
   upper faces project to the *regular subdivision* of the Newton polytope
   ``Newt(f) = conv{α_j}``: a maximal cell is a set of terms that tie at one vertex
-  of the hypersurface, an edge is a wall between two regions.
+  of the hypersurface, an edge is a wall between two regions, and in general a
+  face of dimension ``k`` is dual to a cell of the hypersurface of dimension ``d - k``.
+
+Both pictures are computed exactly and cross-check each other: by default
+:func:`linear_regions` reads the regions off the certified upper hull (region ``j``
+is cut out by the terms sharing an upper cell with ``j``, so each region costs a
+few rows however many terms there are), and ``method="search"`` finds them
+independently by one certified LP per region against every term.
 
 Tropical multiplication adds functions (``f ⊙ g = f + g``), so
 ``Newt(f ⊙ g) = Newt(f) + Newt(g)`` (a Minkowski sum) and the linear regions of
@@ -59,7 +66,7 @@ from typing import Sequence
 
 import numpy as np
 
-from . import exact
+from . import exact, polytope
 from .errors import InvalidInputError, ModelFileError, TropattnError
 
 __all__ = [
@@ -180,8 +187,9 @@ class HypersurfaceCell:
     terms : frozenset of int
         The terms attaining the max on the cell: the dual cell of the subdivision.
     E, f : equations (one row per tie with the smallest index of ``terms``).
-    A, b : strict inequalities (the other terms stay strictly below; for walls, only
-        the facet rows of the adjacent region).
+    A, b : strict inequalities (the other terms stay strictly below): for walls the other
+        facet rows of the adjacent region, otherwise the rows of the terms sharing a
+        maximal cell of the subdivision with ``terms`` (every other row is implied).
     point : tuple of Fraction
         A certified point of the relative interior.
     dim : int
@@ -454,7 +462,7 @@ class TropicalPolynomial:
         >>> parse_polynomial("max(x, 0, 2*x, x/2 - 5, 0)").simplify()
         TropicalPolynomial('max(0, 2*x)', variables=('x',))
         """
-        keep = sorted({self.terms[r.term] for r in self.linear_regions()})
+        keep = sorted({self.terms[j] for j in _upper_hull(self).vertices})
         return TropicalPolynomial([a for a, _ in keep], [c for _, c in keep], self.variables)
 
     # ---------------------------------------------------------- geometry
@@ -575,7 +583,7 @@ def _affine_latex(alpha, c, variables):
 
 
 # ------------------------------------------------------------ linear regions
-REGION_METHODS = ("auto", "hull", "search")
+_REGION_METHODS = ("auto", "hull", "search")
 
 
 def _distinct_terms(f):
@@ -675,7 +683,7 @@ def _upper_hull(f):
     """The certified upper hull of the lifted points (cached on ``f``)."""
     cache = f._cache
     if "upper_hull" not in cache:
-        cache["upper_hull"] = _polytope().upper_hull(f.lifted_points())
+        cache["upper_hull"] = polytope.upper_hull(f.lifted_points())
     return cache["upper_hull"]
 
 
@@ -727,7 +735,7 @@ def _recession_directions(f, js):
     zero = (0,) * f.dim
     if len(set(f.exponents)) == 1:
         return {j: zero for j in js}
-    facets = _polytope().convex_hull(f.exponents).facets
+    facets = polytope.convex_hull(f.exponents).facets
     rows = [tuple(n * off.denominator for n in normal) + (-off.numerator,) for normal, off in facets]
     cols = []
     for j in js:
@@ -845,8 +853,8 @@ def linear_regions(f: TropicalPolynomial, method: str = "auto") -> tuple:
     >>> walls(linear_regions(f, "hull")) == walls(linear_regions(f, "search"))
     True
     """
-    if method not in REGION_METHODS:
-        raise InvalidInputError(f"method = {method!r}; use one of {REGION_METHODS}")
+    if method not in _REGION_METHODS:
+        raise InvalidInputError(f"method = {method!r}; use one of {_REGION_METHODS}")
     cache, key = f._cache, ("regions", method)
     if key in cache:
         return cache[key]
@@ -860,6 +868,7 @@ def linear_regions(f: TropicalPolynomial, method: str = "auto") -> tuple:
             raise TropattnError("internal error: the upper-hull regions failed a consistency check; "
                                 "use method='search' and please report this polynomial")
         else:
+            exact.COUNTERS.fallbacks += 1  # counted like every other exact fallback
             regions = linear_regions(f, "search")
     cache[key] = regions
     return regions
@@ -884,12 +893,6 @@ def redundant_terms(f: TropicalPolynomial) -> tuple:
 
 
 # --------------------------------------------------------------- dual side
-def _polytope():
-    from . import polytope  # lazy: polytope.py is an optional sibling at import time
-
-    return polytope
-
-
 def newton_polytope(f: TropicalPolynomial):
     """``Newt(f) = conv{α_j}`` as a :class:`tropattn.polytope.Polytope`.
 
@@ -900,7 +903,7 @@ def newton_polytope(f: TropicalPolynomial):
     >>> newton_polytope(f * g) == minkowski_sum(newton_polytope(f), newton_polytope(g))
     True
     """
-    return _polytope().convex_hull(f.exponents)
+    return polytope.convex_hull(f.exponents)
 
 
 def lifted_polytope(f: TropicalPolynomial):
@@ -912,7 +915,7 @@ def lifted_polytope(f: TropicalPolynomial):
     >>> lifted_polytope(f).vertex_count, len(f.linear_regions())
     (3, 3)
     """
-    return _polytope().convex_hull(f.lifted_points())
+    return polytope.convex_hull(f.lifted_points())
 
 
 def dual_subdivision(f: TropicalPolynomial) -> tuple:
@@ -931,12 +934,13 @@ def dual_subdivision(f: TropicalPolynomial) -> tuple:
     return tuple(sorted((frozenset(c) for c in cells), key=lambda s: sorted(s)))
 
 
-def _tie_system(f, S):
-    """Equations tying every term of S to min(S); strict rows for every other term."""
+def _tie_system(f, S, others=None):
+    """Equations tying every term of S to min(S); strict rows for every other term (of ``others``)."""
     s0 = min(S)
     a0, c0 = f.terms[s0]
     E, rhs_e, A, b = [], [], [], []
-    for k, (ak, ck) in enumerate(f.terms):
+    for k in sorted(others) if others is not None else range(len(f)):
+        ak, ck = f.terms[k]
         row = tuple(p - q for p, q in zip(ak, a0))
         if k in S:
             if k != s0:
@@ -948,26 +952,66 @@ def _tie_system(f, S):
     return E, rhs_e, A, b
 
 
+def _subdivision_faces(f):
+    """Every face of the regular subdivision: ``{terms: dim}`` plus the maximal cells.
+
+    A face is named by all terms whose lifted points lie on it (so a face shared by
+    several maximal cells is found once) and ``dim`` is the dimension of its
+    projection.  Faces of a cell are found by walking down facets
+    (:func:`tropattn.polytope.convex_hull`, exact, within the affine hull); a face of a
+    face is a face.  Single points (dimension 0) are included with ``dim = 0``.
+    """
+    poly = polytope
+    cells = [frozenset(c) for c in _upper_hull(f).cells]
+    faces, todo = {}, [(S, None) for S in cells]
+    while todo:
+        S, dim = todo.pop()
+        if S in faces:
+            continue
+        if dim is not None and dim <= 1:  # a segment's faces are its end points, which we do not need
+            faces[S] = dim
+            continue
+        P = poly.convex_hull([f.exponents[k] for k in S])
+        faces[S] = P.dim
+        for normal, offset in P.facets if P.dim >= 2 else ():
+            todo.append((frozenset(k for k in S if sum(a * v for a, v in zip(normal, f.exponents[k])) == offset),
+                         P.dim - 1))
+    return faces, cells
+
+
 def hypersurface_cells(f: TropicalPolynomial) -> tuple:
-    """Cells of the tropical hypersurface: every wall and every cell dual to a maximal cell.
+    """Every cell of the tropical hypersurface: one per face of the dual subdivision.
 
-    * a *wall* for each pair of adjacent regions ``j, k``: the common facet, with the
-      equation ``(α_k - α_j)·x = c_j - c_k`` and region ``j``'s other facet rows;
-    * a *vertex* cell for each maximal cell ``S`` of :func:`dual_subdivision` whose
-      terms have at least two exponents: the points where exactly the terms of ``S``
-      tie (a point when ``Newt(f)`` is full-dimensional).
+    A face ``F`` of the regular subdivision with ``dim F >= 1`` (at least two
+    distinct exponents) is dual to the relatively open polyhedron where exactly the
+    terms on ``F`` attain the max; its dimension is ``d - dim F``.  Together with the
+    linear regions (dual to the vertices) these cells partition ``R^d``.
 
-    Cells are identified by the set of terms attaining the max on them (a cell of
-    the subdivision), so a wall that is also dual to a maximal cell (``Newt`` of
-    dimension 1) appears once.  For ``d >= 3`` the intermediate cells (edges of
-    the hypersurface) are not listed.  Needs :mod:`tropattn.polytope` for the
-    vertex cells.
+    * *walls* (``dim F = 1``, cell dimension ``d - 1``): one per pair of adjacent
+      regions ``j, k``, with the equation ``(α_k - α_j)·x = c_j - c_k`` and region
+      ``j``'s other facet rows;
+    * every other face (down to the maximal cells, dual to the vertices of the
+      hypersurface when ``Newt(f)`` is full-dimensional): ties with the smallest
+      term of ``F`` as equations, strict rows for the terms sharing a maximal cell with
+      ``F`` (all other rows are implied), and a point certified by
+      :func:`tropattn.exact.relative_interior_point`.
+
+    Cells are identified by the set of terms attaining the max on them, so a wall that
+    is also a maximal cell (``Newt`` of dimension 1) appears once.  Needs
+    :mod:`tropattn.polytope`.
+
+    Returns
+    -------
+    tuple of HypersurfaceCell, sorted by decreasing dimension, then by sorted terms.
 
     Examples
     --------
     >>> cells = hypersurface_cells(parse_polynomial("max(0, x, y)"))   # tropical line
     >>> sorted((c.dim, sorted(c.terms)) for c in cells)
     [(0, [0, 1, 2]), (1, [0, 1]), (1, [0, 2]), (1, [1, 2])]
+    >>> plane = hypersurface_cells(parse_polynomial("max(0, x, y, z)"))  # 6 walls, 4 rays, 1 vertex
+    >>> [sum(c.dim == k for c in plane) for k in (2, 1, 0)]
+    [6, 4, 1]
     """
     out = {}
     for reg in f.linear_regions():
@@ -981,18 +1025,19 @@ def hypersurface_cells(f: TropicalPolynomial) -> tuple:
                 A=tuple(r for m, r in enumerate(reg.A) if m != i),
                 b=tuple(r for m, r in enumerate(reg.b) if m != i),
                 point=p, dim=f.dim - 1))
-    for S in dual_subdivision(f):
-        if S in out or len({f.exponents[s] for s in S}) < 2:
+    faces, cells = _subdivision_faces(f)
+    for S, k in faces.items():
+        if k == 0 or S in out:
             continue
-        E, fe, A, b = _tie_system(f, S)
+        E, fe, A, b = _tie_system(f, S, set().union(*(C for C in cells if S <= C)))
         cert = exact.relative_interior_point(A, b, E, fe) if A else None
         point = cert.point if cert is not None else exact.solve(E, fe)
         if point is None:
             raise TropattnError(
-                f"internal error: the cell {sorted(S)} of the dual subdivision has no dual face; "
+                f"internal error: the face {sorted(S)} of the dual subdivision has no dual cell; "
                 "please report this polynomial")
         out[S] = HypersurfaceCell(terms=S, E=tuple(E), f=tuple(fe), A=tuple(A), b=tuple(b),
-                                  point=tuple(point), dim=f.dim - exact.rank(E))
+                                  point=tuple(point), dim=f.dim - k)
     return tuple(sorted(out.values(), key=lambda c: (-c.dim, sorted(c.terms))))
 
 
