@@ -1,5 +1,7 @@
 """Power diagrams: exact location, certified cells, hidden sites, pictures."""
 
+import dataclasses
+import pickle
 import random
 from fractions import Fraction as F
 
@@ -7,7 +9,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from tropattn.errors import InvalidInputError, TieError
-from tropattn.power import PowerDiagram, _cells_by_lp, _cells_planar, scores_to_weights
+from tropattn.power import (PowerCell, PowerDiagram, _cells_by_lp, _cells_lifted, _cells_line, _cells_planar,
+                            power_cells, scores_to_weights)
 
 small = st.integers(-4, 4).map(F)
 rational = st.builds(F, st.integers(-12, 12), st.integers(1, 4))
@@ -164,3 +167,106 @@ def test_bad_input():
         PowerDiagram([[float("nan")]], [0])
     with pytest.raises(InvalidInputError, match="weights"):
         PowerDiagram([[0], [1]], [0])
+
+
+# ---------------------------------------------------------------- fast paths against the per-cell LPs
+def _cells_key(cells):
+    return [c and (c.A, c.b, c.neighbors) for c in cells]
+
+
+def _check_fast(pd, fast_path):
+    """The fast path agrees with the per-cell LPs (rows, neighbours, hidden) and its points are certified.
+
+    Returns False if the fast path declined (its certificate failed), True otherwise.
+    """
+    unique = [j for j in range(pd.N) if j not in pd.duplicates]
+    fast = fast_path(pd, unique)
+    if fast is None:
+        return False
+    assert _cells_key(fast) == _cells_key(_cells_by_lp(pd, unique))
+    for c in fast:
+        if c is None:
+            continue
+        assert all(isinstance(v, F) for row in c.A for v in row) and all(isinstance(v, F) for v in c.b)
+        assert _inside(c, c.interior_point) and pd.locate(c.interior_point) == c.site
+        for k, p in zip(c.neighbors, c.facet_points):
+            assert set(pd.locate_all(p)) >= {c.site, k}
+    assert tuple(fast) == power_cells(pd)         # the dispatcher gives the same cells
+    return True
+
+
+FAST = {1: _cells_line, 2: _cells_planar, 3: _cells_lifted}
+
+
+def grid_diagrams(dim, max_n=12, radius=2):
+    """Sites on a small grid (duplicates, cocircular and collinear sites), weights often equal."""
+    coord = st.integers(-radius, radius).map(F)
+    return st.integers(dim + 2, max_n).flatmap(lambda n: st.tuples(
+        st.lists(st.lists(coord, min_size=dim, max_size=dim), min_size=n, max_size=n),
+        st.one_of(st.just([F(0)] * n), st.lists(st.integers(0, 6).map(F), min_size=n, max_size=n))))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([1, 2, 3]).flatmap(lambda d: st.tuples(st.just(d), grid_diagrams(d))))
+def test_fast_paths_match_lp_on_degenerate_inputs(dsw):
+    d, (sites, weights) = dsw
+    _check_fast(PowerDiagram(sites, weights), FAST[d])
+
+
+@pytest.mark.parametrize("d, n, rounds", [(1, 30, 20), (2, 40, 8), (3, 14, 6)])
+def test_fast_paths_match_lp_in_general_position(d, n, rounds):
+    rng = random.Random(11 + d)
+    used = 0
+    for _ in range(rounds):
+        sites = [[F(rng.randint(-1000, 1000), 97) for _ in range(d)] for _ in range(n)]
+        weights = [F(rng.randint(0, 10**4), 10**3) * rng.choice([1, 20]) for _ in range(n)]
+        used += _check_fast(PowerDiagram(sites, weights), FAST[d])
+    assert used == rounds                    # generic inputs never need the fallback
+
+
+def test_fast_paths_on_named_degenerate_inputs():
+    circle = [[F(1 - t * t, 1 + t * t), F(2 * t, 1 + t * t)] for t in (F(k, 5) for k in range(-8, 9))]
+    grid = [[i, j] for i in range(5) for j in range(5)]
+    cases = {
+        "grid (cocircular)": (grid, [0] * 25),
+        "circle + centre": (circle + [[0, 0]], [0] * 18),
+        "circle only (lifted points coplanar)": (circle, [0] * 17),
+        "collinear sites": ([[i, 2 * i] for i in range(6)], [0] * 6),
+        "duplicates": ([[0, 0], [1, 0], [0, 0], [0, 1], [1, 1], [1, 0]], [0, 1, 2, 0, 0, 1]),
+        "many hidden": ([[i % 4, i // 4] for i in range(16)] + [[F(3, 2), F(3, 2)]], [0] * 16 + [40]),
+    }
+    taken = {}
+    for name, (sites, weights) in cases.items():
+        pd = PowerDiagram(sites, weights)
+        taken[name] = _check_fast(pd, _cells_planar)
+        assert _cells_key(pd.cells()) == _cells_key(_cells_by_lp(pd, [j for j in range(pd.N) if j not in pd.duplicates]))
+    assert taken["grid (cocircular)"] and taken["circle + centre"] and taken["many hidden"]
+    assert not taken["circle only (lifted points coplanar)"]        # Qhull refuses: the LPs decide
+    hidden = PowerDiagram(*cases["many hidden"]).hidden              # one heavy site hides inner sites,
+    assert hidden and not {0, 3, 12, 15} & set(hidden)               # never a corner of conv{a_j}
+    # on the line: lifted points on one segment hide the middle ones
+    line = PowerDiagram.from_max_affine([[0], [1], [2], [3], [3]], [0, 0, 0, 0, -1])
+    assert _check_fast(line, _cells_line) and line.hidden == (1, 2, 4)
+    cube = PowerDiagram.voronoi([[i, j, k] for i in range(3) for j in range(3) for k in range(3)])
+    _check_fast(cube, _cells_lifted)                                # cospherical: may decline
+    assert len(cube.cells()[13].neighbors) == 6                     # the centre cell is a cube
+
+
+def test_lazy_cells_equal_eager_cells():
+    rng = random.Random(5)
+    sites = [[F(rng.randint(0, 50), 7), F(rng.randint(0, 50), 7)] for _ in range(30)]
+    pd = PowerDiagram(sites, [F(rng.randint(0, 9)) for _ in range(30)])
+    cells = pd.cells()
+    for c in cells:
+        if c is None:
+            continue
+        eager = PowerCell(c.site, c.A, c.b, c.neighbors, c.interior_point, c.facet_points)
+        assert eager == c and hash(eager) == hash(c) and repr(eager) == repr(c)
+        assert pickle.loads(pickle.dumps(c)) == c
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            c.site = 0
+    g = pd.adjacency_graph()
+    assert sorted(g.edges) == sorted((c.site, k) for c in cells if c is not None for k in c.neighbors if c.site < k)
+    for c in cells:
+        if c is not None:
+            assert all(g.edges[c.site, k]["point"] == p for k, p in zip(c.neighbors, c.facet_points))

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -153,6 +154,10 @@ def _float_to_rational(x, name, allow_neg_inf):
 def _string_to_rational(text, name, allow_neg_inf):
     s = text.strip().replace(" ", "")
     low = s.lower()
+    exponent = re.search(r"e([+-]?\d+)$", low)
+    if exponent and abs(int(exponent.group(1))) > 10_000:
+        raise InvalidInputError(f"{name} = {text!r} has an exponent beyond 10^10000; such a number is not "
+                                "meant as a weight (write it as an integer or fraction if it really is)")
     if low in ("-inf", "-infinity", "inf", "+inf", "infinity", "nan", "+nan", "-nan"):
         return _float_to_rational(float(low), name, allow_neg_inf)
     try:
@@ -589,14 +594,35 @@ def interior_point(A, b) -> Certificate:
     return _exact_strict(rows, d, m)
 
 
+def _float_rows(int_rows) -> np.ndarray:
+    """Integer rows as floats, each scaled by a power of two so that nothing overflows.
+
+    A positive factor does not change the half-space a row ``(a, b)`` describes, and
+    every float answer is certified afterwards, so the scaling costs no exactness.
+    """
+    out = []
+    for r in int_rows:
+        shift = max(0, max(abs(v).bit_length() for v in r) - 500)
+        out.append([float(v >> shift) if v >= 0 else -float(-v >> shift) for v in r])
+    return np.array(out, dtype=float)
+
+
+def _float_point(point):
+    """A rational point as floats, or None when a coordinate is beyond the float range."""
+    try:
+        return np.array([float(v) for v in point])
+    except OverflowError:
+        return None
+
+
 def _float_strict(rows, d, m):
     from scipy.optimize import linprog
 
-    Ai = np.array([r[:-1] for _, r in rows], dtype=float)
-    bi = np.array([r[-1] for _, r in rows], dtype=float)
-    if not (np.all(np.isfinite(Ai)) and np.all(np.isfinite(bi))):
-        return None
+    R = _float_rows([r for _, r in rows])
+    Ai, bi = R[:, :-1], R[:, -1]
     norms = np.linalg.norm(Ai, axis=1)
+    if not np.all(norms > 0):
+        return None
     An, bn = Ai / norms[:, None], bi / norms
     c = np.zeros(d + 1)
     c[-1] = -1.0
@@ -879,21 +905,20 @@ def _qhull_facets(distinct, d, point):
     from scipy.spatial import HalfspaceIntersection
     from scipy.spatial import QhullError
 
-    G = np.array([list(r[:-1]) + [-r[-1]] for _, r in distinct], dtype=float)
-    if not np.all(np.isfinite(G)):
-        return None
+    G = _float_rows([list(r[:-1]) + [-r[-1]] for _, r in distinct])
     G /= np.linalg.norm(G, axis=1)[:, None]
     D = d + 1
     box = np.hstack([np.vstack([np.eye(D), -np.eye(D)]), -np.ones((2 * D, 1))])
     trow = np.zeros((1, D + 1))
     trow[0, D - 1] = -1.0
     H = np.vstack([np.hstack([G, np.zeros((len(G), 1))]), trow, box])
-    z0 = np.array([float(v) for v in point] + [1.0])
-    z0 /= 2 * np.max(np.abs(z0))
-    if D == 1:
+    z0 = _float_point(list(point) + [1])
+    if D == 1 or z0 is None:
         return None
+    z0 /= 2 * np.max(np.abs(z0))
     try:
-        hs = HalfspaceIntersection(H, z0)
+        with np.errstate(all="ignore"):
+            hs = HalfspaceIntersection(H, z0)
     except (QhullError, ValueError):
         return None
     verts = hs.intersections
@@ -921,8 +946,8 @@ def _implied(row, facet_rows, d) -> bool:
         return False
     from scipy.optimize import nnls
 
-    G = np.array([list(r[:-1]) + [-r[-1]] for r in facet_rows] + [[0] * d + [-1]], dtype=float).T
-    g = np.array(list(row[:-1]) + [-row[-1]], dtype=float)
+    G = _float_rows([list(r[:-1]) + [-r[-1]] for r in facet_rows] + [[0] * d + [-1]]).T
+    g = _float_rows([list(row[:-1]) + [-row[-1]]])[0]
     scale = np.linalg.norm(G, axis=0)
     try:
         y, resid = nnls(G / scale, g)

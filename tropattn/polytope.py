@@ -272,8 +272,12 @@ def _maximal_minors(S: np.ndarray) -> np.ndarray:
     F, k, m = S.shape
     level = S[:, 0, :]  # 1-subsets {c}, in order
     for r in range(1, k):
-        cols, rest, sign = _expansion_tables(m, r)
-        level = (S[:, r, :][:, cols] * level[:, rest] * sign).sum(axis=2)
+        cols, rest = _expansion_tables(m, r)
+        terms = S[:, r, :][:, cols] * level[:, rest]  # (F, subsets, r + 1)
+        acc = terms[:, :, 0]
+        for p in range(1, r + 1):  # alternating signs (-1)^(r + p), without multiplying by them
+            acc = acc - terms[:, :, p] if p % 2 else acc + terms[:, :, p]
+        level = -acc if r % 2 else acc
     return level
 
 
@@ -282,34 +286,48 @@ def _expansion_tables(m: int, r: int):
     """Index tables expanding (r+1)-subsets of ``range(m)`` along their last row.
 
     For the t-th (r+1)-subset ``s`` (lexicographic order) and position ``p``:
-    ``cols[t, p] = s[p]``, ``rest[t, p]`` = index of ``s`` minus ``s[p]`` among the
-    r-subsets, ``sign[t, p] = (-1)^(r + p)``.
+    ``cols[t, p] = s[p]`` and ``rest[t, p]`` = index of ``s`` minus ``s[p]`` among the
+    r-subsets; the term's sign is ``(-1)^(r + p)``.
     """
     index = {s: i for i, s in enumerate(itertools.combinations(range(m), r))}
     subsets = list(itertools.combinations(range(m), r + 1))
     cols = np.array(subsets, dtype=np.intp)
     rest = np.array([[index[s[:p] + s[p + 1:]] for p in range(r + 1)] for s in subsets], dtype=np.intp)
-    sign = np.array([(-1) ** (r + p) for p in range(r + 1)], dtype=np.int64)
-    return cols, rest, sign
+    return cols, rest
 
 
 def _normalise_rows(H: np.ndarray) -> np.ndarray:
-    """Primitive rows with the first nonzero entry positive (int64 or object ints)."""
+    """Primitive rows with the first nonzero entry positive (int64 when they fit, else object ints)."""
     g = np.gcd.reduce(H, axis=1)
     g[g == 0] = 1
     H = H // g[:, None]
     first = np.argmax(H != 0, axis=1)
     flip = (H[np.arange(len(H)), first] < 0).astype(bool)
     H[flip] = -H[flip]
+    return _small(H)
+
+
+def _small(H: np.ndarray) -> np.ndarray:
+    """An object array of ints as int64 when every entry is below 2^62 in absolute value."""
+    if H.dtype == object and H.size and max(H.max(), -H.min()) < _INT64_SAFE:
+        return H.astype(np.int64)
     return H
 
 
 def _signs(H: np.ndarray, pts: "_Prepared") -> np.ndarray:
-    """Exact sign matrix of ``H @ P.T``: int64 when it cannot overflow, else filtered."""
-    mh = max((abs(int(v)) for v in (H.max(), H.min())), default=0) if H.size else 0
-    if pts.P64 is not None and H.shape[1] * mh * pts.max_abs < _INT64_SAFE:
-        return np.sign(H.astype(np.int64) @ pts.P64.T).astype(np.int8)
-    return exact.dot_signs(H.tolist(), pts.P)
+    """Exact sign matrix of ``H @ P.T``: int64 when it cannot overflow, else filtered
+    (:func:`tropattn.exact.dot_signs`)."""
+    if H.dtype == object:
+        try:
+            H = H.astype(np.int64)
+        except OverflowError:
+            return exact.dot_signs(H, pts.P64 if pts.P64 is not None else pts.Pa)
+    if pts.P64 is None:
+        return exact.dot_signs(H, pts.Pa)
+    mh = max(int(H.max()), -int(H.min())) if H.size else 0
+    if H.shape[1] * mh * pts.max_abs < _INT64_SAFE:
+        return np.sign(H @ pts.P64.T).astype(np.int8)
+    return exact.dot_signs(H, pts.P64)
 
 
 def _ridges_closed(simplices: np.ndarray, npoints: int) -> bool:
@@ -369,7 +387,8 @@ class _Prepared:
 
 
 def _qhull_simplices(X: np.ndarray, options=None):
-    """Qhull's triangulated boundary of float points, or None if Qhull fails or a ridge is open.
+    """Qhull's triangulated boundary of float points and the float hyperplane of each
+    simplex, or None if Qhull fails or a ridge is open.
 
     Only the combinatorics (index sets) is used, and every check is exact on the
     true points, so Qhull may see any affine image of them: coordinates are centred
@@ -386,7 +405,7 @@ def _qhull_simplices(X: np.ndarray, options=None):
     except (QhullError, ValueError):
         return None
     simplices = qh.simplices
-    return simplices if _ridges_closed(simplices, len(X)) else None
+    return (simplices, qh.equations) if _ridges_closed(simplices, len(X)) else None
 
 
 def _facets_qhull(pts: _Prepared, options=None):
@@ -394,12 +413,13 @@ def _facets_qhull(pts: _Prepared, options=None):
 
     Returns the facet rows and their incidence ``Z`` (``Z[f, i]``: point i on facet f).
     """
-    simplices = _qhull_simplices(pts.X, options)
-    if simplices is None:
+    run = _qhull_simplices(pts.X, options)
+    if run is None:
         return None, None
+    simplices = run[0]
     H = _normalise_rows(_simplex_normals(pts, simplices))
     degenerate = ~np.any(H != 0, axis=1)
-    uniq, _ = _unique_rows(H[~degenerate])
+    uniq, _, _ = _unique_rows(H[~degenerate])
     if len(uniq) == 0:
         return None, None
     signs = _signs(uniq, pts)
@@ -414,15 +434,16 @@ def _facets_qhull(pts: _Prepared, options=None):
 
 
 def _unique_rows(H: np.ndarray):
-    """Distinct rows of an int64 or object array, and the index of each one's first occurrence."""
+    """Distinct rows of an int64 or object array: ``(rows, first, inverse)`` with
+    ``rows = H[first]`` and ``H == rows[inverse]``."""
     if H.dtype != object:
-        uniq, first = np.unique(H, axis=0, return_index=True)
-        return uniq, first
+        uniq, first, inverse = np.unique(H, axis=0, return_index=True, return_inverse=True)
+        return uniq, first, inverse.reshape(-1)
     seen = {}
-    for i, r in enumerate(map(tuple, H.tolist())):
-        seen.setdefault(r, i)
-    first = np.fromiter(seen.values(), dtype=np.intp, count=len(seen))
-    return H[first], first
+    inverse = np.array([seen.setdefault(r, len(seen)) for r in map(tuple, H.tolist())], dtype=np.intp)
+    first = np.zeros(len(seen), dtype=np.intp)
+    first[inverse[::-1]] = np.arange(len(H) - 1, -1, -1)
+    return H[first], first, inverse
 
 
 def _covered(simplices: np.ndarray, Z: np.ndarray) -> bool:
@@ -540,6 +561,11 @@ class Polytope:
         """Number of facets (within the affine hull)."""
         return len(self.facets)
 
+    @functools.cached_property
+    def _vertex_rows(self) -> list:
+        """The vertices as primitive homogeneous integer rows (cached; set by the hull code)."""
+        return [_homogeneous(v) for v in self.vertices]
+
     @classmethod
     def from_points(cls, points, method: str = "auto") -> "Polytope":
         """The convex hull of points (V-representation in, both out); see :func:`convex_hull`.
@@ -598,8 +624,9 @@ def _polytope_from_hull(hull: _Hull, fracs=None) -> Polytope:
         facets = sorted(_lift_facet(h, m, hull, point, n) for h, m in zip(hull.facets, hull.masks))
     else:
         facets = _full_dimensional_facets(hull.facets)
-    return Polytope(vertices=verts, equations=hull.equations, facets=tuple(facets), ambient_dim=n,
-                    dim=hull.dim)
+    P = Polytope(vertices=verts, equations=hull.equations, facets=tuple(facets), ambient_dim=n, dim=hull.dim)
+    P.__dict__["_vertex_rows"] = [rows[j] for j in order]  # the cache of a cached_property
+    return P
 
 
 def _full_dimensional_facets(rows) -> list:
@@ -772,11 +799,11 @@ def minkowski_sum(*polytopes: Polytope) -> Polytope:
     if len({P.ambient_dim for P in polytopes}) != 1:
         raise InvalidInputError("all summands must live in the same dimension")
     P0 = polytopes[0]
-    G = [_homogeneous(v) for v in P0.vertices]
+    G = P0._vertex_rows
     eqs, facets = P0.equations, _facet_floats(P0)
     hull = None
     for Q in polytopes[1:]:
-        H = [_homogeneous(v) for v in Q.vertices]
+        H = Q._vertex_rows
         hull = None
         if _full_dimensional_sum(eqs, Q.equations, Q.ambient_dim):
             hull = _sum_hull(_Prepared.of(G), _Prepared.of(H), facets, _facet_floats(Q))
@@ -843,10 +870,13 @@ def _sum_hull(A: _Prepared, B: _Prepared, facets_a=None, facets_b=None):
     for pairs in tries:
         X = A.X[pairs // nB] + B.X[pairs % nB]
         for options in _QHULL_OPTIONS:
-            simplices = _qhull_simplices(X, options)
-            if simplices is None:
+            run = _qhull_simplices(X, options)
+            if run is None:
                 continue
-            out = _certify_sum(A, B, pairs[simplices])
+            simplices, planes = run
+            out = _certify_sum(A, B, pairs[simplices], _coplanar_groups(planes))
+            if out is None:
+                out = _certify_sum(A, B, pairs[simplices])
             if out is not None:
                 exact.COUNTERS.certified += 1
                 return out
@@ -884,19 +914,36 @@ def _normal_caps(X, N, c):
     return centre, radius
 
 
-def _certify_sum(A: _Prepared, B: _Prepared, simplices: np.ndarray):
-    """The exact check of :func:`_sum_hull` for one triangulation (None if it fails)."""
+def _coplanar_groups(planes: np.ndarray) -> np.ndarray:
+    """Labels grouping simplices whose float hyperplanes (Qhull's) look equal: only a
+    hint for which exact normals to compute (see :func:`_certify_sum`)."""
+    U = planes[:, :-1] / np.linalg.norm(planes[:, :-1], axis=1)[:, None]
+    key = np.round(U, 6) @ np.sqrt(np.arange(2, U.shape[1] + 2))  # one float per direction
+    return np.unique(key, return_inverse=True)[1].reshape(-1)
+
+
+def _certify_sum(A: _Prepared, B: _Prepared, simplices: np.ndarray, groups=None):
+    """The exact check of :func:`_sum_hull` for one triangulation (None if it fails).
+
+    Exact normals are computed for one simplex per group (default: every simplex);
+    then every simplex must lie in the zero set of a certified supporting hyperplane
+    (its group's, or failing that any): a non-degenerate simplex there spans that
+    facet's hyperplane, a degenerate one is covered by it.
+    """
     nB = len(B.P)
     used, local = np.unique(simplices, return_inverse=True)
     local = local.reshape(simplices.shape)
     ia, ib = used // nB, used % nB
     sums = _Prepared.of(_sum_rows(A.Pa[ia], B.Pa[ib]))
-    H = _normalise_rows(_simplex_normals(sums, local))
-    degenerate = ~np.any(H != 0, axis=1)
-    uniq, first = _unique_rows(H[~degenerate])
+    if groups is None:
+        groups = np.arange(len(simplices))
+    _, reps, group_of = np.unique(groups, return_index=True, return_inverse=True)
+    H = _normalise_rows(_simplex_normals(sums, local[reps]))
+    live = np.any(H != 0, axis=1)
+    uniq, first, inverse = _unique_rows(H[live])
     if len(uniq) == 0:
         return None
-    corner = local[~degenerate][first, 0]
+    corner = local[reps[live][first], 0]
     SA = _support_signs(uniq, A, ia[corner])
     SB = _support_signs(uniq, B, ib[corner])
     pos = np.any(SA > 0, axis=1) | np.any(SB > 0, axis=1)
@@ -905,10 +952,15 @@ def _certify_sum(A: _Prepared, B: _Prepared, simplices: np.ndarray):
         return None
     uniq[pos] = -uniq[pos]
     ZA, ZB = SA == 0, SB == 0
-    if np.any(degenerate):
-        for s in local[degenerate]:
-            if not np.any(ZA[:, ia[s]].all(axis=1) & ZB[:, ib[s]].all(axis=1)):
-                return None
+    facet = np.full(len(reps), -1)
+    facet[live] = inverse
+    facet = facet[group_of.reshape(-1)]
+    inside = facet >= 0
+    f, s = facet[inside][:, None], local[inside]
+    inside[inside] = (ZA[f, ia[s]] & ZB[f, ib[s]]).all(axis=1)
+    for s in local[~inside]:
+        if not np.any(ZA[:, ia[s]].all(axis=1) & ZB[:, ib[s]].all(axis=1)):
+            return None
     on = ZA[:, ia] & ZB[:, ib]  # (facets, used sums)
     verts = np.nonzero(_meets_alone(on, ZA, ia) & _meets_alone(on, ZB, ib))[0]
     n = A.Pa.shape[1] - 1
@@ -953,9 +1005,10 @@ def _support_signs(normals: np.ndarray, pts: _Prepared, corner: np.ndarray) -> n
     of ``(d_f a) . m - (a . m_f) d``, a dot product of integer rows.
     """
     a = normals[:, :-1]
-    if a.dtype != object:
-        a = a.astype(object)
-    base = pts.Pa[corner]
+    base = pts.Pa[corner] if pts.P64 is None else pts.P64[corner]
+    if a.dtype == object or base.dtype == object or (
+            max(int(a.max()), -int(a.min())) * pts.max_abs * a.shape[1] >= _INT64_SAFE):
+        a, base = a.astype(object), base.astype(object)
     rows = np.concatenate([a * base[:, -1:], -(a * base[:, :-1]).sum(axis=1)[:, None]], axis=1)
     return _signs(rows, pts)
 

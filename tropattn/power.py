@@ -30,19 +30,30 @@ and it is full-dimensional iff the lifted point ``(a_j, b_j)`` is a vertex of th
 Special cases: weights 0 give the Voronoi diagram (nearest site); ``b_j = 0`` (weights
 ``||a_j||^2``) give the normal fan of ``conv{a_j}`` (cones from the origin).
 
-How the cells are computed and certified (ALGORITHMS §2-3):
+How the cells are computed and certified (ALGORITHMS §2-3), in integer (homogeneous)
+coordinates ``L (a_j . x + b_j) = A_j . x + B_j`` throughout:
 
+* on the line (``d = 1``), the upper hull of the lifted points ``(A_j, B_j)`` is an exact
+  integer monotone chain: no floats, nothing to certify;
 * in the plane, Qhull computes the upper hull of the lifted points once; each upper
-  facet's plane is rebuilt exactly from integer coordinates, every lifted point is
-  checked to lie on or below it with :func:`tropattn.exact.dot_signs` (filtered, so
-  vectorised), each facet's edges come from an exact 2-D hull of the points on it,
-  and completeness is certified by checking that every facet edge is shared by two
-  facets or is an edge of ``conv{a_j}``.  Cells, adjacency, hidden sites, interior
-  points (centroids of cell vertices, pushed along the recession cone when the cell
-  is unbounded) and facet points are then read off and checked exactly;
-* in any other dimension, or where a certificate fails, each cell is decided by the
-  certified LPs :func:`tropattn.exact.interior_point` and :func:`tropattn.exact.facets`
-  on its full system of ``N - 1`` bisector rows.
+  triangle's plane is rebuilt exactly from integer coordinates, and numpy object arrays of
+  Python integers check, all triangles at once, that the triangles tile ``conv{a_j}`` once
+  (edges paired in opposite directions, boundary edges on lines with every point inside),
+  that the surface is locally concave (so it is a concave graph), and that every other
+  lifted point lies below it (located in a triangle, else :func:`tropattn.exact.dot_signs`
+  against every plane).  Flat edges merge triangles into facets.  Cells, adjacency, hidden
+  sites, interior points (centroids of cell vertices, pushed along the recession cone when the
+  cell is unbounded, checked exactly against every row) and facet points are read off;
+* in dimension ``d >= 3``, Qhull's upper hull in ``R^{d+1}`` is certified the same way
+  (exact hyperplanes, every lifted point below every facet by :func:`tropattn.exact.dot_signs`,
+  ridges paired across or on the boundary of ``conv{a_j}``); it gives the hidden sites and each
+  cell's neighbours, and the certified LPs below run on those few rows only;
+* otherwise, or where a certificate fails, each cell is decided by the certified LPs
+  :func:`tropattn.exact.interior_point` and :func:`tropattn.exact.facets` on its full system
+  of ``N - 1`` bisector rows.
+
+The fast paths keep a cell's rows and points as integers and build the Fractions of
+:class:`PowerCell` only when they are read.
 
 >>> vor = PowerDiagram.voronoi([[0, 0], [2, 0], [0, 2]])
 >>> vor.locate(["1/2", "1/4"])        # nearer to (0, 0) than to (2, 0) or (0, 2)
@@ -146,6 +157,9 @@ class PowerCell:
 
     def __hash__(self):
         return hash(self._key())
+
+    def __reduce__(self):                     # pickles and copies hold the exact values
+        return PowerCell, (self.site, self.A, self.b, self.neighbors, self.interior_point, self.facet_points)
 
     def __repr__(self):
         return (f"PowerCell(site={self.site!r}, A={self.A!r}, b={self.b!r}, neighbors={self.neighbors!r}, "
@@ -1013,7 +1027,9 @@ def _upper_simplices(P, d):
        projected point on the facet's side (a facet of ``conv{a_j}``).  So the projected facets
        cover ``conv{a_j}``: the found facets are *all* faces of the upper hull.
 
-    Returns the simplices as a list of vertex-index tuples.
+    Returns ``(simplices, planes, boundary)``: vertex-index lists, their primitive hyperplanes
+    ``(n_1, ..., n_{d+1}, e)``, and the boundary ridges with the outward normal in ``R^d`` of the
+    facet of ``conv{a_j}`` they lie on.
     """
     from scipy.spatial import ConvexHull, QhullError
 
@@ -1048,7 +1064,7 @@ def _upper_simplices(P, d):
     for s in simplices:
         for r in range(d + 1):
             ridges.setdefault(tuple(sorted(s[:r] + s[r + 1:])), []).append(s[r])
-    lines = []
+    lines, boundary = [], []
     for ridge, opposite in ridges.items():
         if len(opposite) > 2:
             return None
@@ -1063,36 +1079,59 @@ def _upper_simplices(P, d):
             return None
         else:
             lines.append(tuple(h) + (c,) if sides[0] < 0 else tuple(-a for a in h) + (-c,))
+            boundary.append((ridge, lines[-1][:d]))
     if lines and dot_signs(lines, [tuple(p[:d]) + (1,) for p in P]).max() > 0:
         return None
-    return simplices
+    return simplices, planes, boundary
 
 
 def _cells_lifted(diagram, unique):
-    """Cells in dimension ``d >= 3``: hidden sites and neighbours from the certified upper hull,
-    interior and facet points from the certified LPs on the neighbour rows only, or None.
+    """Cells in dimension ``d >= 3`` from the certified simplicial upper hull, or None.
 
-    With the hull certified (:func:`_upper_simplices`), the cell of a vertex ``j`` is cut out by
-    the bisectors toward its hull neighbours alone; :func:`tropattn.exact.facets` must then
-    confirm every one of those rows as a facet (else None: the caller uses the full LPs).
+    Every face of the certified hull (:func:`_upper_simplices`) is a simplex, so the neighbours
+    of a vertex ``j`` are the vertices sharing a simplex with it, and the cell of ``j`` is
+    ``Q + C``: ``Q`` the hull of the dual vertices ``x_F = (n_1, ..., n_d) / n_{d+1}`` of the
+    simplices at ``j``, ``C`` the cone of the outward normals of the facets of ``conv{a_j}`` at
+    ``a_j``.  The centroid of those vertices plus the sum of the outward normals of the boundary
+    ridges at ``j`` lies in ``relint Q + relint C``, the interior of the cell; it is checked
+    exactly against every row.  The same construction on the simplices and boundary ridges
+    containing both ``j`` and ``k`` gives a point in the relative interior of their wall.
     """
     A_int, B_int, _ = diagram._int_scores()
+    d = diagram.dim
     P = [tuple(A_int[j]) + (B_int[j],) for j in unique]
-    simplices = _upper_simplices(P, diagram.dim)
-    if simplices is None:
+    hull = _upper_simplices(P, d)
+    if hull is None:
         return None
-    nbrs = {}
-    for s in simplices:
+    simplices, planes, boundary = hull
+    duals = [tuple(Fraction(c, pl[d]) for c in pl[:d]) for pl in planes]
+    at, rays = {}, {}
+    for f, s in enumerate(simplices):
         for i in s:
-            nbrs.setdefault(i, set()).update(s)
+            at.setdefault(i, []).append(f)
+    for ridge, h in boundary:
+        for i in ridge:
+            rays.setdefault(i, []).append(h)
+
+    def point(faces, normals):
+        c = [sum(duals[f][t] for f in faces) / len(faces) for t in range(d)]
+        return tuple(c[t] + sum(h[t] for h in normals) for t in range(d))
+
     out = [None] * diagram.N
-    for i, ks in nbrs.items():
+    for i, faces in at.items():
         j = unique[i]
-        cand = [unique[k] for k in sorted(ks) if k != i]
-        cell = _cell_by_lp(diagram, j, cand)
-        if cell is None or cell.neighbors != tuple(cand):
+        ks = sorted({k for f in faces for k in simplices[f]} - {i})
+        x = point(faces, rays.get(i, ()))
+        X, D = homogeneous_point(x)
+        aj, bj = A_int[j], B_int[j]
+        if any(sum((u - v) * w for u, v, w in zip(A_int[unique[k]], aj, X)) >= (bj - B_int[unique[k]]) * D
+               for k in ks):
             return None
-        out[j] = cell
+        fpts = []
+        for k in ks:
+            both = [f for f in faces if k in simplices[f]]
+            fpts.append(point(both, [h for r, h in boundary if i in r and k in r] if i in rays else ()))
+        out[j] = _make_cell(diagram, j, [unique[k] for k in ks], x, fpts)
     return out
 
 

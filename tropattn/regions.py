@@ -194,19 +194,16 @@ class _AttentionStep:
         self.cells = [h.power_diagram().cells() for h in self.heads]
         self.projection = getattr(layer, "projection", None)
 
-    def labels(self, y):
-        """Exact argmax label of every head at y, or None on a tie.
+    def labels_at(self, f: AffineMap, X, D):
+        """Exact argmax label of every head at ``f(X / D)`` (integers), or None on a tie.
 
         Keys equal in both key and offset are one key: the earlier index wins (the
         convention of :meth:`tropattn.attention.Head.label`).
         """
-        return self.labels_homogeneous(*homogeneous_point(y))
-
-    def labels_homogeneous(self, X, D):
-        """:meth:`labels` at the point ``X / D`` given as integers."""
+        Z, E = f.apply_homogeneous(X, D)
         out = []
         for head in self.heads:
-            label = head.distinct_winner(head.argmax_homogeneous(X, D))
+            label = head.distinct_winner(head.argmax_homogeneous(Z, E))
             if label is None:
                 return None
             out.append(label)
@@ -246,21 +243,35 @@ class _ReluStep:
         self.ffn, self.index = ffn, index
         self.units = [integer_row(list(row) + [bi]) for row, bi in zip(ffn.W1, ffn.b1)]  # positive multiples
 
-    def labels(self, y):
-        """On/off bit of every unit at y, or None where a pre-activation is exactly 0."""
-        return self.labels_homogeneous(*homogeneous_point(y))
+    def labels_at(self, f: AffineMap, X, D):
+        """On/off bit of every unit at ``f(X / D)``, or None where a pre-activation is 0.
 
-    def labels_homogeneous(self, X, D):
-        pre = [sum(w * x for w, x in zip(r, X)) + r[-1] * D for r in self.units]
-        if any(p == 0 for p in pre):
-            return None
-        return tuple(int(p > 0) for p in pre)
+        A unit whose pre-activation is identically 0 on the parent region (its row
+        pulls back to zero) is off there, as in :meth:`tropattn.attention.FFN.evaluate`:
+        both bits give the same map, so it is no wall and no tie.
+        """
+        Z, E = f.apply_homogeneous(X, D)
+        bits = []
+        for i, r in enumerate(self.units):
+            p = sum(w * z for w, z in zip(r, Z)) + r[-1] * E
+            if p == 0 and not self._constant_zero(f, i):
+                return None
+            bits.append(int(p > 0))
+        return tuple(bits)
+
+    def _constant_zero(self, f: AffineMap, i) -> bool:
+        a, beta = f.pull_back(self.ffn.W1[i], -self.ffn.b1[i])
+        return beta == 0 and all(v == 0 for v in a)
 
     def rows(self, bits, f: AffineMap):
         A, b, walls = [], [], []
         for i, (row, bi, bit) in enumerate(zip(self.ffn.W1, self.ffn.b1, bits)):
             sign = -1 if bit else 1  # on: -(W1 y + b1) <= 0 ; off: W1 y + b1 <= 0
             a, beta = f.pull_back(tuple(sign * w for w in row), -sign * bi)
+            if beta == 0 and all(v == 0 for v in a):  # identically 0 here: off by convention
+                if not bit:
+                    continue
+                a, beta = a, Fraction(-1)                # "on" is then impossible: 0 <= -1
             A.append(a)
             b.append(beta)
             walls.append(("relu", self.index, i, bit))
@@ -314,7 +325,7 @@ def _nudge_directions(d):
 def _tie_free_point(parent: _Piece, step):
     """A point strictly inside ``parent`` where ``step`` has no tie."""
     x = parent.point
-    labels = step.labels(parent.map.apply(x))
+    labels = step.labels_at(parent.map, *homogeneous_point(x))
     if labels is not None:
         return x, labels
     for direction in _nudge_directions(len(x)):
@@ -322,7 +333,7 @@ def _tie_free_point(parent: _Piece, step):
         for _ in range(80):
             y = tuple(xi + eps * di for xi, di in zip(x, direction))
             if _strict(parent.A, parent.b, y):
-                labels = step.labels(parent.map.apply(y))
+                labels = step.labels_at(parent.map, *homogeneous_point(y))
                 if labels is not None:
                     return y, labels
             eps /= 3
@@ -339,11 +350,12 @@ def _refine(parent: _Piece, step, regions_out, edges_out, on_region):
     start, labels = _tie_free_point(parent, step)
     seen = {labels: start}
     known = {}  # labels -> {hyperplane key: labels of the piece across it}, from crossings into it
+    rows = {}   # labels -> the step's rows, computed once
     queue = [labels]
     while queue:
         labels = queue.pop()
         point = seen[labels]
-        A, b, walls = step.rows(labels, parent.map)
+        A, b, walls = rows.pop(labels, None) or step.rows(labels, parent.map)
         A, b, walls = list(parent.A) + A, list(parent.b) + b, list(parent.walls) + walls
         fs = facets(A, b, point)
         keep = fs.rows
@@ -359,21 +371,25 @@ def _refine(parent: _Piece, step, regions_out, edges_out, on_region):
             key = _hyperplane_key(A[i], b[i])[0]
             if key in here:  # face to face: the piece that crossed into us is the one across
                 continue
-            nxt, across = _cross(parent, step, A[i], fs.points[i])
+            nxt, across, nxt_rows = _cross(parent, step, A[i], key, fs.points[i])
             if nxt is None:
                 continue
             if nxt not in seen:
                 seen[nxt] = across
                 queue.append(nxt)
                 known.setdefault(nxt, {})[key] = labels
+                rows[nxt] = nxt_rows
             edges_out.append((piece.pattern, _append_pattern(parent.pattern, step, nxt)))
 
 
-def _cross(parent, step, normal, facet_point):
-    """Labels of the piece across a facet, and a point strictly inside it.
+def _cross(parent, step, normal, key, facet_point):
+    """The piece across a facet: its labels, a point strictly inside it, its rows.
 
-    Steps from the facet point along the outer normal, by ``1 / (256 |a|^2)`` and then
-    smaller, until the point is strictly inside the parent and tie-free; all in
+    Steps from the facet point ``p`` along the outer normal, by ``1 / (256 |a|^2)`` and
+    then smaller, to a point strictly inside the parent with no tie; its labels name a
+    piece.  That piece is accepted only if ``p`` lies in its closure with every row
+    strict except those on the crossed hyperplane (``key``): then it is the piece on
+    the other side of this facet at ``p``, however thin.  All checks are exact
     integer arithmetic on homogeneous coordinates.
     """
     P, D = homogeneous_point(facet_point)
@@ -382,12 +398,24 @@ def _cross(parent, step, normal, facet_point):
     for _ in range(200):
         Y, E = tuple(p * K + ai * D for p, ai in zip(P, a)), D * K  # facet point + a / K
         if parent.contains_strictly(Y, E):
-            labels = step.labels_homogeneous(*parent.map.apply_homogeneous(Y, E))
+            labels = step.labels_at(parent.map, Y, E)
             if labels is not None and step.realisable(labels):
-                return labels, tuple(Fraction(v, E) for v in Y)
+                nxt_rows = step.rows(labels, parent.map)
+                if _touches_at(nxt_rows, P, D, key):
+                    return labels, tuple(Fraction(v, E) for v in Y), nxt_rows
         K *= 4
     COUNTERS.fallbacks += 1
-    return None, None
+    return None, None, None
+
+
+def _touches_at(rows, P, D, key) -> bool:
+    """Every row holds at ``P / D``, strictly unless it lies on the hyperplane ``key``."""
+    for a, beta in zip(rows[0], rows[1]):
+        r = integer_row(list(a) + [beta])
+        s = sum(ai * x for ai, x in zip(r, P)) - r[-1] * D
+        if s > 0 or (s == 0 and (all(v == 0 for v in r[:-1]) or _hyperplane_key(a, beta)[0] != key)):
+            return False
+    return True
 
 
 class _Progress:
