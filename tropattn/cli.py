@@ -47,10 +47,14 @@ def _json_default(x):
 
 
 def _parse_pair(text, what):
-    try:
-        lo, hi = (Fraction(t.strip()) for t in text.split(","))
-    except (ValueError, ZeroDivisionError):
-        raise InvalidInputError(f"{what} must look like LO,HI (e.g. -2,2 or -1/2,3/2); got {text!r}") from None
+    from .exact import to_rational
+
+    parts = text.split(",")
+    if len(parts) != 2:
+        raise InvalidInputError(f"{what} must look like LO,HI (e.g. -2,2 or -1/2,3/2); got {text!r}")
+    lo, hi = (to_rational(t, what) for t in parts)
+    if not lo < hi:
+        raise InvalidInputError(f"{what} needs LO < HI; got {_fmt(lo)},{_fmt(hi)}")
     return lo, hi
 
 
@@ -141,8 +145,8 @@ def cmd_count(args):
     lines = [f"model: d = {out['dim']}, {out['layers']} layer(s), heads per layer {out['heads']}",
              f"method: {out['method']}" + (f", box {out['box']}" if out["box"] else ", all of R^d"),
              f"activation regions: {out['activation_regions']}"]
-    if out["linear_regions"] is not None:
-        lines.append(f"linear regions:     {out['linear_regions']}")
+    lines.append(f"linear regions:     {out['linear_regions']}" if out["linear_regions"] is not None
+                 else "linear regions:     not computed by the dual method (use --method primal)")
     lines.append(f"time: {out['seconds']} s")
     _emit(out, args.json, lines)
 
@@ -202,6 +206,9 @@ def cmd_bounds(args):
 def cmd_table(args):
     from .table import write_region_table
 
+    if args.seeds < 0:
+        raise InvalidInputError(f"--seeds must be 0 or more; got {args.seeds}")
+
     path = write_region_table(args.output, quick=args.quick, seeds=args.seeds)
     print(f"wrote {path}")
 
@@ -224,9 +231,13 @@ def cmd_stability(args):
     lines = [f"soft vs hard attention ({report['scope']}), delta = {report['delta']:.4g}, "
              f"{report['n_samples']} samples in the box",
              f"{'tau':>8} {'max defect':>12} {'bound':>12} {'ratio':>8} {'below eps':>10} {'band':>9} {'pred.':>9}"]
+    def num(v, spec, width):
+        return f"{'inf' if v is None else format(v, spec):>{width}}"
+
     for r in report["rows"]:
-        lines.append(f"{r['tau']:>8.4g} {r['max_defect']:>12.4e} {r['bound']:>12.4e} {r['ratio']:>8.4f} "
-                     f"{r['fraction_below_eps']:>10.3f} {r['band_width']:>9.4f} {r['band_width_predicted']:>9.4f}")
+        lines.append(" ".join([num(r["tau"], ".4g", 8), num(r["max_defect"], ".4e", 12), num(r["bound"], ".4e", 12),
+                               num(r["ratio"], ".4f", 8), num(r["fraction_below_eps"], ".3f", 10),
+                               num(r["band_width"], ".4f", 9), num(r["band_width_predicted"], ".4f", 9)]))
     lines.append("every measured defect is within its bound" if report["within_bounds"]
                  else "WARNING: a measured defect exceeds its bound")
     if args.plot:
@@ -325,6 +336,10 @@ def main(argv=None) -> int:
         return 130
     except TropattnError as exc:
         print(f"tropattn: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # unreadable model, unwritable output path
+        where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"tropattn: error: {exc.strerror or exc}{where}", file=sys.stderr)
         return 2
     return 0
 

@@ -48,6 +48,24 @@ def _pyplot():
     return plt
 
 
+def _save(fig, path, dpi):
+    """Write a figure; an unknown file type or an unwritable path is an InvalidInputError."""
+    import os
+
+    plt = _pyplot()
+    kinds = fig.canvas.get_supported_filetypes()
+    suffix = os.path.splitext(str(path))[1].lstrip(".").lower()
+    try:
+        if suffix not in kinds:
+            raise InvalidInputError(f"cannot write {path!s}: unknown picture type {suffix!r}; use one of "
+                                    f"{', '.join(sorted(kinds))} (for example FILE.png)")
+        fig.savefig(path, dpi=dpi)
+    except OSError as exc:
+        raise InvalidInputError(f"cannot write {path!s}: {exc.strerror or exc}") from None
+    finally:
+        plt.close(fig)
+
+
 def _check_dim(d: int, what: str):
     if d not in (1, 2):
         raise InvalidInputError(
@@ -217,8 +235,7 @@ def plot_overlay(heads, box, path):
     axes[-1].set_title(f"overlay of {len(hs)} heads: {n} regions in the box", fontsize=9)
     fig.tight_layout(w_pad=2.5)
     path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _save(fig, path, 110)
     return path
 
 
@@ -303,7 +320,6 @@ def plot_soft_weights(head, taus, box, path, resolution: int = 200):
                 ax.set_ylim(lo[1], hi[1])
     fig.tight_layout()
     path = Path(path)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    _save(fig, path, 100)
     return path
 

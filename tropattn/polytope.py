@@ -108,8 +108,10 @@ if _coprime_fraction(-3, 4) != Fraction(-3, 4) or hash(_coprime_fraction(6, 1)) 
 
 def _fraction_array(num: np.ndarray, den: np.ndarray) -> list:
     """Lists of Fractions ``num[i, j] / den[i]`` (object or int arrays, ``den > 0``)."""
-    num = num.astype(object)
-    den = np.broadcast_to(den.astype(object)[:, None], num.shape)
+    num, den = _small(num), _small(den)
+    if num.dtype != den.dtype:
+        num, den = num.astype(object), den.astype(object)
+    den = np.broadcast_to(den[:, None], num.shape)
     g = np.gcd(num, den)
     return [list(map(_coprime_fraction, n, d)) for n, d in zip((num // g).tolist(), (den // g).tolist())]
 
@@ -315,19 +317,53 @@ def _small(H: np.ndarray) -> np.ndarray:
 
 
 def _signs(H: np.ndarray, pts: "_Prepared") -> np.ndarray:
-    """Exact sign matrix of ``H @ P.T``: int64 when it cannot overflow, else filtered
-    (:func:`tropattn.exact.dot_signs`)."""
-    if H.dtype == object:
-        try:
-            H = H.astype(np.int64)
-        except OverflowError:
-            return exact.dot_signs(H, pts.P64 if pts.P64 is not None else pts.Pa)
+    """Exact sign matrix of ``H @ P.T``.
+
+    Plain int64 when no partial sum can overflow; 31-bit limbs of ``H`` in int64
+    (:func:`_limb_signs`) when the points are small; otherwise the float filter of
+    :func:`tropattn.exact.dot_signs`.
+    """
+    H = _small(H)
     if pts.P64 is None:
         return exact.dot_signs(H, pts.Pa)
-    mh = max(int(H.max()), -int(H.min())) if H.size else 0
-    if H.shape[1] * mh * pts.max_abs < _INT64_SAFE:
+    m = H.shape[1]
+    if H.dtype != object and max(int(H.max()), -int(H.min()), 0) * pts.max_abs * m < _INT64_SAFE:
         return np.sign(H @ pts.P64.T).astype(np.int8)
+    if pts.max_abs * m < 1 << _LIMB:
+        return _limb_signs(H, pts.P64)
     return exact.dot_signs(H, pts.P64)
+
+
+_LIMB = 31
+
+
+def _limb_signs(H: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Exact ``sign(H @ C.T)`` in int64 for any integers ``H`` when ``max|C| * m < 2^31``.
+
+    ``H = sum_l H_l 2^(31 l)`` with digits ``0 <= H_l < 2^31`` and a signed top digit
+    (``|top| < 2^31``), so each ``S_l = H_l @ C.T`` is below ``2^62`` in absolute value.
+    Carries are then propagated from the lowest digit: ``t_l = S_l + carry``,
+    ``carry = floor(t_l / 2^31)``, remainder in ``[0, 2^31)``.  The value is
+    ``t_top 2^(31 L) + R`` with ``0 <= R < 2^(31 L)``, and ``R > 0`` iff some remainder
+    is nonzero: its sign is that of ``t_top``, or of ``R`` when ``t_top == 0``.
+    """
+    base, mask = 1 << _LIMB, (1 << _LIMB) - 1
+    rest, digits = H, []
+    while max(int(rest.max()), -int(rest.min())) >= base:
+        low = rest & mask
+        digits.append(low.astype(np.int64))
+        rest = rest >> _LIMB  # floor division; rest == (rest >> 31) * 2^31 + low
+    t = rest.astype(np.int64) @ C.T if not digits else None
+    if digits:
+        nonzero = np.zeros((H.shape[0], C.shape[0]), dtype=bool)
+        carry = 0
+        for d in digits:
+            t = d @ C.T + carry
+            nonzero |= (t & mask) != 0
+            carry = t >> _LIMB
+        t = rest.astype(np.int64) @ C.T + carry
+        return np.where(t != 0, np.sign(t), nonzero).astype(np.int8)
+    return np.sign(t).astype(np.int8)
 
 
 def _ridges_closed(simplices: np.ndarray, npoints: int) -> bool:
@@ -631,7 +667,7 @@ def _polytope_from_hull(hull: _Hull, fracs=None) -> Polytope:
 
 def _full_dimensional_facets(rows) -> list:
     """Sorted canonical ``(normal, offset)`` of homogeneous facet rows ``(a, b)``: ``a.x <= -b``."""
-    H = np.array(rows, dtype=object)
+    H = _small(np.array(rows, dtype=object))
     g = np.abs(np.gcd.reduce(H[:, :-1], axis=1))  # abs: a one-column reduce returns the entry itself
     normals = (H[:, :-1] // g[:, None]).tolist()
     offsets = _fraction_array(-H[:, -1:], g)
@@ -962,7 +998,8 @@ def _certify_sum(A: _Prepared, B: _Prepared, simplices: np.ndarray, groups=None)
         if not np.any(ZA[:, ia[s]].all(axis=1) & ZB[:, ib[s]].all(axis=1)):
             return None
     on = ZA[:, ia] & ZB[:, ib]  # (facets, used sums)
-    verts = np.nonzero(_meets_alone(on, ZA, ia) & _meets_alone(on, ZB, ib))[0]
+    nA = ZA.shape[1]
+    verts = np.nonzero(_meets_alone(on, np.hstack([ZA, ZB]), np.stack([ia, nA + ib], axis=1)))[0]
     n = A.Pa.shape[1] - 1
     return _Hull(tuple(sums.P[u] for u in verts), n, tuple(range(n)), (),
                  tuple(map(tuple, uniq.tolist())), tuple(_row_masks(on[:, verts])),
@@ -971,10 +1008,12 @@ def _certify_sum(A: _Prepared, B: _Prepared, simplices: np.ndarray, groups=None)
 
 def _meets_alone(on: np.ndarray, Z: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """For each column ``u`` of ``on``: do the rows ``Z[f]`` over the facets ``f`` with
-    ``on[f, u]`` meet exactly in ``{idx[u]}``?  (False when no facet holds ``u``.)
+    ``on[f, u]`` meet exactly in the columns ``idx[u]``?  (False when no facet holds u.)
 
-    Bitwise: ``Z``'s rows are packed into bytes and AND-reduced per column of ``on``.
+    ``idx`` is (columns of on,) or (columns of on, t) for sets of t columns.  Bitwise:
+    ``Z``'s rows are packed into bytes and AND-reduced per column of ``on``.
     """
+    idx = idx.reshape(len(idx), -1)
     u, f = np.nonzero(on.T)  # sorted by u
     out = np.zeros(on.shape[1], dtype=bool)
     if not len(u):
@@ -982,9 +1021,9 @@ def _meets_alone(on: np.ndarray, Z: np.ndarray, idx: np.ndarray) -> np.ndarray:
     starts = np.flatnonzero(np.r_[True, u[1:] != u[:-1]])
     meet = np.bitwise_and.reduceat(np.packbits(Z, axis=1, bitorder="little")[f], starts, axis=0)
     who = u[starts]
-    single = np.zeros_like(meet)
-    single[np.arange(len(who)), idx[who] // 8] = 1 << (idx[who] % 8)
-    out[who] = np.all(meet == single, axis=1)
+    want = np.zeros((len(who), Z.shape[1]), dtype=bool)
+    want[np.arange(len(who))[:, None], idx[who]] = True
+    out[who] = np.all(meet == np.packbits(want, axis=1, bitorder="little"), axis=1)
     return out
 
 

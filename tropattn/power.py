@@ -1111,7 +1111,7 @@ def _cells_lifted(diagram, unique):
             at.setdefault(i, []).append(f)
     for ridge, h in boundary:
         for i in ridge:
-            rays.setdefault(i, []).append(h)
+            rays.setdefault(i, []).append((ridge, h))
 
     def point(faces, normals):
         c = [sum(duals[f][t] for f in faces) / len(faces) for t in range(d)]
@@ -1121,7 +1121,7 @@ def _cells_lifted(diagram, unique):
     for i, faces in at.items():
         j = unique[i]
         ks = sorted({k for f in faces for k in simplices[f]} - {i})
-        x = point(faces, rays.get(i, ()))
+        x = point(faces, [h for _, h in rays.get(i, ())])
         X, D = homogeneous_point(x)
         aj, bj = A_int[j], B_int[j]
         if any(sum((u - v) * w for u, v, w in zip(A_int[unique[k]], aj, X)) >= (bj - B_int[unique[k]]) * D
@@ -1130,7 +1130,7 @@ def _cells_lifted(diagram, unique):
         fpts = []
         for k in ks:
             both = [f for f in faces if k in simplices[f]]
-            fpts.append(point(both, [h for r, h in boundary if i in r and k in r] if i in rays else ()))
+            fpts.append(point(both, [h for r, h in rays.get(i, ()) if k in r]))
         out[j] = _make_cell(diagram, j, [unique[k] for k in ks], x, fpts)
     return out
 

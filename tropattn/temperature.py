@@ -305,7 +305,16 @@ def _tau(tau) -> float:
     if not (math.isfinite(t) and t > 0):
         raise InvalidInputError(f"tau = {tau!r}; the temperature must be a finite number > 0 "
                                 "(tau -> 0 is the hard skeleton: use the head's label/hard instead)")
+    if t < TAU_MIN:
+        raise InvalidInputError(
+            f"tau = {tau!r} is below {TAU_MIN:g}: margins/tau then exceed what float64 log-space can resolve, "
+            "so measured/bound ratios would be noise. Use reference_defects (mpmath) at single points, or "
+            "rescale the scores")
     return t
+
+
+#: The smallest temperature the vectorised (float64, log-space) measurements accept.
+TAU_MIN = 1e-9
 
 
 # ------------------------------------------------------------------- soft attention
@@ -992,12 +1001,17 @@ class StabilityRow:
 _LOG10 = math.log(10.0)
 
 
+def _exp(x: float) -> float:
+    """``e^x``, or inf beyond the float range (a bound of 1/tau at tau = 1e-300 is such a number)."""
+    return math.exp(x) if x < 709.0 else math.inf
+
+
 def _stats(log_def, log_bound, uniform) -> DefectStats:
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):
         pointwise = np.where(np.isneginf(log_def), 0.0, np.exp(log_def - log_bound))
     ld, lb = float(np.max(log_def)), float(np.max(log_bound))
-    sup_ratio = 0.0 if ld == -math.inf else math.exp(ld - lb)
-    return DefectStats(defect=math.exp(ld), bound=math.exp(lb), ratio=float(np.max(pointwise)),
+    sup_ratio = 0.0 if ld == -math.inf else _exp(ld - lb)
+    return DefectStats(defect=_exp(ld), bound=_exp(lb), ratio=float(np.max(pointwise)),
                        sup_ratio=sup_ratio, log10_defect=ld / _LOG10, log10_bound=lb / _LOG10,
                        uniform_bound=uniform)
 
@@ -1029,7 +1043,7 @@ def measure(heads, taus, delta: float = 0.0, box=None, n_samples: int = 2000, se
         pd = pointwise_defects(hs, X[ok], tau, labels[:, ok])
         ub = delta_region_bounds(hs, tau, delta, labels[:, keep])
         sel = lambda a: a[..., in_delta]  # noqa: E731
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore", over="ignore"):
             lower_ratio = np.exp(sel(pd.log_weight) - sel(pd.log_weight_lower))
         below = pd.log_output < math.log(eps)
         band = float(np.max(dist[ok][~below])) if (~below).any() else 0.0
@@ -1048,6 +1062,17 @@ def _finite(x):
     """JSON-safe float: None for inf/nan."""
     x = float(x)
     return x if math.isfinite(x) else None
+
+
+def _json_safe(obj):
+    """Every non-finite float in a nested dict/list replaced by None (JSON has no inf)."""
+    if isinstance(obj, dict):
+        return {k: _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_safe(v) for v in obj]
+    if isinstance(obj, float):
+        return _finite(obj)
+    return obj
 
 
 def stability_report(heads, taus=(0.05, 0.2, 1.0), delta=None, box=None, n_samples: int = 2000,
@@ -1089,11 +1114,11 @@ def stability_report(heads, taus=(0.05, 0.2, 1.0), delta=None, box=None, n_sampl
     ok = all(r.weights.ratio <= slack and r.output.ratio <= slack and r.jacobian.ratio <= slack
              and r.weight_lower_ratio >= 1 / slack and r.band_width <= r.band_width_predicted * slack
              for r in rows)
-    return {"heads": len(hs), "keys": [h.N for h in hs], "dim": hs[0].dim, "dim_out": hs[0].dim_out,
+    return _json_safe({"heads": len(hs), "keys": [h.N for h in hs], "dim": hs[0].dim, "dim_out": hs[0].dim_out,
             "box": [lo.tolist(), hi.tolist()], "delta": float(delta), "n_samples": int(n_samples),
             "seed": seed, "eps": float(eps), "within_bounds": ok, "scope": scope, "rows": out_rows,
             "convention": "scores are s_j = a_j.x + b_j at temperature tau; standard attention "
-                          "softmax(q.k/sqrt(d_k)) is tau = 1 on scaled scores, tau = sqrt(d_k) on raw q.k"}
+                          "softmax(q.k/sqrt(d_k)) is tau = 1 on scaled scores, tau = sqrt(d_k) on raw q.k"})
 
 
 # ------------------------------------------------------------------------ conventions
