@@ -13,6 +13,9 @@ Run:  python scripts/bench_power.py          (about a minute on 2 cores)
    The hidden sets and adjacency are checked equal to CGAL's.
 2. One layer of H heads: count_dual (Minkowski sum, pruned) against a loop over all N^H label
    tuples with a certified LP each (exact.interior_point), for growing N.
+3. The other fast paths: d = 1 (exact integer upper hull of the lifted points) and d = 3 (certified
+   lifted upper hull in R^4, cells read off combinatorially) against the per-cell certified LPs on
+   all N - 1 bisector rows; the cells are checked equal.
 """
 
 import random
@@ -26,7 +29,7 @@ from benchlib import best_of
 from tropattn.attention import Head, Layer, Transformer, count_dual
 from tropattn.regions import brute_force_regions
 from tropattn.exact import counting
-from tropattn.power import PowerDiagram
+from tropattn.power import PowerDiagram, _cells_by_lp
 
 
 def instance(n, seed):
@@ -134,8 +137,33 @@ def bench_overlay():
             print(f"H = {H}, N = {N:2d} (N^H = {N ** H:5d}): dual {nd:5d} in {t_d:7.3f} s | {tail}")
 
 
+def instance_d(d, n, seed):
+    """n dyadic sites in the unit cube of R^d, weights of the order of the squared spacing."""
+    rng = random.Random(seed)
+    sites = [[Fraction(rng.randrange(1 << 20), 1 << 20) for _ in range(d)] for _ in range(n)]
+    wmax = int((1 << 40) * 1.2 / n ** (2 / d))
+    return sites, [Fraction(rng.randrange(wmax), 1 << 40) for _ in range(n)]
+
+
+def bench_fast_paths():
+    print("== 3. d = 1 and d = 3: hull fast paths vs per-cell certified LPs (all cells) ==")
+    for d, n, with_lp in ((1, 200, True), (1, 2000, False), (3, 60, True), (3, 200, False), (3, 1000, False)):
+        sites, weights = instance_d(d, n, d * n)
+        with counting() as c:
+            t_fast, cells = best_of(lambda: PowerDiagram(sites, weights).cells(), 3)
+        line = (f"d = {d}, n = {n:5d}: hidden {sum(x is None for x in cells):4d} | fast {t_fast * 1e3:8.1f} ms "
+                f"(LP fallbacks {c.fallbacks}, certified LPs {c.certified // 3})")
+        if with_lp:
+            pd = PowerDiagram(sites, weights)
+            t_lp, slow = best_of(lambda: _cells_by_lp(pd, [j for j in range(n) if j not in pd.duplicates]), 1)
+            same = [x and (x.A, x.b, x.neighbors) for x in cells] == [x and (x.A, x.b, x.neighbors) for x in slow]
+            line += f" | per-cell LPs {t_lp * 1e3:8.1f} ms, agree: {same}, speed-up {t_lp / t_fast:6.1f}x"
+        print(line)
+
+
 if __name__ == "__main__":
     t0 = time.perf_counter()
     bench_diagrams()
     bench_overlay()
+    bench_fast_paths()
     print(f"total {time.perf_counter() - t0:.1f} s")

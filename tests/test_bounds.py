@@ -46,3 +46,12 @@ def test_bad_shapes_are_refused(bad):
 def test_random_models_are_deterministic():
     a, b = random_model(2, 2, 3, seed=7), random_model(2, 2, 3, seed=7)
     assert [h.keys for h in a.layers[0].heads] == [h.keys for h in b.layers[0].heads]
+
+
+@pytest.mark.parametrize("d,H,N,L", [(1, 2, 3, 2), (2, 1, 3, 2), (2, 3, 2, 2), (3, 2, 2, 2)])
+def test_the_lower_bound_is_attained_by_the_sawtooth(d, H, N, L):
+    from tropattn.bounds import sawtooth_model
+    from tropattn.regions import enumerate_regions
+
+    n = len(enumerate_regions(sawtooth_model(d, N, L, heads=H)).activation_regions)
+    assert n == bounds(d, H, N, L).lower

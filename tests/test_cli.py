@@ -96,3 +96,46 @@ def test_table_quick(tmp_path, capsys):
     lines = path.read_text().splitlines()
     assert code == 0 and lines[0].startswith("dim,heads,keys,layers,model")
     assert any(",grid," in l for l in lines[1:])
+
+
+def test_conventions_prints_both_defects(capsys):
+    code, out, _ = run(capsys, "conventions", "--json")
+    obj = json.loads(out)
+    assert code == 0 and obj["paper"]["exponent"] == -16.0 and obj["standard"]["exponent"] == -0.25
+    assert obj["paper"]["weight_defect"] < 1e-6 < 0.4 < obj["standard"]["weight_defect"]
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["diagram", "MODEL", "-o", "/nonexistent-dir/x.png"], "cannot write"),
+    (["diagram", "MODEL", "-o", "OUT.txt"], "unknown picture type"),
+    (["count", "MODEL", "--box", "1,0"], "LO < HI"),
+    (["count", "MODEL", "--box", "a,b"], "--box"),
+    (["stability", "MODEL", "--taus", "0.1,zero"], "--taus"),
+    (["regions", "max(0, NaN*x)"], "NaN"),
+    (["count", "DIR"], "Is a directory"),
+])
+def test_bad_arguments_give_one_line_and_status_2(tmp_path, capsys, argv, needle):
+    path = tmp_path / "m.json"
+    save_model(sawtooth_model(2, 2, 1), path)
+    argv = [str(path) if a == "MODEL" else str(tmp_path / "out.txt") if a == "OUT.txt"
+            else str(tmp_path) if a == "DIR" else a for a in argv]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and err.count("\n") == 1 and needle in err and "Traceback" not in err
+
+
+def test_stability_json(tmp_path, capsys):
+    path = tmp_path / "m.json"
+    from tropattn.bounds import random_model
+
+    save_model(random_model(2, 1, 3, seed=2), path)
+    obj = json.loads(run(capsys, "stability", str(path), "--taus", "0.05,1", "--json")[1])
+    assert [r["tau"] for r in obj["rows"]] == [0.05, 1.0]
+    assert all(r["ratio"] <= 1 + 1e-9 and r["max_defect"] <= r["bound"] for r in obj["rows"])
+    assert obj["rows"][0]["max_defect"] < obj["rows"][1]["max_defect"]   # colder is closer to hard
+
+
+def test_diagram_writes_a_png(tmp_path, capsys):
+    path, png = tmp_path / "m.json", tmp_path / "d.png"
+    save_model(sawtooth_model(2, 2, 1), path)
+    code, out, _ = run(capsys, "diagram", str(path), "-o", str(png))
+    assert code == 0 and png.read_bytes()[:4] == b"\x89PNG"

@@ -115,3 +115,24 @@ def test_weight_form_errors_name_the_path():
     with pytest.raises(ModelFileError) as info:
         model_from_json(obj)
     assert str(info.value).startswith("layers[0].heads[0].W_K[0]")
+
+
+def test_npz_refuses_to_round(tmp_path):
+    model = model_from_json(BASE)                      # holds 1/10, which float64 cannot
+    with pytest.raises(ModelFileError, match="save the model as .json"):
+        save_model(model, tmp_path / "m.npz")
+
+
+@pytest.mark.parametrize("mutate,path", [
+    (lambda l: l.__setitem__("d_k", "abc"), "layers[0].d_k"),
+    (lambda l: l.__setitem__("d_k", 0), "layers[0].d_k"),
+    (lambda l: l.__setitem__("heads", []), "layers[0].heads"),
+])
+def test_weight_form_layer_errors_name_the_field(mutate, path):
+    obj = {"format": "tropattn.model/1", "form": "weights", "dim": 1, "context": [[1], [2]],
+           "layers": [{"d_k": 1, "heads": [{"W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]}]}]}
+    model_from_json(obj)                                # valid as given (W_O defaults to the identity)
+    mutate(obj["layers"][0])
+    with pytest.raises(ModelFileError) as info:
+        model_from_json(obj)
+    assert str(info.value).startswith(path)

@@ -353,3 +353,96 @@ def test_upper_vertices_match_one_lp_per_term(points):
     assert H == upper_hull(points, method="exact")
     for cell in H.cells:
         assert_upper_face(points, cell)
+
+
+# ------------------------------------------------------- fast paths vs exact fallbacks
+def hull_of_all_sums(*point_sets_):
+    sums = [()]
+    for pts in point_sets_:
+        sums = [tuple(F(a) + F(b) for a, b in zip(s, p)) if s else tuple(F(b) for b in p) for s in sums for p in pts]
+    return convex_hull(sums, method="exact")
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(2, 4).flatmap(lambda d: st.tuples(point_sets(d, 7, 2), point_sets(d, 7, 2), point_sets(d, 4, 1))))
+def test_certified_minkowski_equals_exact_hull_of_all_sums(sets):
+    # tiny grids: coplanar facets, sums that coincide, lower-dimensional summands
+    P, Q, R = (convex_hull(s) for s in sets)
+    with exact.counting() as c:
+        S = minkowski_sum(P, Q, R)
+    assert same_polytope(S, hull_of_all_sums(*sets))
+    assert c.fallbacks == 0 or S.dim < S.ambient_dim
+
+
+def test_minkowski_prefilter_miss_is_caught(monkeypatch):
+    # a float pre-filter that drops vertex pairs must not change the (certified) answer
+    import tropattn.polytope as poly
+
+    A = convex_hull(rational_sphere_points()[::8])
+    B = convex_hull(rational_sphere_points(5, 13, F(1, 3), (F(1, 2), 0, 0))[1::8])
+    expected = minkowski_sum(A, B)
+    monkeypatch.setattr(poly, "_cone_pairs", lambda *args: np.arange(10))
+    with exact.counting() as c:
+        assert same_polytope(minkowski_sum(A, B), expected)
+    assert c.certified == 1 and c.fallbacks == 0  # retried on all pairs
+    sums = [tuple(a + b for a, b in zip(v, w)) for v in A.vertices for w in B.vertices]
+    assert same_polytope(expected, convex_hull(sums, method="exact"))
+
+
+def test_minkowski_of_lower_dimensional_summands_in_r3():
+    # two unit squares in perpendicular planes: a full-dimensional sum (the box [0,1] x [0,2] x [0,1])
+    P = convex_hull([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]])
+    Q = convex_hull([[0, 0, 0], [0, 0, 1], [0, 1, 0], [0, 1, 1]])
+    with exact.counting() as c:
+        S = minkowski_sum(P, Q)
+    assert (S.dim, S.vertex_count, S.facet_count) == (3, 8, 6) and c.certified == 1
+    assert same_polytope(S, hull_of_all_sums(P.vertices, Q.vertices))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 4).flatmap(
+    lambda d: st.lists(st.tuples(*[st.integers(0, 2)] * d, st.integers(-3, 3)), min_size=1, max_size=12)))
+def test_upper_hull_apex_construction_equals_exact(points):
+    # many coplanar lifted points; the certified (apex) path must agree with double description
+    with exact.counting() as c:
+        H = upper_hull(points)
+    assert H == upper_hull(points, method="exact")
+    assert c.certified + c.fallbacks <= 1
+    for cell in H.cells:
+        assert_upper_face(points, cell)
+
+
+def test_upper_hull_with_rational_heights_and_far_apart_heights():
+    pts = [(0, 0, F(-10**12)), (1, 0, F(1, 3)), (0, 1, F(2, 7)), (1, 1, F(10**9)), (F(1, 2), F(1, 2), F(5, 11))]
+    H = upper_hull(pts)
+    assert H == upper_hull(pts, method="exact")
+    assert H.vertices == tuple(j for j in range(len(pts)) if tropical_wins(pts, j))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 5).flatmap(lambda m: st.tuples(
+    st.lists(st.lists(st.integers(-2**200, 2**200), min_size=m, max_size=m), min_size=1, max_size=4),
+    st.lists(st.lists(st.integers(-2**20, 2**20), min_size=m, max_size=m), min_size=1, max_size=4),
+    st.integers(0, 2**100))))
+def test_limb_signs_are_exact(data):
+    from tropattn.polytope import _limb_signs
+
+    H, C, k = data
+    if len(H[0]) >= 2 and C[0][0] and C[0][1]:
+        H.append([k * C[0][1], -k * C[0][0]] + [0] * (len(H[0]) - 2))  # an exact zero
+    got = _limb_signs(np.array(H, dtype=object), np.array(C, dtype=np.int64))
+    want = [[(s > 0) - (s < 0) for s in (dot(h, c) for c in C)] for h in H]
+    assert got.tolist() == want
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 5).flatmap(lambda k: st.lists(
+    st.lists(st.integers(-50, 50), min_size=k + 1, max_size=k + 1), min_size=k, max_size=k)))
+def test_simplex_minors_give_the_exact_normal(rows):
+    from tropattn.polytope import _maximal_minors
+
+    k = len(rows)
+    minors = _maximal_minors(np.array([rows], dtype=np.int64))[0].tolist()
+    h = [(-1) ** j * minors[k - j] for j in range(k + 1)]  # column i omits column k - i
+    assert all(dot(h, r) == 0 for r in rows)
+    assert any(h) == (exact.rank(rows) == k)

@@ -239,7 +239,8 @@ def test_fast_paths_on_named_degenerate_inputs():
     for name, (sites, weights) in cases.items():
         pd = PowerDiagram(sites, weights)
         taken[name] = _check_fast(pd, _cells_planar)
-        assert _cells_key(pd.cells()) == _cells_key(_cells_by_lp(pd, [j for j in range(pd.N) if j not in pd.duplicates]))
+        unique = [j for j in range(pd.N) if j not in pd.duplicates]
+        assert _cells_key(pd.cells()) == _cells_key(_cells_by_lp(pd, unique))
     assert taken["grid (cocircular)"] and taken["circle + centre"] and taken["many hidden"]
     assert not taken["circle only (lifted points coplanar)"]        # Qhull refuses: the LPs decide
     hidden = PowerDiagram(*cases["many hidden"]).hidden              # one heavy site hides inner sites,

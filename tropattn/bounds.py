@@ -210,41 +210,49 @@ def grid_count(dim: int, heads: int, keys: int) -> int:
     return keys ** heads
 
 
-def sawtooth_model(dim: int, keys: int, layers: int):
-    """The depth construction of THEORY §4: exactly ``N^{dL}`` regions.
+def sawtooth_model(dim: int, keys: int, layers: int, heads: int | None = None):
+    """The depth construction of THEORY §4: exactly ``N^{min(H, d) L}`` regions.
 
-    Layer ``l = 1..L`` has ``d`` heads; head ``h`` has keys ``N^l j e_h``, offsets
-    ``-j (j + 1) / 2`` and values ``-(j / N^l) e_h`` for ``j = 0..N-1``, residual on.  On
-    ``[0, 1)`` coordinate ``h`` is routed by ``floor(N^l x_h)`` and folded back, so each
-    coordinate is cut into ``N^L`` intervals.
+    Layer ``l = 1..L`` has ``H`` heads (default ``H = d``).  Head ``h < min(H, d)`` has
+    keys ``N^l j e_h``, offsets ``-j (j + 1) / 2`` and values ``-(j / N^l) e_h`` for
+    ``j = 0..N-1``, residual on: on ``[0, 1)`` coordinate ``h`` is routed by
+    ``floor(N^l x_h)`` and folded back, so it is cut into ``N^L`` intervals.  Heads
+    ``h >= d`` are *silent*: all their keys coincide, so the first always wins and they
+    add no wall.  With ``H = d`` this attains the paper's ``Θ(N^{dL})``.
 
     >>> m = sawtooth_model(1, 2, 2)
     >>> [h.keys for h in m.layers[1].heads]
     [((Fraction(0, 1),), (Fraction(4, 1),))]
+    >>> len(sawtooth_model(2, 3, 1, heads=3).layers[0].heads)
+    3
     """
     from .attention import Head, Layer, Transformer
 
     _positive("dim", dim), _positive("keys", keys), _positive("layers", layers)
+    heads = dim if heads is None else _positive("heads", heads)
+    zero = [Fraction(0)] * dim
+    silent = Head([zero] * keys, [Fraction(0)] * keys, [zero] * keys)
     out = []
     for l in range(1, layers + 1):
         scale = keys ** l
-        heads = []
-        for h in range(dim):
+        layer = []
+        for h in range(min(heads, dim)):
             e = [Fraction(int(i == h)) for i in range(dim)]
-            heads.append(Head([[scale * j * v for v in e] for j in range(keys)],
+            layer.append(Head([[scale * j * v for v in e] for j in range(keys)],
                               [-Fraction(j * (j + 1), 2) for j in range(keys)],
                               [[-Fraction(j, scale) * v for v in e] for j in range(keys)]))
-        out.append(Layer(heads, residual=True))
+        out.append(Layer(layer + [silent] * (heads - len(layer)), residual=True))
     return Transformer(out)
 
 
-def sawtooth_count(dim: int, keys: int, layers: int) -> int:
-    """``N^{dL}``.
+def sawtooth_count(dim: int, keys: int, layers: int, heads: int | None = None) -> int:
+    """``N^{min(H, d) L}`` (``N^{dL}`` for the default ``H = d``).
 
     >>> sawtooth_count(2, 3, 2)
     81
     """
-    return keys ** (dim * layers)
+    heads = dim if heads is None else heads
+    return keys ** (min(heads, dim) * layers)
 
 
 def random_model(dim: int, heads: int, keys: int, layers: int = 1, seed: int = 0, *,

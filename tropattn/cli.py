@@ -248,6 +248,21 @@ def cmd_stability(args):
     _emit(report, args.json, lines)
 
 
+def cmd_conventions(args):
+    from .temperature import convention_check
+
+    c = convention_check(args.margin, args.dk, args.keys)
+    lines = [f"raw score margin Delta = {c['raw_margin']:g} on q.k, d_k = {c['d_k']}, {c['n_keys']} keys "
+             "(the other keys tied at the margin: the worst case)"]
+    for name, label in (("paper", "paper's convention (tau = 1/sqrt(d_k))"),
+                        ("standard", "standard attention (tau = sqrt(d_k))")):
+        r = c[name]
+        lines.append(f"  {label:<42} tau = {r['tau']:<6g} e^(-Delta/tau) = e^({r['exponent']:g}) = "
+                     f"{r['e_exponent']:.3e}   1 - p* = {r['weight_defect']:.3e}")
+    lines.append(f"the paper's softmax is {c['sharpness']:g} times sharper than the one transformers use")
+    _emit(c, args.json, lines)
+
+
 def cmd_demo(args):
     from .bounds import bounds, sawtooth_model
     from .tropical import parse_polynomial
@@ -312,6 +327,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seeds", type=int, default=3)
     s.add_argument("--quick", action="store_true", help="a smaller grid (for tests)")
     s.set_defaults(func=cmd_table)
+    s = sub.add_parser("conventions", help="the paper's temperature convention against standard attention")
+    s.add_argument("--margin", type=float, default=2.0, help="raw score margin on q.k (default 2)")
+    s.add_argument("--dk", type=int, default=64, help="key dimension d_k (default 64)")
+    s.add_argument("--keys", type=int, default=2, help="number of keys N (default 2)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_conventions)
     s = sub.add_parser("stability", help="soft attention against the hard skeleton")
     s.add_argument("model")
     s.add_argument("--taus", default="0.05,0.2,1")

@@ -194,12 +194,19 @@ def _weights_model(obj, dim, layers_json):
     for i, layer in enumerate(layers_json):
         path = f"layers[{i}]"
         heads = []
-        for k, h in enumerate(_field(layer, "heads", path, list)):
+        heads_json = _field(layer, "heads", path, list)
+        if not heads_json:
+            raise ModelFileError("a layer needs at least one head", f"{path}.heads")
+        for k, h in enumerate(heads_json):
             hp = f"{path}.heads[{k}]"
             W_Q = _matrix(_field(h, "W_Q", hp), f"{hp}.W_Q", cols=dim)
             W_K = _matrix(_field(h, "W_K", hp), f"{hp}.W_K", rows=len(W_Q), cols=dim)
             W_V = _matrix(_field(h, "W_V", hp), f"{hp}.W_V", cols=dim)
-            W_O = _matrix(_field(h, "W_O", hp), f"{hp}.W_O", rows=dim, cols=len(W_V))
+            W_O = _field(h, "W_O", hp, required=False)
+            if W_O is None and len(W_V) != dim:
+                raise ModelFileError(f"W_V has {len(W_V)} rows, so W_O (shape ({dim}, {len(W_V)})) is needed to "
+                                     f"map values back to dimension {dim}", f"{hp}.W_O")
+            W_O = _matrix(W_O, f"{hp}.W_O", rows=dim, cols=len(W_V)) if W_O is not None else None
             spec = dict(W_Q=W_Q, W_K=W_K, W_V=W_V, W_O=W_O)
             for name, n in (("b_Q", len(W_Q)), ("b_K", len(W_K)), ("b_V", len(W_V))):
                 v = _field(h, name, hp, required=False)
@@ -207,8 +214,11 @@ def _weights_model(obj, dim, layers_json):
                     spec[name] = _vector(v, f"{hp}.{name}", n)
             heads.append(spec)
         ffn = _field(layer, "ffn", path, dict, required=False)
+        d_k = _field(layer, "d_k", path, required=False)
+        if d_k is not None and _number(d_k, f"{path}.d_k") <= 0:
+            raise ModelFileError(f"must be positive (it scales scores by 1/sqrt(d_k)); got {d_k!r}", f"{path}.d_k")
         layers.append(dict(heads=heads, residual=_field(layer, "residual", path, bool, required=False, default=True),
-                           d_k=_field(layer, "d_k", path, (int, float, str), required=False),
+                           d_k=d_k,
                            ffn=_ffn(ffn, f"{path}.ffn", dim) if ffn is not None else None))
     try:
         return Transformer.from_weights(context, layers)
@@ -268,7 +278,12 @@ _NPZ_KEY = re.compile(r"^layers\.(\d+)\.(heads\.(\d+)\.)?(\w+)$")
 
 
 def save_npz(model, path):
-    """Float arrays named ``layers.<l>.heads.<h>.keys`` etc.  Lossy for non-dyadic rationals."""
+    """Float arrays named ``layers.<l>.heads.<h>.keys`` etc. (score form).
+
+    float64 holds only dyadic rationals with 53-bit mantissas exactly; a model with any
+    other number (1/3, 0.1) is refused rather than rounded: save it as JSON instead.
+    """
+    _check_float_exact(model)
     arrays = {"dim": np.array(model.dim)}
     for l, layer in enumerate(model.layers):
         arrays[f"layers.{l}.residual"] = np.array(bool(layer.residual))
@@ -281,6 +296,23 @@ def save_npz(model, path):
             for name in ("W1", "b1", "W2", "b2"):
                 arrays[f"layers.{l}.ffn_{name}"] = np.array(getattr(layer.ffn, name), dtype=float)
     np.savez(path, **arrays)
+
+
+def _check_float_exact(model):
+    obj = model_to_json(model)
+
+    def walk(x, where):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                walk(v, f"{where}.{k}" if where else k)
+        elif isinstance(x, list):
+            for i, v in enumerate(x):
+                walk(v, f"{where}[{i}]")
+        elif isinstance(x, str) and "/" in x and Fraction(float(Fraction(x))) != Fraction(x):
+            raise ModelFileError(f"{x} has no exact float64 value, so .npz would round it; save the model as "
+                                 ".json to keep it exact", where)
+
+    walk(obj["layers"], "layers")
 
 
 def load_npz(path):

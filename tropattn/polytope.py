@@ -841,7 +841,7 @@ def minkowski_sum(*polytopes: Polytope) -> Polytope:
     for Q in polytopes[1:]:
         H = Q._vertex_rows
         hull = None
-        if _full_dimensional_sum(eqs, Q.equations, Q.ambient_dim):
+        if len(G) * len(H) > _SMALL_SUM and _full_dimensional_sum(eqs, Q.equations, Q.ambient_dim):
             hull = _sum_hull(_Prepared.of(G), _Prepared.of(H), facets, _facet_floats(Q))
         if hull is None:
             hull = _hull(_pairwise_sums(G, H))
@@ -861,6 +861,12 @@ def _facet_floats(P):
                 np.array([float(c) for _, c in P.facets]))
     H = np.array(P.facets, dtype=object)
     return H[:, :-1].astype(float), -H[:, -1].astype(float)
+
+
+#: Below this many vertex pairs the plain route (hull of all sums) is faster than
+#: :func:`_sum_hull`; above ``_PREFILTER_PAIRS`` pairs the normal-cone filter pays off.
+_SMALL_SUM = 100
+_PREFILTER_PAIRS = 400
 
 
 def _full_dimensional_sum(eqs_p, eqs_q, n: int) -> bool:
@@ -899,7 +905,7 @@ def _sum_hull(A: _Prepared, B: _Prepared, facets_a=None, facets_b=None):
     nA, nB = len(A.P), len(B.P)
     everything = np.arange(nA * nB)
     tries = [everything]
-    if facets_a is not None and facets_b is not None:
+    if facets_a is not None and facets_b is not None and nA * nB > _PREFILTER_PAIRS:
         pairs = _cone_pairs(A.X, facets_a, B.X, facets_b)
         if len(pairs) < len(everything):
             tries.insert(0, pairs)

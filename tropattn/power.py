@@ -614,7 +614,7 @@ def _cells_line(diagram, unique):
     for j in order:
         while len(chain) >= 2:
             i, k = chain[-2], chain[-1]      # drop k unless it lies strictly above segment i -- j
-            if (A_int[k][0] - A_int[i][0]) * (B_int[j] - B_int[i]) - (B_int[k] - B_int[i]) * (A_int[j][0] - A_int[i][0]) < 0:
+            if _cross((A_int[i][0], B_int[i]), (A_int[k][0], B_int[k]), (A_int[j][0], B_int[j])) < 0:
                 break
             chain.pop()
         chain.append(j)
@@ -1092,9 +1092,10 @@ def _cells_lifted(diagram, unique):
     of a vertex ``j`` are the vertices sharing a simplex with it, and the cell of ``j`` is
     ``Q + C``: ``Q`` the hull of the dual vertices ``x_F = (n_1, ..., n_d) / n_{d+1}`` of the
     simplices at ``j``, ``C`` the cone of the outward normals of the facets of ``conv{a_j}`` at
-    ``a_j``.  The centroid of those vertices plus the sum of the outward normals of the boundary
-    ridges at ``j`` lies in ``relint Q + relint C``, the interior of the cell; it is checked
-    exactly against every row.  The same construction on the simplices and boundary ridges
+    ``a_j``.  A convex combination of all those vertices with positive weights (chosen so that
+    the sum stays in integers) plus the sum of the outward normals of the boundary ridges at
+    ``j`` lies in ``relint Q + relint C``, the interior of the cell; it is checked exactly
+    against every row.  The same construction on the simplices and boundary ridges
     containing both ``j`` and ``k`` gives a point in the relative interior of their wall.
     """
     A_int, B_int, _ = diagram._int_scores()
@@ -1104,7 +1105,6 @@ def _cells_lifted(diagram, unique):
     if hull is None:
         return None
     simplices, planes, boundary = hull
-    duals = [tuple(Fraction(c, pl[d]) for c in pl[:d]) for pl in planes]
     at, rays = {}, {}
     for f, s in enumerate(simplices):
         for i in s:
@@ -1114,24 +1114,25 @@ def _cells_lifted(diagram, unique):
             rays.setdefault(i, []).append((ridge, h))
 
     def point(faces, normals):
-        c = [sum(duals[f][t] for f in faces) / len(faces) for t in range(d)]
-        return tuple(c[t] + sum(h[t] for h in normals) for t in range(d))
+        # sum_F n_F / sum_F n_{F, d+1}: a convex combination of the dual vertices x_F with weights
+        # n_{F, d+1} / S > 0 (in relint Q), plus the sum of the outward normals (in relint C)
+        S = sum(planes[f][d] for f in faces)
+        return tuple(sum(planes[f][t] for f in faces) + S * sum(h[t] for h in normals) for t in range(d)), S
 
     out = [None] * diagram.N
     for i, faces in at.items():
         j = unique[i]
         ks = sorted({k for f in faces for k in simplices[f]} - {i})
-        x = point(faces, [h for _, h in rays.get(i, ())])
-        X, D = homogeneous_point(x)
+        X, D = point(faces, [h for _, h in rays.get(i, ())])
         aj, bj = A_int[j], B_int[j]
         if any(sum((u - v) * w for u, v, w in zip(A_int[unique[k]], aj, X)) >= (bj - B_int[unique[k]]) * D
                for k in ks):
             return None
         fpts = []
         for k in ks:
-            both = [f for f in faces if k in simplices[f]]
-            fpts.append(point(both, [h for r, h in rays.get(i, ()) if k in r]))
-        out[j] = _make_cell(diagram, j, [unique[k] for k in ks], x, fpts)
+            Y, E = point([f for f in faces if k in simplices[f]], [h for r, h in rays.get(i, ()) if k in r])
+            fpts.append(tuple(Fraction(y, E) for y in Y))
+        out[j] = _make_cell(diagram, j, [unique[k] for k in ks], tuple(Fraction(x, D) for x in X), fpts)
     return out
 
 

@@ -1,7 +1,8 @@
 """Tables of exact region counts beside their bounds (``tropattn table``).
 
 For a grid of small shapes ``(d, H, N, L)`` the table holds the exact counts of the
-constructions (grid heads for ``H <= d``, the sawtooth model for ``H = d``) and of
+constructions (grid heads for ``H <= d`` and one layer; the sawtooth model on
+``min(H, d)`` coordinates, which attains ``N^{min(H, d) L}``) and of
 random models with fixed seeds, next to every bound of :mod:`tropattn.bounds`.  The
 column ``product_attainable`` marks the shapes where the paper's per-layer ``N^H``
 cannot be reached (``H > d``); ``attains_product`` says whether that row's model
@@ -37,10 +38,10 @@ COLUMNS = ["dim", "heads", "keys", "layers", "model", "activation_regions", "lin
 
 
 def _constructions(d, H, N, L):
+    """The models that attain ``lower_bound``: grid heads (one layer, H <= d) and the sawtooth."""
     if L == 1 and H <= d:
         yield "grid", grid_model(d, H, N)
-    if H == d:
-        yield "sawtooth", sawtooth_model(d, N, L)
+    yield "sawtooth", sawtooth_model(d, N, L, heads=H)
 
 
 def region_rows(shapes=None, seeds: int = 3, progress=None):

@@ -1344,6 +1344,10 @@ def _tokenize(text):
             val = {"−": "-", "·": "*", "**": "^"}.get(val, val)
         elif kind == "sup":
             val = val.translate(_SUP)
+        if val.lower() in ("nan", "inf", "infinity"):
+            raise InvalidInputError(
+                f"{val!r} at position {m.start(kind)} of {text!r} is not a number a tropical polynomial can hold: "
+                "coefficients must be finite (leave a term out instead of giving it -inf)")
         toks.append((kind, val, m.start(kind), m.end()))
         pos = m.end()
     toks.append(("end", "", len(text), len(text)))
