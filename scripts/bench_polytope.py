@@ -1,6 +1,10 @@
 """Benchmark tropattn.polytope (exact, certified) against scipy's float Qhull and PPL.
 
-Run:  python scripts/bench_polytope.py [--repeat 5]
+Run:  python scripts/bench_polytope.py [--repeat 5] [--against REV]
+
+``--against REV`` also times ``tropattn/polytope.py`` as of git revision REV (loaded
+from ``git show`` into a temporary module) in the same process: a before/after
+column under the same machine load.
 
 Cases
   sphere200    exact hull of 200 rational points exactly on the unit sphere
@@ -16,7 +20,12 @@ PPL) must agree; float counts (scipy, linprog) are reported as they come.  PPL
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 from fractions import Fraction as F
 from math import lcm
 
@@ -99,18 +108,36 @@ def ppl_minkowski(A, B):
     return ppl_vertices(sums)
 
 
+def polytope_at(rev):
+    """``tropattn/polytope.py`` as of git revision ``rev``, imported as a sibling module."""
+    root = Path(__file__).resolve().parent.parent
+    text = subprocess.run(["git", "show", f"{rev}:tropattn/polytope.py"], cwd=root, check=True,
+                          capture_output=True, text=True).stdout
+    path = Path(tempfile.mkdtemp()) / "polytope_before.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location("tropattn._polytope_before", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 # ------------------------------------------------------------------- main
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--against", metavar="REV", help="also time polytope.py as of this git revision")
     args = ap.parse_args()
     r = args.repeat
+    old = polytope_at(args.against) if args.against else None
 
     sphere = rational_sphere_points()
     A = convex_hull(sphere[::4])
     B = convex_hull(rational_sphere_points(5, 13, F(1, 3), (F(1, 2), 0, 0))[1::4])
     sums_float = [tuple(float(a + b) for a, b in zip(v, w)) for v in A.vertices for w in B.vertices]
     terms = tropical_terms()
+    if old is not None:
+        oA, oB = (old.convex_hull(P.vertices) for P in (A, B))
 
     cases = {
         "sphere200": dict(
@@ -131,25 +158,34 @@ def main():
             linprog=lambda: linprog_upper(terms),
             ppl=lambda: ppl_vertices(terms, down_ray=True)),
     }
+    if old is not None:
+        cases["sphere200"]["before"] = lambda: old.convex_hull(sphere).vertex_count
+        cases["minkowski 50+50"]["before"] = lambda: old.minkowski_sum(oA, oB).vertex_count
+        cases["regions d=4, 60 terms"]["before"] = lambda: len(old.upper_hull(terms).vertices)
     convex_hull(sphere)  # warm up imports
-    head = (f"{'case':24s} {'ours ms':>8s} {'exact-DD':>9s} {'scipy ms':>9s} {'linprog':>8s} {'ppl ms':>8s} "
-            f"{'ours/scipy':>10s} {'ours/ppl':>9s}  counts (ours, exact, scipy, linprog, ppl)  certified/fallbacks")
+    before = old is not None
+    head = (f"{'case':24s} {'ours ms':>8s} {'before':>8s} {'exact-DD':>9s} {'scipy ms':>9s} {'linprog':>8s} "
+            f"{'ppl ms':>8s} {'ours/scipy':>10s} {'ours/ppl':>9s}  counts (ours, exact, scipy, linprog, ppl)  "
+            "certified/fallbacks")
     print(head)
     print("-" * len(head))
     for name, fns in cases.items():
         times, counts = {}, {}
         with exact.counting() as c:
             times["ours"], counts["ours"] = best_of(fns["ours"], r)
-        for key in ("exact", "scipy", "linprog", "ppl"):
+        for key in ("before", "exact", "scipy", "linprog", "ppl"):
             if key in fns and not (key == "ppl" and ppl is None):
                 times[key], counts[key] = best_of(fns[key], r if key != "linprog" else 2)
-        ok = {counts[k] for k in ("ours", "exact", "ppl") if k in counts}
+        ok = {counts[k] for k in ("ours", "before", "exact", "ppl") if k in counts}
         assert len(ok) == 1, f"exact counts disagree on {name}: {counts}"
         ms = lambda k: f"{times[k] * 1e3:8.1f}" if k in times else f"{'-':>8s}"  # noqa: E731
         ratio = lambda k: f"{times['ours'] / times[k]:.2f}x" if k in times else "-"  # noqa: E731
         cnt = ", ".join(str(counts.get(k, "-")) for k in ("ours", "exact", "scipy", "linprog", "ppl"))
-        print(f"{name:24s} {ms('ours')} {ms('exact'):>9s} {ms('scipy'):>9s} {ms('linprog')} {ms('ppl')} "
-              f"{ratio('scipy'):>10s} {ratio('ppl'):>9s}  {cnt:40s}  {c.certified // r}/{c.fallbacks // r}")
+        print(f"{name:24s} {ms('ours')} {ms('before')} {ms('exact'):>9s} {ms('scipy'):>9s} {ms('linprog')} "
+              f"{ms('ppl')} {ratio('scipy'):>10s} {ratio('ppl'):>9s}  {cnt:40s}  "
+              f"{c.certified // r}/{c.fallbacks // r}")
+    if not before:
+        print("(add --against REV for a 'before' column: polytope.py as of a git revision)")
     if ppl is None:
         print("(PPL not importable: install passagemath-ppl for the exact baseline)")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 from fractions import Fraction as F
 
@@ -363,14 +364,28 @@ def hull_of_all_sums(*point_sets_):
     return convex_hull(sums, method="exact")
 
 
+@contextlib.contextmanager
+def certified_sums_everywhere():
+    """Force the certified Minkowski path (and its float pre-filter) even on tiny inputs."""
+    import tropattn.polytope as poly
+
+    saved = poly._SMALL_SUM, poly._PREFILTER_PAIRS
+    poly._SMALL_SUM = poly._PREFILTER_PAIRS = 0
+    try:
+        yield
+    finally:
+        poly._SMALL_SUM, poly._PREFILTER_PAIRS = saved
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.integers(2, 4).flatmap(lambda d: st.tuples(point_sets(d, 7, 2), point_sets(d, 7, 2), point_sets(d, 4, 1))))
 def test_certified_minkowski_equals_exact_hull_of_all_sums(sets):
     # tiny grids: coplanar facets, sums that coincide, lower-dimensional summands
     P, Q, R = (convex_hull(s) for s in sets)
-    with exact.counting() as c:
+    with certified_sums_everywhere(), exact.counting() as c:
         S = minkowski_sum(P, Q, R)
     assert same_polytope(S, hull_of_all_sums(*sets))
+    assert same_polytope(S, minkowski_sum(P, Q, R))  # the plain route for small inputs
     assert c.fallbacks == 0 or S.dim < S.ambient_dim
 
 
@@ -382,6 +397,7 @@ def test_minkowski_prefilter_miss_is_caught(monkeypatch):
     B = convex_hull(rational_sphere_points(5, 13, F(1, 3), (F(1, 2), 0, 0))[1::8])
     expected = minkowski_sum(A, B)
     monkeypatch.setattr(poly, "_cone_pairs", lambda *args: np.arange(10))
+    monkeypatch.setattr(poly, "_PREFILTER_PAIRS", 0)
     with exact.counting() as c:
         assert same_polytope(minkowski_sum(A, B), expected)
     assert c.certified == 1 and c.fallbacks == 0  # retried on all pairs
@@ -393,7 +409,7 @@ def test_minkowski_of_lower_dimensional_summands_in_r3():
     # two unit squares in perpendicular planes: a full-dimensional sum (the box [0,1] x [0,2] x [0,1])
     P = convex_hull([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]])
     Q = convex_hull([[0, 0, 0], [0, 0, 1], [0, 1, 0], [0, 1, 1]])
-    with exact.counting() as c:
+    with certified_sums_everywhere(), exact.counting() as c:
         S = minkowski_sum(P, Q)
     assert (S.dim, S.vertex_count, S.facet_count) == (3, 8, 6) and c.certified == 1
     assert same_polytope(S, hull_of_all_sums(P.vertices, Q.vertices))

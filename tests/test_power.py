@@ -271,3 +271,14 @@ def test_lazy_cells_equal_eager_cells():
     for c in cells:
         if c is not None:
             assert all(g.edges[c.site, k]["point"] == p for k, p in zip(c.neighbors, c.facet_points))
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_fast_paths_beyond_float_range(d):
+    rng = random.Random(d)
+    big = 10 ** 320                                      # overflows float64: floats only propose
+    sites = [[F(rng.randint(-100, 100), 7) * big for _ in range(d)] for _ in range(9)]
+    pd = PowerDiagram(sites, [F(rng.randint(0, 100)) * big * big for _ in range(9)])
+    unique = [j for j in range(pd.N) if j not in pd.duplicates]
+    assert _cells_key(pd.cells()) == _cells_key(_cells_by_lp(pd, unique))
+    _check_fast(pd, FAST[d])

@@ -52,7 +52,7 @@ from fractions import Fraction
 import numpy as np
 
 from .errors import InvalidInputError, QuadraticWallError, TieError
-from .exact import homogeneous_point, to_rational, to_rational_matrix, to_rational_vector
+from .exact import format_point, homogeneous_point, to_rational, to_rational_matrix, to_rational_vector
 
 __all__ = [
     "Head",
@@ -78,7 +78,7 @@ def _matvec(M, x):
 
 
 def _fmt(x) -> str:
-    return "(" + ", ".join(str(v) for v in x) + ("," if len(x) == 1 else "") + ")"
+    return format_point(x)
 
 
 # ------------------------------------------------------------------------------ Head
@@ -196,13 +196,12 @@ class Head:
         return len(self.values[0])
 
     def _ints(self):
+        """Keys and offsets as integers over one common denominator (scores compare alike)."""
         if "ints" not in self._cache:
-            L = 1
-            for v in (*(c for k in self.keys for c in k), *self.offsets):
-                L = L * v.denominator // math.gcd(L, v.denominator)
-            A = [tuple(v.numerator * (L // v.denominator) for v in k) for k in self.keys]
-            B = [v.numerator * (L // v.denominator) for v in self.offsets]
-            self._cache["ints"] = (A, B)
+            d = self.dim
+            flat, _ = homogeneous_point([v for k in self.keys for v in k] + list(self.offsets))
+            A = [tuple(flat[j * d:(j + 1) * d]) for j in range(self.N)]
+            self._cache["ints"] = (A, list(flat[self.N * d:]))
         return self._cache["ints"]
 
     def scores(self, x) -> tuple:

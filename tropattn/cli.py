@@ -22,13 +22,7 @@ __all__ = ["main", "build_parser"]
 DEMO_POLYNOMIAL = "max(3, x + 2, y + 2, x + y + 3, 2*x, 2*y)"  # the conic 3 ⊕ 2x ⊕ 2y ⊕ 3xy ⊕ x² ⊕ y²
 
 
-def _fmt(x) -> str:
-    x = Fraction(x)
-    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
-
-
-def _point(p) -> str:
-    return "(" + ", ".join(_fmt(v) for v in p) + ")"
+from .exact import format_point as _point, format_rational as _fmt  # noqa: E402
 
 
 def _emit(obj, as_json: bool, text_lines):

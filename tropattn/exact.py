@@ -60,6 +60,8 @@ __all__ = [
     "to_float_array",
     "integer_row",
     "homogeneous_point",
+    "format_rational",
+    "format_point",
     "rank",
     "nullspace",
     "solve",
@@ -265,6 +267,25 @@ def homogeneous_point(point: Sequence[Fraction]) -> tuple[tuple[int, ...], int]:
     """
     den = math.lcm(*[v.denominator for v in point]) if point else 1
     return tuple(v.numerator * (den // v.denominator) for v in point), den
+
+
+def format_rational(x) -> str:
+    """``3``, ``-1/2``: the exact value as text (what JSON output and messages show).
+
+    >>> format_rational(Fraction(-1, 2)), format_rational(3)
+    ('-1/2', '3')
+    """
+    x = Fraction(x)
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+def format_point(x) -> str:
+    """A rational point as text, e.g. ``(1/2, -3)``; a 1-tuple keeps its comma.
+
+    >>> format_point((Fraction(1, 2), Fraction(-3))), format_point((Fraction(0),))
+    ('(1/2, -3)', '(0,)')
+    """
+    return "(" + ", ".join(format_rational(v) for v in x) + ("," if len(x) == 1 else "") + ")"
 
 
 # ------------------------------------------------------------------------ linear algebra

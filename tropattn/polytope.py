@@ -9,17 +9,23 @@ affine hull is a list of equations ``normal . x == offset``.
 How a hull is computed (ALGORITHMS.md section 2).  Every point ``x = num / den``
 is stored as the primitive integer row ``(num, den)``.  The affine hull is found
 exactly; coordinates are projected to an independent subset so that the set is
-full-dimensional there.  Qhull triangulates the boundary in floats; for each
-simplex the hyperplane through its points is rebuilt exactly (the integer vector
-of signed minors, a fraction-free elimination vectorised over all simplices), and
-the exact sign of every point against every hyperplane is computed
-(:func:`tropattn.exact.dot_signs`, or plain int64 when the integers are small).
-If every point lies on one side of every hyperplane and every ridge of the
-triangulation lies in exactly two simplices, the hyperplanes are exactly the
-facets (simplices with equal exact normals are merged).  Otherwise an exact
-double-description algorithm over Python integers computes the facets, and
-:data:`tropattn.exact.COUNTERS` records the fallback.  A point is a vertex iff
-the facets through it meet in that point alone.
+full-dimensional there.  Qhull triangulates the boundary in floats (joggled input
+first, then the default merged run); for each simplex the hyperplane through its
+points is rebuilt exactly (the vector of signed maximal minors, by a Laplace
+expansion vectorised over all simplices, in int64 when a bound proves it exact),
+and the exact sign of every point against every hyperplane is computed (int64,
+int64 limbs, or :func:`tropattn.exact.dot_signs`).  If every point lies on one
+side of every hyperplane and every ridge of the triangulation lies in exactly two
+simplices, the hyperplanes are exactly the facets (simplices with equal exact
+normals are merged).  Otherwise an exact double-description algorithm over Python
+integers computes the facets, and :data:`tropattn.exact.COUNTERS` records the
+fallback.  A point is a vertex iff the facets through it meet in that point alone.
+
+Minkowski sums ``P + Q`` are certified without testing the ``|P| |Q|`` sums: a
+hyperplane supports ``P + Q`` iff it supports ``P`` and ``Q`` separately, so each
+candidate facet is checked against the vertices of ``P`` and of ``Q`` only (see
+:func:`minkowski_sum`).  Upper hulls use one projective transformation that turns
+the downward ray into a single apex point (see :func:`upper_hull`).
 
 >>> square = convex_hull([[0, 0], [1, 0], [0, 1], [1, 1], ["1/2", "1/2"]])
 >>> square.vertex_count, square.facet_count        # the centre is not a vertex
@@ -324,6 +330,8 @@ def _signs(H: np.ndarray, pts: "_Prepared") -> np.ndarray:
     :func:`tropattn.exact.dot_signs`.
     """
     H = _small(H)
+    if H.size == 0:
+        return np.zeros((H.shape[0], len(pts.P)), dtype=np.int8)
     if pts.P64 is None:
         return exact.dot_signs(H, pts.Pa)
     m = H.shape[1]
@@ -350,20 +358,16 @@ def _limb_signs(H: np.ndarray, C: np.ndarray) -> np.ndarray:
     base, mask = 1 << _LIMB, (1 << _LIMB) - 1
     rest, digits = H, []
     while max(int(rest.max()), -int(rest.min())) >= base:
-        low = rest & mask
-        digits.append(low.astype(np.int64))
-        rest = rest >> _LIMB  # floor division; rest == (rest >> 31) * 2^31 + low
-    t = rest.astype(np.int64) @ C.T if not digits else None
-    if digits:
-        nonzero = np.zeros((H.shape[0], C.shape[0]), dtype=bool)
-        carry = 0
-        for d in digits:
-            t = d @ C.T + carry
-            nonzero |= (t & mask) != 0
-            carry = t >> _LIMB
-        t = rest.astype(np.int64) @ C.T + carry
-        return np.where(t != 0, np.sign(t), nonzero).astype(np.int8)
-    return np.sign(t).astype(np.int8)
+        digits.append((rest & mask).astype(np.int64))
+        rest = rest >> _LIMB  # floor division: rest == (rest >> 31) * 2^31 + (rest & mask)
+    nonzero = np.zeros((H.shape[0], C.shape[0]), dtype=bool)
+    carry = 0
+    for d in digits:
+        t = d @ C.T + carry  # |t| < 2^62 + 2^32
+        nonzero |= (t & mask) != 0
+        carry = t >> _LIMB
+    top = rest.astype(np.int64) @ C.T + carry
+    return np.where(top != 0, np.sign(top), nonzero).astype(np.int8)
 
 
 def _ridges_closed(simplices: np.ndarray, npoints: int) -> bool:
@@ -817,7 +821,9 @@ def minkowski_sum(*polytopes: Polytope) -> Polytope:
 
     A vertex of ``P + Q`` is a sum of a vertex of ``P`` and a vertex of ``Q``, so
     the summands are added one at a time and each partial sum is pruned to its
-    vertices (ALGORITHMS.md section 5).
+    vertices (ALGORITHMS.md section 5).  When a partial sum is full-dimensional and
+    not tiny, its facets are certified against the two summands' vertices separately
+    (:func:`_sum_hull`); otherwise the hull of all pairwise sums is taken.
 
     Examples
     --------
@@ -1097,8 +1103,11 @@ def upper_hull(points, method: str = "auto") -> UpperHull:
     """Upper vertices and maximal upper faces of points ``(x, height)``.
 
     The upper faces are the faces of ``conv(points) + R_{<=0} e_last``: the facets
-    whose normal has a positive last coordinate.  They are computed as the facets of
-    the hull of the points together with copies lowered by 1 (same facets on top).
+    whose normal has a positive last coordinate.  A projective transformation maps
+    this polyhedron to the polytope spanned by the (transformed) points and one apex
+    point, the image of the ray; the faces not through the apex are the upper faces
+    (:func:`_with_apex`).  This needs one extra point instead of a lowered copy of
+    every point.
     ``method`` is as in :func:`convex_hull`.
 
     Examples

@@ -725,21 +725,21 @@ def _upper_facets_2d(P):
        floats) and on or below its plane, checked exactly; else below every plane
        (:func:`tropattn.exact.dot_signs`).
 
-    Returns ``(planes, cycles, eu, ev, ef, eg)``: ``planes`` (F x 4 object array) per facet,
-    ``cycles`` the corner lists of merged (non-triangle) facets ``{f: [i, ...]}`` (ccw) with
-    all other facets triangles ``tri[f]``, and the facet edges ``eu[t] -> ev[t]`` (ccw on facet
-    ``ef[t]``, and ``eg[t]`` the facet across, -1 on the boundary of ``conv{a_j}``) as arrays;
-    plus the triangles ``tri`` (F x 3) of unmerged facets.
+    Returns ``(planes, cycles, eu, ev, ef, eg, tri)``: ``planes`` (F x 4 object array) per
+    facet; ``cycles`` the corners (ccw) of the merged facets, ``{f: [i, ...]}``, every other
+    facet ``f`` being the triangle ``tri[f]`` (ccw); and the facet edges ``eu[t] -> ev[t]`` (ccw
+    on facet ``ef[t]``, ``eg[t]`` the facet across or -1 on the boundary of ``conv{a_j}``).
+    Points too large for floats give None (the LPs decide).
     """
     from scipy.spatial import ConvexHull, QhullError
 
     n = len(P)
     pts = np.empty((n, 3), dtype=object)
     pts[:] = P
-    flt = pts.astype(float)
     try:
+        flt = pts.astype(float)
         hull = ConvexHull(flt / (np.abs(flt).max() or 1.0))
-    except (QhullError, ValueError):
+    except (QhullError, ValueError, OverflowError):
         return None
     T = hull.simplices[hull.equations[:, 2] > 0].astype(np.int64)  # a proposal: certified below
     if len(T) == 0:
@@ -756,7 +756,7 @@ def _upper_facets_2d(P):
     if paired is None:
         return None
     first, second, single = paired
-    if not _boundary_ok(pts, a[single], b[single], n):
+    if not _boundary_ok(pts, a[single], b[single]):
         return None
     pl, q = planes[tri[first]], pts[opp[second]]                      # 3. local concavity
     side = pl[:, 0] * q[:, 0] + pl[:, 1] * q[:, 1] + pl[:, 2] * q[:, 2] + pl[:, 3]
@@ -772,7 +772,7 @@ def _upper_facets_2d(P):
     return _merge_flat(pts, planes, T, tri[first[flat]], tri[second[flat]])
 
 
-def _boundary_ok(pts, a, b, n) -> bool:
+def _boundary_ok(pts, a, b) -> bool:
     """Boundary edges ``a -> b`` (ccw) run once around ``conv``: all points on their inner side."""
     if len(a) < 3 or len(np.unique(a)) != len(a):
         return False
@@ -793,16 +793,21 @@ def _rest_below(pts, flt, T, planes) -> bool:
 
     # a float guess of the triangle above each point: the lowest plane among the triangles with
     # the k nearest centroids, then among all triangles for the misses; checked exactly
-    pf = planes.astype(float)
-    w = -pf[:, [0, 1, 3]] / pf[:, 2:3]                 # height over (x, y, 1)
-    k = min(12, len(T))
-    _, near = cKDTree(flt[T, :2].mean(axis=1)).query(flt[rest, :2], k=k)
-    near = near.reshape(len(rest), k)
-    h = w[near, 0] * flt[rest, 0:1] + w[near, 1] * flt[rest, 1:2] + w[near, 2]
-    unsure = rest[~_below_triangle(pts, T, planes, rest, near[np.arange(len(rest)), np.argmin(h, axis=1)])]
-    if len(unsure):
-        h = np.outer(flt[unsure, 0], w[:, 0]) + np.outer(flt[unsure, 1], w[:, 1]) + w[:, 2]
-        unsure = unsure[~_below_triangle(pts, T, planes, unsure, np.argmin(h, axis=1))]
+    try:
+        pf = planes.astype(float)
+    except OverflowError:
+        pf = None
+    unsure = rest
+    if pf is not None and np.all(np.isfinite(pf)):
+        w = -pf[:, [0, 1, 3]] / pf[:, 2:3]                 # height over (x, y, 1)
+        k = min(12, len(T))
+        _, near = cKDTree(flt[T, :2].mean(axis=1)).query(flt[rest, :2], k=k)
+        near = near.reshape(len(rest), k)
+        h = w[near, 0] * flt[rest, 0:1] + w[near, 1] * flt[rest, 1:2] + w[near, 2]
+        unsure = rest[~_below_triangle(pts, T, planes, rest, near[np.arange(len(rest)), np.argmin(h, axis=1)])]
+        if len(unsure):
+            h = np.outer(flt[unsure, 0], w[:, 0]) + np.outer(flt[unsure, 1], w[:, 1]) + w[:, 2]
+            unsure = unsure[~_below_triangle(pts, T, planes, unsure, np.argmin(h, axis=1))]
     if len(unsure) == 0:
         return True
     return dot_signs([tuple(r) for r in planes.tolist()],
@@ -1033,10 +1038,10 @@ def _upper_simplices(P, d):
     """
     from scipy.spatial import ConvexHull, QhullError
 
-    flt = np.array(P, dtype=float)
     try:
+        flt = np.array(P, dtype=float)
         hull = ConvexHull(flt / (np.abs(flt).max() or 1.0))
-    except (QhullError, ValueError):
+    except (QhullError, ValueError, OverflowError):
         return None
     simplices = hull.simplices[hull.equations[:, d] > 0].tolist()
     if not simplices:

@@ -26,7 +26,6 @@ its relative interior (see :func:`tropattn.exact.facets`).
 
 from __future__ import annotations
 
-import math
 import sys
 import time
 from dataclasses import dataclass, field
@@ -78,9 +77,10 @@ class AffineMap:
     @cached_property
     def _integers(self):
         """``(Mi, ci, m)`` with ``M = Mi / m`` and ``c = ci / m``, all integers."""
-        m = math.lcm(*[v.denominator for row in self.M for v in row], *[v.denominator for v in self.c])
-        Mi = tuple(tuple(v.numerator * (m // v.denominator) for v in row) for row in self.M)
-        return Mi, tuple(v.numerator * (m // v.denominator) for v in self.c), m
+        d = len(self.M[0]) if self.M else 0
+        flat, m = homogeneous_point([v for row in self.M for v in row] + list(self.c))
+        Mi = tuple(tuple(flat[i * d:(i + 1) * d]) for i in range(len(self.M)))
+        return Mi, tuple(flat[len(self.M) * d:]), m
 
     def apply_homogeneous(self, X, D):
         """``f(X / D)`` as integers ``(Z, E)`` with ``f(X / D) = Z / E``."""
@@ -338,11 +338,16 @@ def _tie_free_point(parent: _Piece, step):
                     return y, labels
             eps /= 3
     kind = "heads" if isinstance(step, _AttentionStep) else "FFN"
-    raise TieError(
+    raise _whole_region_tie(x, TieError(
         f"the {kind} of layer {step.index} tie on a whole region around {tuple(map(str, x))}: their scores "
         "(or pre-activations) do not depend on x there, e.g. because a layer without residual feeds a "
         "constant into the next layer; hard attention is undefined on a full-dimensional set. Break the tie "
-        "(change an offset or a value) or enable the residual")
+        "(change an offset or a value) or enable the residual"))
+
+
+def _whole_region_tie(point, error):
+    error.point = point  # where the tie was found: callers and tests can check it
+    return error
 
 
 def _refine(parent: _Piece, step, regions_out, edges_out, on_region):
