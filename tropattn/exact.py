@@ -224,6 +224,9 @@ def to_rational_matrix(values, name: str = "matrix", rows: int | None = None,
     ...
     tropattn.errors.InvalidInputError: sites has shape (3,); expected (n, m). Use a list of rows, e.g. [[1], [2], [3]] for points in one dimension.
     """
+    fast = _fraction_rows(values, rows, cols)
+    if fast is not None:
+        return fast
     shape = _nested_shape(values, name)
     if len(shape) == 1 and shape[0] == 0 and rows in (None, 0):
         return ()
@@ -236,6 +239,21 @@ def to_rational_matrix(values, name: str = "matrix", rows: int | None = None,
     return tuple(
         tuple(to_rational(v, f"{name}[{i}][{j}]") for j, v in enumerate(row)) for i, row in enumerate(values)
     )
+
+
+def _fraction_rows(values, rows, cols):
+    """The input itself as tuples when it already is equal-length rows of Fractions, else None."""
+    if not isinstance(values, (list, tuple)) or not values or (rows is not None and len(values) != rows):
+        return None
+    width = len(values[0]) if isinstance(values[0], (list, tuple)) else -1
+    if width <= 0 or (cols is not None and width != cols):
+        return None
+    out = []
+    for row in values:
+        if not isinstance(row, (list, tuple)) or len(row) != width or not all(type(v) is Fraction for v in row):
+            return None
+        out.append(tuple(row))
+    return tuple(out)
 
 
 def to_float_array(values) -> np.ndarray:
