@@ -1126,7 +1126,7 @@ def upper_hull(points, method: str = "auto") -> UpperHull:
         ids.setdefault(r, len(ids))
     top = list(ids)
     apex = len(top)
-    hull = _hull(_with_apex(top), method, qhull_options=_QHULL_OPTIONS)
+    hull = _hull(_with_apex(top), method)
     owners = {}
     for i, r in enumerate(rows):
         owners.setdefault(ids[r], []).append(i)
