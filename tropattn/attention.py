@@ -195,6 +195,17 @@ class Head:
         """Value dimension."""
         return len(self.values[0])
 
+    def integer_form(self) -> tuple:
+        """Keys and offsets scaled by one positive integer: ``(keys, offsets)`` as ints.
+
+        The scores keep their order (and ties), so walls and labels can be computed in
+        integer arithmetic.
+
+        >>> Head([["1/2"], [1]], ["1/3", 0]).integer_form()
+        ([(3,), (6,)], [2, 0])
+        """
+        return self._ints()
+
     def _ints(self):
         """Keys and offsets as integers over one common denominator (scores compare alike)."""
         if "ints" not in self._cache:

@@ -548,6 +548,11 @@ class Certificate:
         return self.point is not None
 
 
+def _exact_number(v):
+    """ints and Fractions pass through (both have numerator/denominator); others are converted."""
+    return v if type(v) is int or type(v) is Fraction else to_rational(v)
+
+
 def _int_system(A, b):
     """Rows ``(a_i, b_i)`` as primitive integer tuples; zero-normal rows split off."""
     rows, zero_rows = [], []
@@ -892,8 +897,8 @@ def facets(A, b, point) -> FacetSet:
     >>> fs.rows                                # x + y <= 5 is implied by x <= 1, y <= 1
     (0, 1, 2)
     """
-    A = [tuple(to_rational(v) for v in row) for row in A]
-    b = [to_rational(v) for v in b]
+    A = [tuple(_exact_number(v) for v in row) for row in A]
+    b = [_exact_number(v) for v in b]
     point = tuple(to_rational(v) for v in point)
     rows, zero_rows = _int_system(A, b)
     if any(rhs <= 0 for _, rhs in zero_rows) or not _strictly_inside(rows, point):

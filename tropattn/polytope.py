@@ -96,30 +96,19 @@ def _primitive(row) -> tuple:
     return tuple(row) if g <= 1 else tuple(v // g for v in row)
 
 
-def _coprime_fraction(n: int, d: int) -> Fraction:
-    """``Fraction(n, d)`` for coprime ``n`` and ``d > 0`` without recomputing the gcd.
-
-    (``Fraction._from_coprime_ints`` on Python >= 3.12; the same two-slot
-    construction before that.  Checked once at import, with a plain fallback.)
-    """
-    f = object.__new__(Fraction)
-    f._numerator, f._denominator = n, d
-    return f
-
-
-_coprime_fraction = getattr(Fraction, "_from_coprime_ints", _coprime_fraction)
-if _coprime_fraction(-3, 4) != Fraction(-3, 4) or hash(_coprime_fraction(6, 1)) != hash(6):  # pragma: no cover
-    _coprime_fraction = Fraction
-
-
 def _fraction_array(num: np.ndarray, den: np.ndarray) -> list:
-    """Lists of Fractions ``num[i, j] / den[i]`` (object or int arrays, ``den > 0``)."""
-    num, den = _small(num), _small(den)
-    if num.dtype != den.dtype:
-        num, den = num.astype(object), den.astype(object)
-    den = np.broadcast_to(den[:, None], num.shape)
-    g = np.gcd(num, den)
-    return [list(map(_coprime_fraction, n, d)) for n, d in zip((num // g).tolist(), (den // g).tolist())]
+    """Lists of Fractions ``num[i, j] / den[i]`` (object or int arrays, ``den > 0``).
+
+    Built with the public constructor only: ``Fraction(n)`` when the denominator is
+    1 (no gcd), ``Fraction(n, d)`` otherwise (which reduces the pair itself).
+    """
+    out = []
+    for row, d in zip(num.tolist(), den.tolist()):
+        if d == 1:
+            out.append(list(map(Fraction, row)))
+        else:
+            out.append([Fraction(n, d) for n in row])
+    return out
 
 
 def _to_fractions(row) -> tuple:
@@ -213,8 +202,9 @@ def _hull(G: Sequence[tuple], method: str = "auto", qhull_options=_QHULL_OPTIONS
     facets = None
     if dim >= 2 and method == "auto":
         pts = _Prepared.of(P)
+        inner = _row_sum([P[i] for i in kept])  # kept: d + 1 affinely independent points
         for options in qhull_options:
-            facets, Z = _facets_qhull(pts, options)
+            facets, Z = _facets_qhull(pts, inner, options)
             if facets is not None:
                 exact.COUNTERS.certified += 1
                 verts = tuple(np.nonzero(_meets_alone(Z, Z, np.arange(len(P))))[0].tolist())
@@ -370,17 +360,247 @@ def _limb_signs(H: np.ndarray, C: np.ndarray) -> np.ndarray:
     return np.where(top != 0, np.sign(top), nonzero).astype(np.int8)
 
 
-def _ridges_closed(simplices: np.ndarray, npoints: int) -> bool:
-    """Every ridge (simplex minus one vertex) lies in exactly two simplices."""
+def _row_sum(rows) -> tuple:
+    """Sum of homogeneous rows (positive denominators): the centroid of the points
+    weighted by their denominators, a point of the relative interior of their hull."""
+    return _primitive([sum(col) for col in zip(*rows)])
+
+
+def _surface_certified(pts: "_Prepared", simplices: np.ndarray, U: np.ndarray, Z: np.ndarray,
+                       facet_of: np.ndarray, inner: tuple, raw: np.ndarray | None = None) -> bool:
+    """Do the simplices form the boundary of ``conv(points)`` exactly once?  (Exact.)
+
+    The caller has certified that every row of ``U`` (outward facet rows, ``U . g <= 0``
+    for every point ``g``, ``Z`` = the zeros) supports ``conv(points)``; ``facet_of[s]``
+    is a row of ``U`` whose zero set holds simplex ``s`` (checked again here),
+    ``inner`` a homogeneous point in the interior of ``conv(points)``, and ``raw``
+    (optional) the simplices' own normals (:func:`_simplex_normals`).  The rest of the certificate of Mehlhorn et al. ("Checking
+    geometric programs or verification of geometric structures") is checked here:
+
+    1. ``inner`` is strictly inside every facet row and every simplex lies in the zero
+       set of a facet row, so the simplices lie on the boundary, away from ``inner``;
+    2. the simplices, oriented outward (:func:`_outward`), form an oriented cycle:
+       every ridge lies in exactly two simplices, which induce opposite orientations
+       on it (:func:`_consistently_oriented`);
+    3. the ray from ``inner`` through a relative-interior point ``c`` of one simplex
+       meets exactly one simplex, in its relative interior (:func:`_ray_meets_once`).
+
+    Why this suffices.  By 2 the central projection from ``inner`` of the surface to
+    the unit sphere has a degree, and every non-degenerate simplex counts +1 where it
+    is crossed (outward orientation; degenerate simplices project to a null set).  By
+    3 the direction of ``c`` is a regular value crossed once, so the degree is 1 and
+    every generic direction crosses some non-degenerate simplex.  For any facet ``F``
+    of the hull take a generic ``x`` in its relative interior: the ray through ``x``
+    meets a simplex at ``y``, which lies on the boundary (1), and a ray from an
+    interior point meets the boundary only once, so ``y = x`` lies on a certified
+    facet row, which is then the hyperplane of ``F``: no facet is missing.  (Local
+    convexity at the ridges, the remaining part of the certificate, is implied by the
+    global test that every point lies on one side of every row.)  A doubled or
+    folded surface (a face triangulated twice, two copies of the boundary) fails 2
+    or 3.
+    """
+    if not np.all(Z[facet_of[:, None], simplices]):
+        return False
+    if not np.all(_signs(U, _Prepared.of([inner])) < 0):
+        return False
+    sigma = _outward(pts, simplices, U, facet_of, raw)
+    degenerate = np.flatnonzero(sigma == 0)
+    flat = Z[:, simplices[degenerate]].all(axis=2)  # (facets, degenerate simplices): s in f
+    return (_consistently_oriented(simplices, sigma, len(pts.P))
+            and _ray_meets_once(pts, simplices, facet_of, degenerate, flat, inner))
+
+
+def _outward(pts: "_Prepared", simplices: np.ndarray, U: np.ndarray, facet_of: np.ndarray,
+             raw: np.ndarray | None = None) -> np.ndarray:
+    """Orientation of each simplex (in its given vertex order): +1 outward, -1 inward,
+    0 degenerate.  Exact.
+
+    For vertices ``v_0..v_{k-1}`` (homogeneous rows) with normal ``raw``
+    (:func:`_simplex_normals`), ``det[v_0; ...; v_{k-1}; x] = (-1)^k raw . x``
+    (cofactor expansion along the last row).  The ordered simplex is *outward* when
+    ``raw . inner < 0``, like ``U_f . inner`` for its facet row ``U_f``.  As the simplex
+    lies in that hyperplane, ``raw = lambda U_f`` (``lambda = 0`` iff degenerate), so
+    the orientation is the sign of ``lambda``: one entry ``raw_j`` at a column ``j``
+    with ``U_f[j] != 0`` suffices, a single k x k minor (:func:`_pivot_minor_signs`).
+    """
+    Uf = U[facet_of]
+    j = np.argmax(Uf != 0, axis=1)
+    rows = np.arange(len(simplices))
+    u = _sign_array(Uf[rows, j])
+    r = _sign_array(raw[rows, j]) if raw is not None else _pivot_minor_signs(pts, simplices, j)
+    return r * u
+
+
+def _sign_array(x: np.ndarray) -> np.ndarray:
+    """Signs of an int64 or object array, as int64."""
+    return (x > 0).astype(np.int64) - (x < 0).astype(np.int64)
+
+
+def _pivot_minor_signs(pts: "_Prepared", simplices: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """``sign(raw_s[j_s])`` for each simplex ``s``: ``(-1)^j`` times the sign of the
+    k x k minor of its k x (k+1) matrix without column ``j`` (see :func:`_simplex_normals`)."""
+    F, k = simplices.shape
+    rows = pts.P64 if pts.P64 is not None and pts.l1 ** k < _INT64_SAFE else pts.Pa
+    keep = np.arange(k + 1)[None, :].repeat(F, axis=0)
+    keep = keep[keep != j[:, None]].reshape(F, k)
+    M = np.take_along_axis(rows[simplices], keep[:, None, :], axis=2)  # (F, k, k)
+    return _sign_array(_determinants(M)) * (1 - 2 * (j % 2))
+
+
+def _determinants(M: np.ndarray) -> np.ndarray:
+    """Determinants of a stack of k x k integer matrices (k >= 2), exact.
+
+    Expansion along the last row of the minors of the first k-1 rows
+    (:func:`_maximal_minors`; the same int64 bound: the product of the rows' L1 norms).
+    """
+    k = M.shape[1]
+    minors = _maximal_minors(M[:, :-1, :])  # column i omits column k - 1 - i
+    det = 0
+    for c in range(k):
+        term = M[:, -1, c] * minors[:, k - 1 - c]
+        det = det + term if (k - 1 + c) % 2 == 0 else det - term
+    return det
+
+
+def _ridge_index(simplices: np.ndarray, npoints: int):
+    """The ridges of sorted simplices: ``(ridge id per (block j, simplex), counts)``.
+
+    Row ``j * F + s`` is simplex ``s`` without its ``j``-th smallest vertex.
+    """
     S = np.sort(simplices, axis=1)
     k = S.shape[1]
     ridges = np.concatenate([np.delete(S, j, axis=1) for j in range(k)], axis=0)
     if npoints ** (k - 1) < _INT64_SAFE:  # one int64 key per ridge
         keys = ridges.astype(np.int64) @ (npoints ** np.arange(k - 1, dtype=np.int64))
-        _, counts = np.unique(keys, return_counts=True)
+        _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
     else:
-        _, counts = np.unique(ridges, axis=0, return_counts=True)
-    return bool(np.all(counts == 2))
+        _, inverse, counts = np.unique(ridges, axis=0, return_inverse=True, return_counts=True)
+    return inverse.reshape(-1), counts
+
+
+def _permutation_signs(simplices: np.ndarray) -> np.ndarray:
+    """Sign of the permutation sorting each row (+1 even, -1 odd), by counting inversions."""
+    k = simplices.shape[1]
+    inversions = np.zeros(len(simplices), dtype=np.int64)
+    for i, j in itertools.combinations(range(k), 2):
+        inversions += simplices[:, i] > simplices[:, j]
+    return 1 - 2 * (inversions % 2)
+
+
+def _consistently_oriented(simplices: np.ndarray, sigma: np.ndarray, npoints: int) -> bool:
+    """Every ridge lies in exactly two simplices, which induce opposite orientations on it.
+
+    ``sigma[s]`` is +1 / -1 when simplex ``s`` in its given order is outward / inward,
+    0 when it is degenerate (its orientation is then free).  The oriented simplex
+    ``sigma [v_0, ..., v_{k-1}]`` (vertices sorted; the sort permutation's sign is
+    folded into ``sigma``) has the boundary ``sum_j (-1)^j [v_0..^v_j..v_{k-1}]``, so
+    it induces the sign ``sigma (-1)^j`` on its ``j``-th ridge; a consistently
+    oriented closed surface is one whose ridge terms cancel in pairs.  (Equivalently,
+    ``sign det[v_1 - v_0, ..., ridge..., opposite - v_0, normal]`` is opposite on the
+    two sides, exactly.)  Degenerate simplices must admit an orientation too: their
+    signs are propagated across ridges and checked for conflicts.
+    """
+    F, k = simplices.shape
+    inverse, counts = _ridge_index(simplices, npoints)
+    if not np.all(counts == 2):
+        return False
+    sigma = sigma * _permutation_signs(simplices)
+    owner = np.tile(np.arange(F), k)
+    parity = np.repeat(1 - 2 * (np.arange(k) % 2), F)
+    pairs = np.argsort(inverse, kind="stable").reshape(-1, 2)  # the two sides of each ridge
+    a, b = pairs[:, 0], pairs[:, 1]
+    rel = -parity[a] * parity[b]  # opposite induced signs iff sigma[a] * sigma[b] == rel
+    sa, sb = sigma[owner[a]], sigma[owner[b]]
+    known = (sa != 0) & (sb != 0)
+    if np.any(sa[known] * sb[known] != rel[known]):
+        return False
+    loose = ~known
+    return _propagate_signs(sigma.tolist(), owner[a[loose]].tolist(), owner[b[loose]].tolist(),
+                            rel[loose].tolist())
+
+
+def _propagate_signs(sigma: list, us: list, vs: list, rels: list) -> bool:
+    """Can the zero entries of ``sigma`` be set to +-1 with ``sigma[u] sigma[v] == rel``
+    on every edge?  (Breadth-first over the few edges that touch a degenerate simplex.)"""
+    adj = {}
+    for u, v, r in zip(us, vs, rels):
+        adj.setdefault(u, []).append((v, r))
+        adj.setdefault(v, []).append((u, r))
+    starts = [u for u in adj if sigma[u]] + [u for u in adj if not sigma[u]]
+    for start in starts:
+        if not sigma[start]:
+            sigma[start] = 1  # a component of degenerate simplices only: either sign
+        stack = [start]
+        while stack:
+            u = stack.pop()
+            for v, r in adj.pop(u, ()):
+                want = sigma[u] * r
+                if not sigma[v]:
+                    sigma[v] = want
+                    stack.append(v)
+                elif sigma[v] != want:
+                    return False
+    return True
+
+
+def _ray_meets_once(pts: "_Prepared", simplices: np.ndarray, facet_of: np.ndarray, degenerate: np.ndarray,
+                    flat: np.ndarray, inner: tuple) -> bool:
+    """Does the ray from ``inner`` through a relative-interior point ``c`` of one
+    non-degenerate simplex ``s0`` meet no other simplex?  (Exact.)
+
+    Every simplex lies on the boundary of the hull (in a supporting facet row) and
+    the ray from an interior point meets the boundary only at ``c``, so the ray meets
+    simplex ``s`` iff ``c`` lies in ``s``; and only simplices in ``s0``'s facet row can
+    contain ``c`` (a supporting row through the relative interior of ``s0`` contains
+    ``s0``).  ``c`` is the sum of ``s0``'s homogeneous rows (a centroid weighted by the
+    denominators).  ``s0`` is taken in a facet row with few simplices, preferably one
+    without degenerate simplices (``flat``: facets x degenerate simplices).
+    """
+    nf = len(flat)
+    nondeg = np.ones(len(simplices), dtype=bool)
+    nondeg[degenerate] = False
+    counts = np.bincount(facet_of[nondeg], minlength=nf).astype(float)
+    counts[counts == 0] = np.inf
+    counts += len(simplices) * flat.any(axis=1)
+    f0 = int(np.argmin(counts))
+    here = np.flatnonzero(nondeg & (facet_of == f0))
+    s0, rest = here[0], here[1:]
+    c = _row_sum([pts.P[i] for i in simplices[s0]])
+    if len(rest) and _contains_point(pts, simplices[rest], c, inner).any():
+        return False
+    return not any(_in_hull([pts.P[i] for i in simplices[s]], c) for s in degenerate[flat[f0]])
+
+
+def _contains_point(pts: "_Prepared", simplices: np.ndarray, c: tuple, inner: tuple) -> np.ndarray:
+    """For non-degenerate simplices in one hyperplane through ``c``: does ``c`` lie in each?
+
+    With ``inner`` off the hyperplane, ``D(x_1..x_k) = det[x_1; ...; x_k; inner]`` is a
+    volume form on it, so the barycentric coordinates of ``c`` in ``v_0..v_{k-1}`` have
+    the signs of ``D(v with v_i := c) / D(v)``: ``c`` lies in the simplex iff none is
+    negative.  Each ``D`` is ``(-1)^k`` times ``raw . inner`` of that simplex.
+    """
+    F, k = simplices.shape
+    aug = _Prepared.of(pts.P + [c])
+    idx = np.repeat(simplices[:, None, :], k + 1, axis=1)  # variant k: the simplex itself
+    for i in range(k):
+        idx[:, i, i] = len(pts.P)
+    o = _Prepared.of([inner])
+    D = _signs(_simplex_normals(aug, idx.reshape(-1, k)), o)[:, 0].reshape(F, k + 1).astype(np.int64)
+    return np.all(D[:, :k] * D[:, k:] >= 0, axis=1)
+
+
+def _in_hull(rows: list, c: tuple) -> bool:
+    """Is the homogeneous point ``c`` in the hull of ``rows`` (few, possibly dependent)?
+
+    By Caratheodory, iff ``c`` is a nonnegative combination of some linearly
+    independent subset of the rows, whose coefficients are then unique (exact solve).
+    """
+    for size in range(1, len(rows) + 1):
+        for sub in itertools.combinations(rows, size):
+            w = exact.solve([list(col) for col in zip(*sub)], list(c))
+            if w is not None and all(v >= 0 for v in w):
+                return True
+    return False
 
 
 def _row_masks(Z: np.ndarray) -> list:
@@ -428,7 +648,7 @@ class _Prepared:
 
 def _qhull_simplices(X: np.ndarray, options=None):
     """Qhull's triangulated boundary of float points and the float hyperplane of each
-    simplex, or None if Qhull fails or a ridge is open.
+    simplex, or None if Qhull fails.
 
     Only the combinatorics (index sets) is used, and every check is exact on the
     true points, so Qhull may see any affine image of them: coordinates are centred
@@ -444,31 +664,49 @@ def _qhull_simplices(X: np.ndarray, options=None):
         qh = ConvexHull((X - X.mean(axis=0)) / span, qhull_options=options)
     except (QhullError, ValueError):
         return None
-    simplices = qh.simplices
-    return (simplices, qh.equations) if _ridges_closed(simplices, len(X)) else None
+    return qh.simplices, qh.equations
 
 
-def _facets_qhull(pts: _Prepared, options=None):
+def _facets_qhull(pts: _Prepared, inner: tuple, options=None):
     """Facets via Qhull, certified exactly; ``(None, None)`` when a check fails.
 
     Returns the facet rows and their incidence ``Z`` (``Z[f, i]``: point i on facet f).
+    ``inner`` is a homogeneous point in the interior of the hull.
     """
     run = _qhull_simplices(pts.X, options)
     if run is None:
         return None, None
-    simplices = run[0]
-    H = _normalise_rows(_simplex_normals(pts, simplices))
-    degenerate = ~np.any(H != 0, axis=1)
-    uniq, _, _ = _unique_rows(H[~degenerate])
+    return _certify_triangulation(pts, run[0], inner)
+
+
+def _certify_triangulation(pts: _Prepared, simplices: np.ndarray, inner: tuple):
+    """The facets of full-dimensional points, certified from a claimed boundary
+    triangulation (any source); ``(None, None)`` if the claim is not proved.
+
+    The hyperplane of each simplex is rebuilt exactly; every distinct one must have
+    all points on one side (so it supports the hull, and being spanned by points it is
+    a facet); then :func:`_surface_certified` proves that no facet is missing.
+    """
+    raw = _simplex_normals(pts, simplices)
+    H = _normalise_rows(raw)
+    live = np.any(H != 0, axis=1)
+    uniq, _, inverse = _unique_rows(H[live])
     if len(uniq) == 0:
         return None, None
     signs = _signs(uniq, pts)
     pos, neg = np.any(signs > 0, axis=1), np.any(signs < 0, axis=1)
-    if np.any(pos & neg):
+    if np.any(pos == neg):  # both signs (not supporting), or none (not full-dimensional)
         return None, None
     uniq[pos] = -uniq[pos]
     Z = signs == 0
-    if np.any(degenerate) and not _covered(simplices[degenerate], Z):
+    facet_of = np.zeros(len(simplices), dtype=np.intp)
+    facet_of[live] = inverse
+    if not np.all(live):  # a degenerate simplex: any certified facet row holding it
+        flat = Z[:, simplices[~live]].all(axis=2)
+        if not np.all(flat.any(axis=0)):
+            return None, None
+        facet_of[~live] = np.argmax(flat, axis=0)
+    if not _surface_certified(pts, simplices, uniq, Z, facet_of, inner, raw):
         return None, None
     return [tuple(map(int, h)) for h in uniq.tolist()], Z
 
@@ -484,11 +722,6 @@ def _unique_rows(H: np.ndarray):
     first = np.zeros(len(seen), dtype=np.intp)
     first[inverse[::-1]] = np.arange(len(H) - 1, -1, -1)
     return H[first], first, inverse
-
-
-def _covered(simplices: np.ndarray, Z: np.ndarray) -> bool:
-    """Each (degenerate) simplex lies inside the zero set ``Z[f]`` of some certified facet."""
-    return all(np.any(Z[:, s].all(axis=1)) for s in simplices)
 
 
 # ------------------------------------------------------- exact double description
@@ -915,6 +1148,7 @@ def _sum_hull(A: _Prepared, B: _Prepared, facets_a=None, facets_b=None):
         pairs = _cone_pairs(A.X, facets_a, B.X, facets_b)
         if len(pairs) < len(everything):
             tries.insert(0, pairs)
+    inner = _interior_sum(A, B)
     for pairs in tries:
         X = A.X[pairs // nB] + B.X[pairs % nB]
         for options in _QHULL_OPTIONS:
@@ -922,13 +1156,24 @@ def _sum_hull(A: _Prepared, B: _Prepared, facets_a=None, facets_b=None):
             if run is None:
                 continue
             simplices, planes = run
-            out = _certify_sum(A, B, pairs[simplices], _coplanar_groups(planes))
+            out = _certify_sum(A, B, pairs[simplices], inner, _coplanar_groups(planes))
             if out is None:
-                out = _certify_sum(A, B, pairs[simplices])
+                out = _certify_sum(A, B, pairs[simplices], inner)
             if out is not None:
                 exact.COUNTERS.certified += 1
                 return out
     return None
+
+
+def _interior_sum(A: _Prepared, B: _Prepared) -> tuple:
+    """A homogeneous point in the interior of a full-dimensional ``conv(A) + conv(B)``.
+
+    The weighted centroid of an affinely independent spanning subset of each summand
+    lies in its relative interior, and the relative interior of a Minkowski sum is the
+    sum of the relative interiors.
+    """
+    a, b = (_row_sum([X.P[i] for i in _independent_rows(X.P)[0]]) for X in (A, B))
+    return _primitive([x * b[-1] + y * a[-1] for x, y in zip(a[:-1], b[:-1])] + [a[-1] * b[-1]])
 
 
 def _cone_pairs(XA, facets_a, XB, facets_b) -> np.ndarray:
@@ -970,23 +1215,27 @@ def _coplanar_groups(planes: np.ndarray) -> np.ndarray:
     return np.unique(key, return_inverse=True)[1].reshape(-1)
 
 
-def _certify_sum(A: _Prepared, B: _Prepared, simplices: np.ndarray, groups=None):
+def _certify_sum(A: _Prepared, B: _Prepared, simplices: np.ndarray, inner: tuple, groups=None):
     """The exact check of :func:`_sum_hull` for one triangulation (None if it fails).
 
     Exact normals are computed for one simplex per group (default: every simplex);
     then every simplex must lie in the zero set of a certified supporting hyperplane
     (its group's, or failing that any): a non-degenerate simplex there spans that
-    facet's hyperplane, a degenerate one is covered by it.
+    facet's hyperplane, a degenerate one is covered by it.  Finally the simplices
+    must pass :func:`_surface_certified` (``inner``: a point inside ``A + B``), which
+    proves that no facet is missing.
     """
     nB = len(B.P)
     used, local = np.unique(simplices, return_inverse=True)
     local = local.reshape(simplices.shape)
     ia, ib = used // nB, used % nB
     sums = _Prepared.of(_sum_rows(A.Pa[ia], B.Pa[ib]))
-    if groups is None:
+    every = groups is None
+    if every:
         groups = np.arange(len(simplices))
     _, reps, group_of = np.unique(groups, return_index=True, return_inverse=True)
-    H = _normalise_rows(_simplex_normals(sums, local[reps]))
+    raw = _simplex_normals(sums, local[reps])
+    H = _normalise_rows(raw)
     live = np.any(H != 0, axis=1)
     uniq, first, inverse = _unique_rows(H[live])
     if len(uniq) == 0:
@@ -1000,16 +1249,19 @@ def _certify_sum(A: _Prepared, B: _Prepared, simplices: np.ndarray, groups=None)
         return None
     uniq[pos] = -uniq[pos]
     ZA, ZB = SA == 0, SB == 0
+    on = ZA[:, ia] & ZB[:, ib]  # (facets, used sums)
     facet = np.full(len(reps), -1)
     facet[live] = inverse
     facet = facet[group_of.reshape(-1)]
     inside = facet >= 0
-    f, s = facet[inside][:, None], local[inside]
-    inside[inside] = (ZA[f, ia[s]] & ZB[f, ib[s]]).all(axis=1)
-    for s in local[~inside]:
-        if not np.any(ZA[:, ia[s]].all(axis=1) & ZB[:, ib[s]].all(axis=1)):
+    inside[inside] = on[facet[inside][:, None], local[inside]].all(axis=1)
+    for s in np.flatnonzero(~inside):
+        holds = np.flatnonzero(on[:, local[s]].all(axis=1))
+        if not len(holds):
             return None
-    on = ZA[:, ia] & ZB[:, ib]  # (facets, used sums)
+        facet[s] = holds[0]
+    if not _surface_certified(sums, local, uniq, on, facet, inner, raw if every else None):
+        return None
     nA = ZA.shape[1]
     verts = np.nonzero(_meets_alone(on, np.hstack([ZA, ZB]), np.stack([ia, nA + ib], axis=1)))[0]
     n = A.Pa.shape[1] - 1

@@ -88,10 +88,27 @@ class AffineMap:
         return tuple(sum(a * x for a, x in zip(row, X)) + c * D for row, c in zip(Mi, ci)), m * D
 
     def pull_back(self, normal, offset):
-        """The row ``normal . f(x) <= offset`` as ``(normal^T M) . x <= offset - normal . c``."""
+        """The row ``normal . f(x) <= offset`` as ``(normal^T M) . x <= offset - normal . c``.
+
+        >>> f = AffineMap(((Fraction(2),),), (Fraction(1),))              # x -> 2x + 1
+        >>> f.pull_back((Fraction(1),), Fraction(5))                      # 2x + 1 <= 5
+        ((Fraction(2, 1),), Fraction(4, 1))
+        """
         d = len(self.M[0]) if self.M else 0
         a = tuple(sum(normal[i] * self.M[i][k] for i in range(len(normal))) for k in range(d))
         return a, offset - sum(n * ci for n, ci in zip(normal, self.c))
+
+    def pull_back_integer(self, normal, offset):
+        """:meth:`pull_back` for an integer row: an integer row on the same half-space.
+
+        With ``M = Mi / m`` and ``c = ci / m``, ``n . f(x) <= o`` is ``(n Mi) . x <= o m - n . ci``.
+
+        >>> AffineMap(((Fraction(1, 2),),), (Fraction(1, 3),)).pull_back_integer((1,), 2)   # x/2 + 1/3 <= 2
+        ((3,), 10)
+        """
+        Mi, ci, m = self._integers
+        a = tuple(sum(n * row[k] for n, row in zip(normal, Mi)) for k in range(len(Mi[0]) if Mi else 0))
+        return a, offset * m - sum(n * c for n, c in zip(normal, ci))
 
 
 # ------------------------------------------------------------------ regions
@@ -586,16 +603,16 @@ def _add_cross_parent_edges(regions, graph):
     for u, v in graph.edges:
         if regions[u].map == regions[v].map:
             joined.union(u, v)
-    sides = {}
+    sides = {}  # (hyperplane, map) -> facets on the + side, facets on the - side
     for idx, r in enumerate(regions):
         for row_i, (a, beta, wall) in enumerate(zip(r.A, r.b, r.walls)):
             if wall[0] == "box":
                 continue
             key, positive = _hyperplane_key(a, beta)
-            sides.setdefault(key, ([], []))[0 if positive else 1].append((idx, row_i))
-    for key, (plus, minus) in sides.items():
+            sides.setdefault((key, r.map), ([], []))[0 if positive else 1].append((idx, row_i))
+    for (key, _), (plus, minus) in sides.items():
         for (i, ri), (j, rj) in product(plus, minus):
-            if regions[i].map != regions[j].map or joined[i] == joined[j]:
+            if joined[i] == joined[j]:
                 continue
             if _facets_overlap(regions[i], ri, regions[j], rj, key):
                 graph.add_edge(i, j)
@@ -687,8 +704,9 @@ def _all_rows(step, labels, f):
 
 def _wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls):
     """Append the rows "label j beats k" (k in rivals), pulled back through f."""
+    keys, offsets = head.integer_form()
     for k in rivals:
-        a, beta = f.pull_back(*head.wall(j, k))
+        a, beta = f.pull_back_integer(tuple(u - v for u, v in zip(keys[k], keys[j])), offsets[j] - offsets[k])
         A.append(a)
         b.append(beta)
         walls.append(tag + (j, k))
