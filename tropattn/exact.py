@@ -925,8 +925,9 @@ def facets(A, b, point) -> FacetSet:
                         continue
                 undecided.append(k)
         facet_rows = [distinct[k][1] for k in facet_idx]
+        cone = _facet_cone(facet_rows, d) if facet_rows else None
         for k in range(len(distinct)):
-            if not is_facet[k] and not _implied(distinct[k][1], facet_rows, d):
+            if not is_facet[k] and not _implied(distinct[k][1], facet_rows, d, cone):
                 undecided.append(k)
         if undecided:
             COUNTERS.fallbacks += 1
@@ -984,17 +985,22 @@ def _qhull_facets(distinct, d, point):
     return is_facet, fpoints
 
 
-def _implied(row, facet_rows, d) -> bool:
-    """Exact proof that ``a.x <= beta`` follows from the facet rows (and t >= 0)."""
+def _implied(row, facet_rows, d, cone=None) -> bool:
+    """Exact proof that ``a.x <= beta`` follows from the facet rows (and t >= 0).
+
+    NNLS proposes the support of a conic combination of the homogenised facet rows
+    ``(a_f, -b_f)`` (and ``(0, -1)``); an exact solve on that support must then give
+    nonnegative multipliers.  ``cone`` is the normalised float matrix of those rows,
+    built once per polyhedron by :func:`_facet_cone`.
+    """
     if not facet_rows:
         return False
     from scipy.optimize import nnls
 
-    G = _float_rows([list(r[:-1]) + [-r[-1]] for r in facet_rows] + [[0] * d + [-1]]).T
+    G = _facet_cone(facet_rows, d) if cone is None else cone
     g = _float_rows([list(row[:-1]) + [-row[-1]]])[0]
-    scale = np.linalg.norm(G, axis=0)
     try:
-        y, resid = nnls(G / scale, g)
+        y, resid = nnls(G, g)
     except (RuntimeError, ValueError):
         return False
     support = [k for k in range(G.shape[1]) if y[k] > 1e-12 * max(1.0, y.max())]
@@ -1006,3 +1012,9 @@ def _implied(row, facet_rows, d) -> bool:
     # the exact combination on the support: sum_k y_k cols[k] = target, y >= 0
     ys = solve([[c[j] for c in cols] for j in range(d + 1)], target)
     return ys is not None and all(v >= 0 for v in ys)
+
+
+def _facet_cone(facet_rows, d) -> np.ndarray:
+    """Columns: the homogenised facet rows and ``t >= 0``, each scaled to unit length (floats)."""
+    G = _float_rows([list(r[:-1]) + [-r[-1]] for r in facet_rows] + [[0] * d + [-1]]).T
+    return G / np.linalg.norm(G, axis=0)

@@ -256,7 +256,7 @@ def _simplex_normals(pts: "_Prepared", simplices: np.ndarray) -> np.ndarray:
     return minors[:, ::-1] * signs  # minors[:, i] omits column k - i
 
 
-def _maximal_minors(S: np.ndarray) -> np.ndarray:
+def _maximal_minors(S: np.ndarray, absolute: bool = False) -> np.ndarray:
     """All k x k minors of a stack of k x (k+1) integer matrices, by Laplace expansion.
 
     The minors of the first r rows on every r-subset of columns are built from
@@ -265,7 +265,8 @@ def _maximal_minors(S: np.ndarray) -> np.ndarray:
     bounded by the product of the rows' L1 norms, so int64 is exact when that
     product is below 2^62 (the caller decides; object arrays of Python ints
     otherwise).  Column ``i`` of the result is the minor omitting column ``k - i``
-    (the subsets of size k in lexicographic order).
+    (the subsets of size k in lexicographic order).  ``absolute=True`` adds every term
+    (the permanents: on ``|S|`` they bound the minors' terms, for a float filter).
     """
     F, k, m = S.shape
     level = S[:, 0, :]  # 1-subsets {c}, in order
@@ -274,8 +275,8 @@ def _maximal_minors(S: np.ndarray) -> np.ndarray:
         terms = S[:, r, :][:, cols] * level[:, rest]  # (F, subsets, r + 1)
         acc = terms[:, :, 0]
         for p in range(1, r + 1):  # alternating signs (-1)^(r + p), without multiplying by them
-            acc = acc - terms[:, :, p] if p % 2 else acc + terms[:, :, p]
-        level = -acc if r % 2 else acc
+            acc = acc - terms[:, :, p] if p % 2 and not absolute else acc + terms[:, :, p]
+        level = -acc if r % 2 and not absolute else acc
     return level
 
 
@@ -444,38 +445,80 @@ def _pivot_minor_signs(pts: "_Prepared", simplices: np.ndarray, j: np.ndarray) -
     keep = np.arange(k + 1)[None, :].repeat(F, axis=0)
     keep = keep[keep != j[:, None]].reshape(F, k)
     M = np.take_along_axis(rows[simplices], keep[:, None, :], axis=2)  # (F, k, k)
-    return _sign_array(_determinants(M)) * (1 - 2 * (j % 2))
+    return _determinant_signs(M) * (1 - 2 * (j % 2))
 
 
-def _determinants(M: np.ndarray) -> np.ndarray:
-    """Determinants of a stack of k x k integer matrices (k >= 2), exact.
+def _determinant_signs(M: np.ndarray) -> np.ndarray:
+    """Exact signs of the determinants of a stack of k x k integer matrices (int64 when
+    the caller's bound allows, else object).
+
+    Object stacks go through a float filter first: the Laplace expansion in floats
+    makes at most ``n = k^2 + 2k`` roundings along each of its monomials (rounding the
+    entries included), so ``|fl(det) - det| <= gamma_n perm|M|``, and the same
+    expansion of ``|M|`` (:func:`_maximal_minors` with ``absolute=True``) computes the
+    permanent to within the factor ``1 + gamma_n``.  Entries with
+    ``|fl(det)| > 2 gamma_n fl(perm)`` take the float sign; the rest (zeros among
+    them) are computed with Python integers.
+    """
+    if M.dtype != object:
+        return _sign_array(_determinants(M))
+    out = np.zeros(len(M), dtype=np.int64)
+    unsure = np.ones(len(M), dtype=bool)
+    try:
+        Mf = M.astype(float)
+    except OverflowError:
+        Mf = None
+    if Mf is not None:
+        k = M.shape[1]
+        u = 2.0 ** -53
+        gamma = (k * k + 2 * k) * u / (1 - (k * k + 2 * k) * u)
+        with np.errstate(over="ignore", invalid="ignore"):
+            det, perm = _determinants(Mf), _determinants(np.abs(Mf), absolute=True)
+            sure = np.isfinite(perm) & (np.abs(det) > 2 * gamma * perm)
+        out[sure] = np.sign(det[sure]).astype(np.int64)
+        unsure = ~sure
+    if np.any(unsure):
+        out[unsure] = _sign_array(_determinants(M[unsure]))
+    return out
+
+
+def _determinants(M: np.ndarray, absolute: bool = False) -> np.ndarray:
+    """Determinants (or, with ``absolute``, permanents) of a stack of k x k matrices, k >= 2.
 
     Expansion along the last row of the minors of the first k-1 rows
     (:func:`_maximal_minors`; the same int64 bound: the product of the rows' L1 norms).
     """
     k = M.shape[1]
-    minors = _maximal_minors(M[:, :-1, :])  # column i omits column k - 1 - i
+    minors = _maximal_minors(M[:, :-1, :], absolute)  # column i omits column k - 1 - i
     det = 0
     for c in range(k):
         term = M[:, -1, c] * minors[:, k - 1 - c]
-        det = det + term if (k - 1 + c) % 2 == 0 else det - term
+        det = det - term if (k - 1 + c) % 2 and not absolute else det + term
     return det
 
 
-def _ridge_index(simplices: np.ndarray, npoints: int):
-    """The ridges of sorted simplices: ``(ridge id per (block j, simplex), counts)``.
+def _ridge_pairs(simplices: np.ndarray, npoints: int):
+    """The two sides of every ridge of sorted simplices, or None if some ridge does not
+    lie in exactly two simplices.
 
-    Row ``j * F + s`` is simplex ``s`` without its ``j``-th smallest vertex.
+    Row ``j * F + s`` of the ridge list is simplex ``s`` without its ``j``-th smallest
+    vertex; returns ``(a, b)``, the two rows of each ridge.
     """
     S = np.sort(simplices, axis=1)
     k = S.shape[1]
     ridges = np.concatenate([np.delete(S, j, axis=1) for j in range(k)], axis=0)
-    if npoints ** (k - 1) < _INT64_SAFE:  # one int64 key per ridge
+    if npoints ** (k - 1) < _INT64_SAFE:  # one int64 key per ridge, one sort
         keys = ridges.astype(np.int64) @ (npoints ** np.arange(k - 1, dtype=np.int64))
-        _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
-    else:
-        _, inverse, counts = np.unique(ridges, axis=0, return_inverse=True, return_counts=True)
-    return inverse.reshape(-1), counts
+        order = np.argsort(keys, kind="stable")
+        ks = keys[order]
+        if len(ks) % 2 or np.any(ks[0::2] != ks[1::2]) or np.any(ks[2::2] == ks[1:-1:2]):
+            return None
+        return order[0::2], order[1::2]
+    _, inverse, counts = np.unique(ridges, axis=0, return_inverse=True, return_counts=True)
+    if not np.all(counts == 2):
+        return None
+    order = np.argsort(inverse.reshape(-1), kind="stable")
+    return order[0::2], order[1::2]
 
 
 def _permutation_signs(simplices: np.ndarray) -> np.ndarray:
@@ -501,14 +544,13 @@ def _consistently_oriented(simplices: np.ndarray, sigma: np.ndarray, npoints: in
     signs are propagated across ridges and checked for conflicts.
     """
     F, k = simplices.shape
-    inverse, counts = _ridge_index(simplices, npoints)
-    if not np.all(counts == 2):
+    pairs = _ridge_pairs(simplices, npoints)
+    if pairs is None:
         return False
+    a, b = pairs
     sigma = sigma * _permutation_signs(simplices)
     owner = np.tile(np.arange(F), k)
     parity = np.repeat(1 - 2 * (np.arange(k) % 2), F)
-    pairs = np.argsort(inverse, kind="stable").reshape(-1, 2)  # the two sides of each ridge
-    a, b = pairs[:, 0], pairs[:, 1]
     rel = -parity[a] * parity[b]  # opposite induced signs iff sigma[a] * sigma[b] == rel
     sa, sb = sigma[owner[a]], sigma[owner[b]]
     known = (sa != 0) & (sb != 0)
@@ -580,10 +622,11 @@ def _contains_point(pts: "_Prepared", simplices: np.ndarray, c: tuple, inner: tu
     negative.  Each ``D`` is ``(-1)^k`` times ``raw . inner`` of that simplex.
     """
     F, k = simplices.shape
-    aug = _Prepared.of(pts.P + [c])
-    idx = np.repeat(simplices[:, None, :], k + 1, axis=1)  # variant k: the simplex itself
+    used, local = np.unique(simplices, return_inverse=True)
+    aug = _Prepared.of([pts.P[u] for u in used] + [c])
+    idx = np.repeat(local.reshape(F, 1, k), k + 1, axis=1)  # variant k: the simplex itself
     for i in range(k):
-        idx[:, i, i] = len(pts.P)
+        idx[:, i, i] = len(used)
     o = _Prepared.of([inner])
     D = _signs(_simplex_normals(aug, idx.reshape(-1, k)), o)[:, 0].reshape(F, k + 1).astype(np.int64)
     return np.all(D[:, :k] * D[:, k:] >= 0, axis=1)
