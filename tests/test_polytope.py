@@ -462,3 +462,152 @@ def test_simplex_minors_give_the_exact_normal(rows):
     h = [(-1) ** j * minors[k - j] for j in range(k + 1)]  # column i omits column k - i
     assert all(dot(h, r) == 0 for r in rows)
     assert any(h) == (exact.rank(rows) == k)
+
+
+# ------------------------------------------------------ the complete surface certificate
+def certify(points, simplices):
+    """Feed a claimed boundary triangulation of integer points straight to the certificate."""
+    from tropattn.polytope import _certify_triangulation, _independent_rows, _Prepared, _row_sum
+
+    rows = [tuple(p) + (1,) for p in points]
+    inner = _row_sum([rows[i] for i in _independent_rows(rows)[0]])
+    return _certify_triangulation(_Prepared.of(rows), np.array(simplices), inner)
+
+
+def surface_checks(points, simplices):
+    """The parts of the certificate separately: (points on one side of every simplex,
+    every ridge in two simplices, consistently oriented, the ray meets one simplex)."""
+    from tropattn.polytope import (
+        _consistently_oriented, _independent_rows, _outward, _Prepared, _ray_meets_once, _ridge_pairs,
+        _row_sum,
+    )
+
+    rows = [tuple(p) + (1,) for p in points]
+    inner = _row_sum([rows[i] for i in _independent_rows(rows)[0]])
+    pts, S = _Prepared.of(rows), np.array(simplices)
+    normals = []
+    for s in simplices:
+        (vec,) = exact.nullspace([list(rows[i]) for i in s])
+        h = exact.integer_row(vec)
+        if dot(h, inner) > 0:
+            h = tuple(-v for v in h)
+        normals.append(h)
+    one_side = all(dot(h, r) <= 0 for h in normals for r in rows)
+    U = np.array(sorted(set(normals)), dtype=np.int64)
+    facet_of = np.array([sorted(set(normals)).index(h) for h in normals])
+    Z = np.array([[dot(h, r) == 0 for r in rows] for h in U.tolist()])
+    sigma = _outward(pts, S, U, facet_of)
+    return (one_side, _ridge_pairs(S, len(rows)) is not None, _consistently_oriented(S, sigma, len(rows)),
+            _ray_meets_once(pts, S, facet_of, np.flatnonzero(sigma == 0), Z[:, []], inner))
+
+
+def test_certificate_accepts_a_true_triangulation():
+    # square pyramid: the base split along a diagonal, four triangular sides
+    pts = [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1)]
+    tris = [(0, 1, 2), (0, 2, 3), (0, 1, 4), (1, 2, 4), (2, 3, 4), (3, 0, 4)]
+    facets, Z = certify(pts, tris)
+    assert len(facets) == 5 and Z.sum(axis=1).tolist().count(4) == 1
+    assert surface_checks(pts, tris) == (True, True, True, True)
+
+
+def test_certificate_rejects_a_doubly_triangulated_square():
+    # the base of a pyramid triangulated twice (ABC, ACD and ABD, BCD): every ridge lies in
+    # exactly two triangles and every point on one side, yet only the base is covered
+    pts = [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1)]
+    tris = [(0, 1, 2), (0, 2, 3), (0, 1, 3), (1, 2, 3)]
+    assert certify(pts, tris) == (None, None)
+    one_side, closed, oriented, ray = surface_checks(pts, tris)
+    assert one_side and closed  # the old certificate passed
+    assert not oriented and not ray  # the two copies face the same way; the ray meets both
+
+
+def test_certificate_rejects_a_doubled_tetrahedron():
+    # the boundary of a tetrahedron twice: once as its 4 faces, once with every face split
+    # into 4 at the edge midpoints (no edge shared), so each ridge lies in two triangles
+    # and the surface is consistently oriented outward, but it wraps around twice
+    A, B, C, D = range(4)
+    pts = [(0, 0, 0), (2, 0, 0), (0, 2, 0), (0, 0, 2)]
+    mid = {}
+    for i, j in [(A, B), (A, C), (A, D), (B, C), (B, D), (C, D)]:
+        mid[i, j] = mid[j, i] = len(pts)
+        pts.append(tuple((x + y) // 2 for x, y in zip(pts[i], pts[j])))
+    faces = [(A, B, C), (A, B, D), (A, C, D), (B, C, D)]
+    tris = list(faces)
+    for a, b, c in faces:
+        ab, bc, ca = mid[a, b], mid[b, c], mid[c, a]
+        tris += [(a, ab, ca), (b, bc, ab), (c, ca, bc), (ab, bc, ca)]
+    assert certify(pts, tris) == (None, None)
+    assert surface_checks(pts, tris) == (True, True, True, False)  # only the ray test bites
+    assert len(certify(pts, tris[4:])[0]) == 4  # one copy alone is a true triangulation
+
+
+@pytest.mark.parametrize("dim, n, seed", [(3, 40, 0), (3, 200, 1), (4, 60, 2), (5, 40, 3)])
+def test_random_inputs_certify_without_fallback(dim, n, seed):
+    rng = np.random.default_rng(seed)
+    ints = rng.integers(-10**6, 10**6, size=(n, dim)).tolist()
+    rats = [[F(int(a), int(b)) for a, b in zip(p, q)]
+            for p, q in zip(rng.integers(-999, 999, size=(n, dim)), rng.integers(1, 999, size=(n, dim)))]
+    for pts in (ints, rats):
+        with exact.counting() as c:
+            P = convex_hull(pts)
+        assert c.fallbacks == 0 and c.certified == 1
+        assert same_polytope(P, convex_hull(pts, method="exact"))
+
+
+def test_random_minkowski_sums_and_upper_hulls_certify_without_fallback():
+    rng = np.random.default_rng(7)
+    P = convex_hull(rng.integers(-50, 50, size=(30, 3)).tolist())
+    Q = convex_hull([[F(int(x), 7) for x in p] for p in rng.integers(-50, 50, size=(30, 3))])
+    lifted = rng.integers(-20, 20, size=(40, 4)).tolist()
+    with exact.counting() as c:
+        S = minkowski_sum(P, Q)
+        H = upper_hull(lifted)
+    assert c.fallbacks == 0 and c.certified == 2
+    assert same_polytope(S, hull_of_all_sums(P.vertices, Q.vertices))
+    assert H == upper_hull(lifted, method="exact")
+    # vertices rebuilt from integer rows are Fractions in lowest terms (public constructor)
+    assert all(math.gcd(x.numerator, x.denominator) == 1 for v in S.vertices for x in v)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 4).flatmap(lambda k: st.tuples(
+    st.lists(st.lists(st.integers(-2**70, 2**70), min_size=k, max_size=k), min_size=k - 1, max_size=k - 1),
+    st.lists(st.integers(-3, 3), min_size=k - 1, max_size=k - 1))))
+def test_determinant_signs_float_filter_is_exact(data):
+    from tropattn.polytope import _determinant_signs
+
+    rows, coef = data
+    last = [sum(c * r[j] for c, r in zip(coef, rows)) for j in range(len(rows[0]))]  # singular
+    for M in (rows + [last], rows + [[v + 1 for v in last]]):
+        want = exact.rank(M) == len(M) and (1 if _det(M) > 0 else -1)
+        got = int(_determinant_signs(np.array([M], dtype=object), False)[0])
+        assert got == (want or 0)
+
+
+def _det(M):
+    """Exact determinant by permutations (tiny matrices)."""
+    import itertools
+
+    n, total = len(M), 0
+    for perm in itertools.permutations(range(n)):
+        inv = sum(perm[i] > perm[j] for i in range(n) for j in range(i + 1, n))
+        total += (-1) ** inv * math.prod(M[i][perm[i]] for i in range(n))
+    return total
+
+
+def test_certificate_orients_degenerate_simplices():
+    # the pyramid with M, the midpoint of AB, and a flat triangle AMB folded into the edge AB
+    A, B, C, D, E, M = range(6)
+    pts = [(0, 0, 0), (2, 0, 0), (2, 2, 0), (0, 2, 0), (0, 0, 2), (1, 0, 0)]
+    tris = [(A, M, C), (M, B, C), (A, C, D), (A, M, B), (A, B, E), (B, C, E), (C, D, E), (D, A, E)]
+    facets, _ = certify(pts, tris)
+    assert len(facets) == 5  # AMB has no orientation of its own: it is propagated from AMC, MBC, ABE
+
+
+def test_point_in_hull_of_dependent_rows():
+    from tropattn.polytope import _in_hull
+
+    seg = [(0, 0, 1), (1, 1, 1), (2, 2, 1)]  # collinear points (0,0), (1,1), (2,2)
+    assert _in_hull(seg, (3, 3, 2))  # (3/2, 3/2)
+    assert not _in_hull(seg, (3, 3, 1))  # (3, 3): on the line, outside the segment
+    assert not _in_hull(seg, (1, 0, 1))  # off the line

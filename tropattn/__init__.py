@@ -27,6 +27,7 @@ from .bounds import (Bounds, arrangement_bound, bounds, deep_bound, ffn_factor, 
                      sawtooth_model)
 from .temperature import (convention_check, margin, measure, soft_jacobian, soft_output,  # noqa: F401
                           soft_weights, stability_report, weight_bounds)
-from .io import load_model, model_from_json, model_to_json, save_model  # noqa: F401
+from .io import (load_json, load_model, load_npz, load_sites, model_from_json, model_to_json,  # noqa: F401
+                 save_model, save_npz)
 
 __version__ = "0.1.0"

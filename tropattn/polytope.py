@@ -441,18 +441,18 @@ def _pivot_minor_signs(pts: "_Prepared", simplices: np.ndarray, j: np.ndarray) -
     """``sign(raw_s[j_s])`` for each simplex ``s``: ``(-1)^j`` times the sign of the
     k x k minor of its k x (k+1) matrix without column ``j`` (see :func:`_simplex_normals`)."""
     F, k = simplices.shape
-    rows = pts.P64 if pts.P64 is not None and pts.l1 ** k < _INT64_SAFE else pts.Pa
+    rows = pts.Pa if pts.P64 is None else pts.P64
     keep = np.arange(k + 1)[None, :].repeat(F, axis=0)
     keep = keep[keep != j[:, None]].reshape(F, k)
     M = np.take_along_axis(rows[simplices], keep[:, None, :], axis=2)  # (F, k, k)
-    return _determinant_signs(M) * (1 - 2 * (j % 2))
+    return _determinant_signs(M, pts.P64 is not None and pts.l1 ** k < _INT64_SAFE) * (1 - 2 * (j % 2))
 
 
-def _determinant_signs(M: np.ndarray) -> np.ndarray:
-    """Exact signs of the determinants of a stack of k x k integer matrices (int64 when
-    the caller's bound allows, else object).
+def _determinant_signs(M: np.ndarray, int64_exact: bool) -> np.ndarray:
+    """Exact signs of the determinants of a stack of k x k integer matrices (int64 or
+    object); ``int64_exact``: the caller's bound proves int64 arithmetic exact.
 
-    Object stacks go through a float filter first: the Laplace expansion in floats
+    Otherwise a float filter comes first: the Laplace expansion in floats
     makes at most ``n = k^2 + 2k`` roundings along each of its monomials (rounding the
     entries included), so ``|fl(det) - det| <= gamma_n perm|M|``, and the same
     expansion of ``|M|`` (:func:`_maximal_minors` with ``absolute=True``) computes the
@@ -460,7 +460,7 @@ def _determinant_signs(M: np.ndarray) -> np.ndarray:
     ``|fl(det)| > 2 gamma_n fl(perm)`` take the float sign; the rest (zeros among
     them) are computed with Python integers.
     """
-    if M.dtype != object:
+    if int64_exact:
         return _sign_array(_determinants(M))
     out = np.zeros(len(M), dtype=np.int64)
     unsure = np.ones(len(M), dtype=bool)
@@ -478,7 +478,7 @@ def _determinant_signs(M: np.ndarray) -> np.ndarray:
         out[sure] = np.sign(det[sure]).astype(np.int64)
         unsure = ~sure
     if np.any(unsure):
-        out[unsure] = _sign_array(_determinants(M[unsure]))
+        out[unsure] = _sign_array(_determinants(M[unsure].astype(object)))
     return out
 
 

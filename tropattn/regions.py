@@ -633,6 +633,13 @@ def linear_regions(regions: Sequence[ActivationRegion], graph) -> tuple:
 
     Returns one frozenset of region indices per linear region (connected components
     of the adjacency graph restricted to edges between equal maps).
+
+    >>> from tropattn.attention import Head, Layer, Transformer
+    >>> same_values = Head([[0], [1], [2]], [0, 0, -1], [[0], [0], [1]])      # keys 0 and 1 share v
+    >>> result = enumerate_regions(Transformer([Layer([same_values])]))
+    >>> groups = linear_regions(result.activation_regions, result.graph)
+    >>> sorted(sorted(result.activation_regions[i].pattern[0][0][0] for i in g) for g in groups)  # by key
+    [[0, 1], [2]]
     """
     same = nx.Graph()
     same.add_nodes_from(range(len(regions)))
@@ -657,8 +664,14 @@ def overlay_regions(heads, box=None, progress=None) -> RegionSet:
 def brute_force_regions(model, box=None) -> list:
     """All realisable full patterns, by trying every label tuple with an exact LP.
 
-    Independent of the search: exponential in the number of heads and layers, for
-    tests and benchmarks only.  Returns the sorted list of patterns.
+    Independent of the search: every comparison row (not only power-diagram facets),
+    one certified LP per partial pattern, exponential in the number of heads and
+    layers; for tests and benchmarks only.  Returns the sorted list of patterns.
+
+    >>> from tropattn.attention import Head, Layer, Transformer
+    >>> model = Transformer([Layer([Head([[0], [1], [2]], [0, -5, 0])])])   # key 1 never wins
+    >>> brute_force_regions(model)
+    [(((0,), ()),), (((2,), ()),)]
     """
     d = model.dim
     A0, b0 = box_rows(box, d) if box is not None else ((), ())
