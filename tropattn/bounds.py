@@ -193,7 +193,12 @@ def grid_heads(dim: int, heads: int, keys: int, scale=1, offset_scale=1):
 
 
 def grid_model(dim: int, heads: int, keys: int):
-    """One layer of grid heads, residual on."""
+    """One layer of grid heads, residual on: ``N^H`` regions when ``H <= d``.
+
+    >>> from tropattn.regions import enumerate_regions
+    >>> len(enumerate_regions(grid_model(2, 2, 3)).activation_regions)     # a 3 x 3 grid
+    9
+    """
     from .attention import Layer, Transformer
 
     return Transformer([Layer(grid_heads(dim, heads, keys), residual=True)])

@@ -102,7 +102,13 @@ def _model_summary(model):
 
 
 def count_model(model, method="primal", box=None, progress=None, workers=1) -> dict:
-    """Exact region counts of a model as a JSON-ready dict (what ``tropattn count`` prints)."""
+    """Exact region counts of a model as a JSON-ready dict (what ``tropattn count`` prints).
+
+    >>> from tropattn.bounds import sawtooth_model
+    >>> out = count_model(sawtooth_model(1, 3, 2))
+    >>> out["activation_regions"], out["linear_regions"], out["method"]
+    (9, 9, 'primal')
+    """
     from .regions import enumerate_regions
 
     t0 = time.perf_counter()

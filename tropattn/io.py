@@ -349,7 +349,11 @@ def load_npz(path):
 
 # ------------------------------------------------------------------ sites
 def load_sites(obj_or_path):
-    """``{"sites": [[...], ...], "weights": [...]}`` -> (sites, weights) as exact tuples."""
+    """``{"sites": [[...], ...], "weights": [...]}`` -> (sites, weights) as exact tuples.
+
+    >>> load_sites({"sites": [[0, 0], ["1/2", 1]], "weights": [0, 0.25]})[1]
+    (Fraction(0, 1), Fraction(1, 4))
+    """
     obj = load_json(obj_or_path) if isinstance(obj_or_path, (str, Path)) else obj_or_path
     sites = _matrix(_field(obj, "sites", ""), "sites", what="sites")
     weights = _field(obj, "weights", "", required=False)

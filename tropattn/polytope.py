@@ -14,10 +14,14 @@ first, then the default merged run); for each simplex the hyperplane through its
 points is rebuilt exactly (the vector of signed maximal minors, by a Laplace
 expansion vectorised over all simplices, in int64 when a bound proves it exact),
 and the exact sign of every point against every hyperplane is computed (int64,
-int64 limbs, or :func:`tropattn.exact.dot_signs`).  If every point lies on one
-side of every hyperplane and every ridge of the triangulation lies in exactly two
-simplices, the hyperplanes are exactly the facets (simplices with equal exact
-normals are merged).  Otherwise an exact double-description algorithm over Python
+int64 limbs, or :func:`tropattn.exact.dot_signs`).  The hyperplanes are exactly
+the facets (simplices with equal exact normals are merged) when the complete
+certificate of Mehlhorn et al. holds: every point lies on one side of every
+hyperplane (hence local convexity); the simplices, oriented outward, form a
+consistently oriented closed surface (every ridge in exactly two simplices, with
+opposite induced orientations); and the ray from an interior point through one
+simplex meets no other simplex (degree one: a doubled or folded surface fails,
+see :func:`_surface_certified`).  Otherwise an exact double-description algorithm over Python
 integers computes the facets, and :data:`tropattn.exact.COUNTERS` records the
 fallback.  A point is a vertex iff the facets through it meet in that point alone.
 
