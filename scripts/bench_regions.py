@@ -40,6 +40,7 @@ def main():
     ap.add_argument("--brute-limit", type=int, default=20000, help="largest label-tuple count to brute force")
     ap.add_argument("--workers", type=int, default=2, help="processes for the largest-sawtooth search")
     args = ap.parse_args()
+    enumerate_regions(sawtooth_model(1, 2, 1), progress=False)  # warm up imports and caches
     print(f"{'model':<34} {'act.reg':>7} {'lin.reg':>7} {'enum s':>9} {'reg/s':>9} {'tuples':>9} "
           f"{'brute s':>9} {'brute/enum':>9}")
     for d, H, N, L in [(2, 2, 3, 1), (2, 3, 4, 1), (2, 3, 6, 1), (3, 3, 4, 1), (2, 2, 3, 2), (2, 2, 4, 2),

@@ -24,7 +24,7 @@ Python integers (rows scaled to primitive integer vectors, points as numerators 
 one denominator) in the hot loops.  ``scripts/bench_backends.py`` measures the
 choice: checking a rational point against 30 rows is 16x faster in integers than
 in Fractions and 2.2x faster than in ``gmpy2.mpq``; for the small exact solves
-(3x3 to 5x5) ``flint.fmpq_mat`` is 1.4x faster than the integer elimination once
+(3x3 to 5x5) ``flint.fmpq_mat`` is 1.1-1.5x faster than the integer elimination once
 conversion is paid, too little to make python-flint a dependency; sympy matrices
 are 40-60x slower.
 
