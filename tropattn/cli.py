@@ -75,17 +75,26 @@ def _polynomial_report(poly) -> tuple[dict, list]:
                                          for a, b in zip(r.A, r.b)]} for r in regions],
            "redundant_terms": redundant, "dual_subdivision": cells}
     names = poly.variables
-    lines = [f"tropical polynomial  {poly.to_sympy()}", "", "terms (coefficient ⊙ x^exponent):"]
-    for t in terms:
+    lines = [f"tropical polynomial  {poly.to_sympy()}", "", "terms c ⊙ x^α (the affine function c + α·x):"]
+    for t, e, c in zip(terms, poly.exponents, poly.coefficients):
         mark = "   (redundant: attains the max on no open set)" if t["index"] in redundant else ""
-        lines.append(f"  [{t['index']}] {t['coefficient']} ⊙ x^({', '.join(t['exponent'])}){mark}")
+        lines.append(f"  [{t['index']}] {_monomial(c, e, names)}{mark}")
     lines += ["", f"linear regions: {len(regions)} (one per non-redundant term; exact interior points)"]
     for r in regions:
         lines.append(f"  term {r.term}: interior point {_point(r.interior_point)}, {len(r.A)} facets")
     lines += ["", f"dual subdivision of the Newton polytope: {len(cells)} maximal cells (term indices)"]
     lines += [f"  {{{', '.join(map(str, c))}}}" for c in cells]
-    _ = names
     return obj, lines
+
+
+def _monomial(coefficient, exponent, names) -> str:
+    """``3 ⊙ x ⊙ y²``: a tropical monomial in the usual notation."""
+    sup = str.maketrans("0123456789-/", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻ᐟ")
+    factors = [_fmt(coefficient)]
+    for name, e in zip(names, exponent):
+        if e != 0:
+            factors.append(name if e == 1 else name + _fmt(e).translate(sup))
+    return " ⊙ ".join(factors)
 
 
 def cmd_regions(args):
