@@ -1,4 +1,4 @@
-"""The ``tropattn`` command line: a thin shell over the public functions.
+"""The tropattn command line: a thin shell over the public functions.
 
 Every sub-command prints a readable table, or one JSON object with ``--json``.  Bad
 input prints one line ``tropattn: error: ...`` naming the problem (for model files,
@@ -299,58 +299,53 @@ def cmd_demo(args):
           f" N^H = {b.product} is not attainable, H(N-1)+1 = {b.line}")
 
 
+def _command(sub, name, func, help_text, json_output=True):
+    """One sub-command: its parser, its handler, and ``--json`` where it prints a result."""
+    parser = sub.add_parser(name, help=help_text)
+    parser.set_defaults(func=func)
+    if json_output:
+        parser.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tropattn", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
-    s = sub.add_parser("demo", help="run the main job on a built-in example")
-    s.set_defaults(func=cmd_demo)
-    s = sub.add_parser("regions", help="linear regions of a tropical polynomial")
+    _command(sub, "demo", cmd_demo, "run the main job on a built-in example", json_output=False)
+    s = _command(sub, "regions", cmd_regions, "linear regions of a tropical polynomial")
     s.add_argument("poly", help='a string such as "max(0, x + 1, 2*y - 1/2)" or a JSON file')
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_regions)
-    s = sub.add_parser("count", help="exact region count of a model file")
+    s = _command(sub, "count", cmd_count, "exact region count of a model file")
     s.add_argument("model")
     s.add_argument("--method", choices=("primal", "dual"), default="primal")
     s.add_argument("--box", help="LO,HI: count inside [LO, HI]^d")
     s.add_argument("--workers", type=int, default=1, help="processes for the primal search (default 1)")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_count)
-    s = sub.add_parser("power", help="power diagram of weighted sites")
+    s = _command(sub, "power", cmd_power, "power diagram of weighted sites")
     s.add_argument("sites")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_power)
-    s = sub.add_parser("diagram", help="draw each head's power cells and their overlay (d <= 2)")
+    s = _command(sub, "diagram", cmd_diagram, "draw each head's power cells and their overlay (d <= 2)",
+                 json_output=False)
     s.add_argument("model")
     s.add_argument("-o", "--output", required=True)
     s.add_argument("--box", help="LO,HI")
-    s.set_defaults(func=cmd_diagram)
-    s = sub.add_parser("bounds", help="upper and lower bounds for a shape")
-    s.add_argument("--dim", type=int, required=True)
-    s.add_argument("--heads", type=int, required=True)
-    s.add_argument("--keys", type=int, required=True)
+    s = _command(sub, "bounds", cmd_bounds, "upper and lower bounds for a shape")
+    for flag in ("--dim", "--heads", "--keys"):
+        s.add_argument(flag, type=int, required=True)
     s.add_argument("--layers", type=int, default=1)
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_bounds)
-    s = sub.add_parser("table", help="regenerate data/region_counts.csv")
+    s = _command(sub, "table", cmd_table, "regenerate data/region_counts.csv", json_output=False)
     s.add_argument("-o", "--output", default="data/region_counts.csv")
     s.add_argument("--seeds", type=int, default=3)
     s.add_argument("--quick", action="store_true", help="a smaller grid (for tests)")
-    s.set_defaults(func=cmd_table)
-    s = sub.add_parser("conventions", help="the paper's temperature convention against standard attention")
+    s = _command(sub, "conventions", cmd_conventions,
+                 "the paper's temperature convention against standard attention")
     s.add_argument("--margin", type=float, default=2.0, help="raw score margin on q.k (default 2)")
     s.add_argument("--dk", type=int, default=64, help="key dimension d_k (default 64)")
     s.add_argument("--keys", type=int, default=2, help="number of keys N (default 2)")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_conventions)
-    s = sub.add_parser("stability", help="soft attention against the hard skeleton")
+    s = _command(sub, "stability", cmd_stability, "soft attention against the hard skeleton")
     s.add_argument("model")
     s.add_argument("--taus", default="0.05,0.2,1")
     s.add_argument("--delta", type=float, default=None, help="keep points this far from every wall "
                    "(default: 2%% of the box side)")
     s.add_argument("--box", help="LO,HI")
-    s.add_argument("--json", action="store_true")
-    s.add_argument("--plot")
-    s.set_defaults(func=cmd_stability)
+    s.add_argument("--plot", help="draw the soft weights of the first head (d <= 2) to this PNG")
     return p
 
 
