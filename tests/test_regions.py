@@ -199,3 +199,42 @@ def test_parallel_search_gives_the_same_regions():
     serial, parallel = enumerate_regions(model), enumerate_regions(model, workers=2)
     assert patterns(serial) == patterns(parallel)
     assert sorted(map(len, serial.linear_regions)) == sorted(map(len, parallel.linear_regions))
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), H=st.integers(1, 2))
+def test_weight_form_regions_carry_the_labels_of_direct_attention(seed, H):
+    # heads built from (W_Q, W_K, context, b_Q, b_K): every region's label is the argmax of
+    # (W_Q x + b_Q) . (W_K y_j + b_K) computed directly, and every label seen by dense sampling
+    # of direct attention is a region
+    import random
+
+    rng = random.Random(seed)
+    d, N = 2, 4
+    rand = lambda r, c: [[Fraction(rng.randint(-3, 3)) for _ in range(c)] for _ in range(r)]  # noqa: E731
+    specs = [dict(W_Q=rand(2, d), W_K=rand(2, d), b_Q=[Fraction(rng.randint(-2, 2), 2) for _ in range(2)],
+                  b_K=[Fraction(rng.randint(-2, 2)) for _ in range(2)]) for _ in range(H)]
+    context = rand(N, d)
+    eye = [[Fraction(int(i == j)) for j in range(d)] for i in range(d)]
+    heads = [Head.from_weights(s["W_Q"], s["W_K"], eye, None, context, b_Q=s["b_Q"], b_K=s["b_K"]) for s in specs]
+
+    def direct(x):
+        labels = []
+        for s in specs:
+            q = [sum(w * xi for w, xi in zip(row, x)) + b for row, b in zip(s["W_Q"], s["b_Q"])]
+            scores = [sum(qi * (sum(w * yi for w, yi in zip(row, y)) + b) for qi, row, b in zip(q, s["W_K"], s["b_K"]))
+                      for y in context]
+            best = max(scores)
+            labels.append([j for j, v in enumerate(scores) if v == best])
+        return labels
+
+    result = enumerate_regions(Transformer([Layer(heads)]))
+    for r in result.activation_regions:
+        for winners, label in zip(direct(r.interior_point), r.pattern[0][0]):
+            assert winners[0] == label                     # duplicates: the earlier key wins, as in the diagram
+    realised = {r.pattern[0][0] for r in result.activation_regions}
+    for i in range(-6, 7):
+        for j in range(-6, 7):
+            w = direct((Fraction(i, 3) + Fraction(1, 97), Fraction(j, 3) + Fraction(1, 89)))
+            if all(len({(h.keys[k], h.offsets[k]) for k in ws}) == 1 for h, ws in zip(heads, w)):  # no real tie
+                assert tuple(ws[0] for ws in w) in realised
