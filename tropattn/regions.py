@@ -367,7 +367,7 @@ def _whole_region_tie(point, error):
     return error
 
 
-def _refine(parent: _Piece, step, regions_out, edges_out, on_region):
+def _refine(parent: _Piece, step, regions_out, edges_out):
     """Breadth-first search of the pieces of ``parent`` cut by ``step``."""
     start, labels = _tie_free_point(parent, step)
     seen = {labels: start}
@@ -385,7 +385,6 @@ def _refine(parent: _Piece, step, regions_out, edges_out, on_region):
                        tuple(b[i] for i in keep), tuple(walls[i] for i in keep), point,
                        step.output_map(labels, parent.map))
         regions_out.append((piece, tuple(fs.points[i] for i in keep)))
-        on_region()
         here = known.pop(labels, {})
         for i in keep:
             if i < len(parent.A):  # a wall of an earlier sub-layer: stay inside the parent
@@ -441,24 +440,37 @@ def _touches_at(rows, P, D, key) -> bool:
 
 
 class _Progress:
-    """A one-line progress counter on a terminal; silent otherwise."""
+    """A progress bar on a terminal, silent otherwise.
 
-    def __init__(self, enabled=None, label="regions"):
+    The search refines one sub-layer at a time; the number of parent regions of a
+    sub-layer is known, so the bar counts parents done, and the line also shows the
+    regions found so far and their rate.
+    """
+
+    def __init__(self, enabled=None, steps=1):
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self.count, self.label, self.last = 0, label, 0.0
+        self.steps, self.last = steps, 0.0
+        self.start_step(0, 1)
+
+    def start_step(self, index, parents):
+        self.index, self.parents, self.done, self.found = index, parents, 0, 0
         self.start = time.perf_counter()
 
-    def tick(self, n=1):
-        self.count += n
+    def advance(self, parents=1, found=0):
+        self.done += parents
+        self.found += found
         now = time.perf_counter()
-        if self.enabled and now - self.last > 0.2:
+        if self.enabled and (now - self.last > 0.2 or self.done == self.parents):
             self.last = now
-            rate = self.count / max(now - self.start, 1e-9)
-            sys.stderr.write(f"\r{self.label}: {self.count} found ({rate:,.0f}/s)")
+            filled = int(30 * self.done / max(self.parents, 1))
+            rate = self.found / max(now - self.start, 1e-9)
+            end = "\n" if self.done == self.parents else ""
+            sys.stderr.write(f"\rsub-layer {self.index + 1}/{self.steps} [{'#' * filled}{'.' * (30 - filled)}] "
+                             f"{self.done}/{self.parents} parents, {self.found} regions ({rate:,.0f}/s){end}")
             sys.stderr.flush()
 
     def close(self):
-        if self.enabled:
+        if self.enabled and self.done != self.parents:
             sys.stderr.write("\n")
 
 
@@ -501,13 +513,13 @@ def enumerate_regions(model, box=None, progress: bool | None = None, workers: in
         cert = interior_point(A, b)
         root = _Piece((), A, b, tuple(("box",) for _ in A), cert.point, AffineMap.identity(d))
     pieces, edges, found = [(root, ())], [], []
-    bar = _Progress(progress)
     steps = _steps(model)
+    bar = _Progress(progress, len(steps))
     try:
         for s, step in enumerate(steps):
             found = []
-            tick = bar.tick if s == len(steps) - 1 else (lambda n=1: None)
-            edges = _refine_all([p for p, _ in pieces], step, found, tick, workers)
+            bar.start_step(s, len(pieces))
+            edges = _refine_all([p for p, _ in pieces], step, found, bar.advance, workers)
             pieces = found
     except KeyboardInterrupt:
         bar.close()
@@ -524,7 +536,9 @@ def _refine_all(parents, step, out, tick, workers):
     edges = []
     if workers == 1 or len(parents) < 4 * workers:
         for parent in parents:
-            _refine(parent, step, out, edges, tick)
+            before = len(out)
+            _refine(parent, step, out, edges)
+            tick(1, len(out) - before)
         return edges
     import multiprocessing
     from multiprocessing.reduction import ForkingPickler
@@ -536,12 +550,12 @@ def _refine_all(parents, step, out, tick, workers):
     chunks = [(i, min(i + size, len(parents))) for i in range(0, len(parents), size)]
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for found, found_edges, counters in pool.imap(_refine_chunk, chunks):
+            for (lo, hi), (found, found_edges, counters) in zip(chunks, pool.imap(_refine_chunk, chunks)):
                 out.extend(found)
                 edges.extend(found_edges)
                 for k, v in counters.items():
                     setattr(COUNTERS, k, getattr(COUNTERS, k) + v)
-                tick(len(found))
+                tick(hi - lo, len(found))
     finally:
         _JOB = None
     return edges
@@ -559,7 +573,7 @@ def _refine_chunk(bounds):
     before = COUNTERS.snapshot()
     out, edges = [], []
     for parent in parents[bounds[0]:bounds[1]]:
-        _refine(parent, step, out, edges, lambda n=1: None)
+        _refine(parent, step, out, edges)
     after = COUNTERS.snapshot()
     return out, edges, {k: after[k] - before[k] for k in after}
 
