@@ -405,6 +405,38 @@ def test_minkowski_prefilter_miss_is_caught(monkeypatch):
     assert same_polytope(expected, convex_hull(sums, method="exact"))
 
 
+def test_lazy_polytope_equals_eager_one_and_hashes_the_same():
+    import pickle
+
+    A = convex_hull(rational_sphere_points()[::8])
+    B = convex_hull(rational_sphere_points(5, 13, F(1, 3), (F(1, 2), 0, 0))[1::8])
+    S = minkowski_sum(A, B)
+    assert "vertices" not in S.__dict__ and "facets" not in S.__dict__  # built lazily
+    # the eager object: Fraction fields from an independent route (exact hull of all sums)
+    sums = [tuple(a + b for a, b in zip(v, w)) for v in A.vertices for w in B.vertices]
+    E = convex_hull(sums, method="exact")
+    eager = Polytope(vertices=tuple(sorted(set(E.vertices))), equations=E.equations, facets=E.facets,
+                     ambient_dim=3, dim=3)
+    assert "_vertex_rows" not in eager.__dict__
+    assert (S.vertex_count, S.facet_count) == (eager.vertex_count, eager.facet_count)
+    assert S == eager and eager == S and hash(S) == hash(eager) and len({S, eager}) == 1
+    assert repr(S) == repr(eager)
+    T = pickle.loads(pickle.dumps(S))  # before and after the Fractions are built
+    assert T == eager and hash(T) == hash(eager)
+    assert same_polytope(S, eager) and same_polytope(T, eager)
+    assert all(isinstance(x, F) for v in S.vertices for x in v)
+    assert all(isinstance(c, F) and all(type(a) is int for a in h) for h, c in S.facets)
+    assert S.vertices is S.vertices  # built once
+    assert pickle.loads(pickle.dumps(S)) == S
+    # chained sums read the integer rows only: the summands' Fractions are never built
+    R = convex_hull([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    C = minkowski_sum(S, minkowski_sum(A, R), R)
+    assert "vertices" not in C.__dict__ and C == convex_hull(
+        [tuple(a + b + b2 + c for a, b, b2, c in zip(s, t, u, r)) for s in S.vertices
+         for t in A.vertices for u in R.vertices for r in R.vertices], method="exact")
+    assert S != convex_hull([[0, 0]]) and S != A
+
+
 def test_minkowski_of_lower_dimensional_summands_in_r3():
     # two unit squares in perpendicular planes: a full-dimensional sum (the box [0,1] x [0,2] x [0,1])
     P = convex_hull([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]])
@@ -441,14 +473,21 @@ def test_upper_hull_with_rational_heights_and_far_apart_heights():
     st.lists(st.lists(st.integers(-2**20, 2**20), min_size=m, max_size=m), min_size=1, max_size=4),
     st.integers(0, 2**100))))
 def test_limb_signs_are_exact(data):
-    from tropattn.polytope import _limb_signs
+    from tropattn.polytope import _limb_signs, _Prepared, _signs
 
     H, C, k = data
     if len(H[0]) >= 2 and C[0][0] and C[0][1]:
         H.append([k * C[0][1], -k * C[0][0]] + [0] * (len(H[0]) - 2))  # an exact zero
-    got = _limb_signs(np.array(H, dtype=object), np.array(C, dtype=np.int64))
     want = [[(s > 0) - (s < 0) for s in (dot(h, c) for c in C)] for h in H]
-    assert got.tolist() == want
+    Cf = np.array(C, dtype=float)
+    widest = 53 - (max(1, max(abs(v) for c in C for v in c)) * len(C[0])).bit_length()
+    for bits in {widest, 20}:  # the widest exact digits, and narrow ones (more carries)
+        assert _limb_signs(np.array(H, dtype=object), Cf, bits).tolist() == want
+    for shift in (0, 20, 40):  # every branch of the dispatcher: float, int64, digits
+        small = [[v >> (200 - shift) for v in h] for h in H]
+        want_small = [[(s > 0) - (s < 0) for s in (dot(h, c) for c in C)] for h in small]
+        assert _signs(np.array(small, dtype=object), _Prepared.of([tuple(c) for c in C])).tolist() == want_small
+    assert _signs(np.array(H, dtype=object), _Prepared.of([tuple(c) for c in C])).tolist() == want
 
 
 @settings(max_examples=40, deadline=None)

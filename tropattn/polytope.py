@@ -175,8 +175,10 @@ class _Hull:
 
     ``coords`` are the ambient coordinates kept by the projection (sorted);
     ``facets[f]`` is a primitive integer row ``h`` over ``coords + (den,)`` with
-    ``h . g <= 0`` for every projected point; ``masks[f]`` has bit ``i`` set iff point
-    ``i`` lies on facet ``f``; ``vertices`` are point indices.
+    ``h . g <= 0`` for every projected point; ``incidence`` says which points lie on
+    which facet, as int bitmasks or a boolean (facets, points) array, and ``masks[f]``
+    (built on first use) has bit ``i`` set iff point ``i`` lies on facet ``f``;
+    ``vertices`` are point indices.
     """
 
     G: tuple
@@ -184,8 +186,14 @@ class _Hull:
     coords: tuple
     equations: tuple
     facets: tuple
-    masks: tuple
+    incidence: object
     vertices: tuple
+
+    @functools.cached_property
+    def masks(self) -> tuple:
+        if isinstance(self.incidence, np.ndarray):
+            return tuple(_row_masks(self.incidence))
+        return tuple(self.incidence)
 
 
 def _hull(G: Sequence[tuple], method: str = "auto", qhull_options=_QHULL_OPTIONS) -> _Hull:
@@ -212,7 +220,7 @@ def _hull(G: Sequence[tuple], method: str = "auto", qhull_options=_QHULL_OPTIONS
             if facets is not None:
                 exact.COUNTERS.certified += 1
                 verts = tuple(np.nonzero(_meets_alone(Z, Z, np.arange(len(P))))[0].tolist())
-                return _Hull(tuple(G), dim, coords, eqs, tuple(facets), tuple(_row_masks(Z)), verts)
+                return _Hull(tuple(G), dim, coords, eqs, tuple(facets), Z, verts)
         exact.COUNTERS.fallbacks += 1
     facets, masks = _facets_1d(P) if dim == 1 else _facets_dd(P, kept)
     verts = _vertices_from_masks(masks, len(P), dim)
@@ -320,48 +328,63 @@ def _small(H: np.ndarray) -> np.ndarray:
 def _signs(H: np.ndarray, pts: "_Prepared") -> np.ndarray:
     """Exact sign matrix of ``H @ P.T``.
 
-    Plain int64 when no partial sum can overflow; 31-bit limbs of ``H`` in int64
-    (:func:`_limb_signs`) when the points are small; otherwise the float filter of
-    :func:`tropattn.exact.dot_signs`.
+    With ``bound = max|P| * m`` (m columns), every partial sum of a row of ``H`` against
+    a point is at most ``max|H| * bound`` in absolute value.  Below ``2^53`` a float
+    matrix product is exact (every product and partial sum is an integer that floats
+    represent, in any summation order); below ``2^62`` an int64 product is.  Otherwise
+    ``H`` is split into digits small enough for exact float products
+    (:func:`_limb_signs`) when the points are small, and the float filter of
+    :func:`tropattn.exact.dot_signs` decides the rest.
     """
     H = _small(H)
     if H.size == 0:
         return np.zeros((H.shape[0], len(pts.P)), dtype=np.int8)
     if pts.P64 is None:
         return exact.dot_signs(H, pts.Pa)
-    m = H.shape[1]
-    if H.dtype != object and max(int(H.max()), -int(H.min()), 0) * pts.max_abs * m < _INT64_SAFE:
-        return np.sign(H @ pts.P64.T).astype(np.int8)
-    if pts.max_abs * m < 1 << _LIMB:
-        return _limb_signs(H, pts.P64)
+    bound = pts.max_abs * H.shape[1]
+    if H.dtype != object:
+        top = max(int(H.max()), -int(H.min()), 0) * bound
+        if top < _FLOAT_EXACT:
+            return np.sign(H.astype(float) @ pts.F.T).astype(np.int8)
+        if top < _INT64_SAFE:
+            return np.sign(H @ pts.P64.T).astype(np.int8)
+    bits = _FLOAT_BITS - bound.bit_length()
+    if bits >= _MIN_LIMB:
+        return _limb_signs(H, pts.F, bits)
     return exact.dot_signs(H, pts.P64)
 
 
-_LIMB = 31
+_FLOAT_BITS = 53
+_FLOAT_EXACT = 1 << _FLOAT_BITS
+#: Digits narrower than this would need too many float products: use the float filter.
+_MIN_LIMB = 20
 
 
-def _limb_signs(H: np.ndarray, C: np.ndarray) -> np.ndarray:
-    """Exact ``sign(H @ C.T)`` in int64 for any integers ``H`` when ``max|C| * m < 2^31``.
+def _limb_signs(H: np.ndarray, C: np.ndarray, bits: int) -> np.ndarray:
+    """Exact ``sign(H @ C.T)`` for any integers ``H`` (int64 or object) and integer-valued
+    floats ``C`` with ``2^bits * max|C| * m <= 2^53``.
 
-    ``H = sum_l H_l 2^(31 l)`` with digits ``0 <= H_l < 2^31`` and a signed top digit
-    (``|top| < 2^31``), so each ``S_l = H_l @ C.T`` is below ``2^62`` in absolute value.
-    Carries are then propagated from the lowest digit: ``t_l = S_l + carry``,
-    ``carry = floor(t_l / 2^31)``, remainder in ``[0, 2^31)``.  The value is
-    ``t_top 2^(31 L) + R`` with ``0 <= R < 2^(31 L)``, and ``R > 0`` iff some remainder
-    is nonzero: its sign is that of ``t_top``, or of ``R`` when ``t_top == 0``.
+    ``H = sum_l H_l 2^(bits l)`` with digits ``0 <= H_l < 2^bits`` and a signed top digit
+    (``|top| < 2^bits``), so each ``S_l = H_l @ C.T`` is below ``2^53`` in absolute value
+    with every partial sum an integer below ``2^53``: the float product is exact, and so
+    is its conversion to int64.  Carries are then propagated in int64 from the lowest
+    digit: ``t_l = S_l + carry``, ``carry = floor(t_l / 2^bits)``, remainder in
+    ``[0, 2^bits)``.  The value is ``t_top 2^(bits L) + R`` with ``0 <= R < 2^(bits L)``,
+    and ``R > 0`` iff some remainder is nonzero: its sign is that of ``t_top``, or of
+    ``R`` when ``t_top == 0``.
     """
-    base, mask = 1 << _LIMB, (1 << _LIMB) - 1
+    base, mask = 1 << bits, (1 << bits) - 1
     rest, digits = H, []
     while max(int(rest.max()), -int(rest.min())) >= base:
         digits.append((rest & mask).astype(np.int64))
-        rest = rest >> _LIMB  # floor division: rest == (rest >> 31) * 2^31 + (rest & mask)
+        rest = rest >> bits  # floor division: rest == (rest >> bits) * 2^bits + (rest & mask)
     nonzero = np.zeros((H.shape[0], C.shape[0]), dtype=bool)
     carry = 0
     for d in digits:
-        t = d @ C.T + carry  # |t| < 2^62 + 2^32
+        t = (d.astype(float) @ C.T).astype(np.int64) + carry  # |t| < 2^53 + 2^(54 - bits)
         nonzero |= (t & mask) != 0
-        carry = t >> _LIMB
-    top = rest.astype(np.int64) @ C.T + carry
+        carry = t >> bits
+    top = (rest.astype(np.int64).astype(float) @ C.T).astype(np.int64) + carry
     return np.where(top != 0, np.sign(top), nonzero).astype(np.int8)
 
 
@@ -653,7 +676,10 @@ def _in_hull(rows: list, c: tuple) -> bool:
 def _row_masks(Z: np.ndarray) -> list:
     """Each boolean row as a Python int bitmask (bit i = column i)."""
     packed = np.packbits(Z, axis=1, bitorder="little")
-    return [int.from_bytes(r.tobytes(), "little") for r in packed]
+    data, w = packed.tobytes(), packed.shape[1]
+    if not w:
+        return [0] * len(packed)
+    return [int.from_bytes(data[i:i + w], "little") for i in range(0, len(data), w)]
 
 
 @dataclass(frozen=True)
@@ -671,6 +697,12 @@ class _Prepared:
 
     @classmethod
     def of(cls, P):
+        """From a list of integer rows, or an int64 array of them."""
+        if isinstance(P, np.ndarray) and P.dtype == np.int64:
+            A = np.abs(P)
+            if len(P) and int(A.max()) * P.shape[1] < _INT64_SAFE:
+                return cls(list(map(tuple, P.tolist())), P.astype(object), P, int(A.max()), int(A.sum(axis=1).max()))
+            P = list(map(tuple, P.tolist()))
         Pa = np.array(P, dtype=object)
         try:
             P64 = Pa.astype(np.int64)
@@ -684,6 +716,11 @@ class _Prepared:
             return cls(P, Pa, P64, max_abs, max(sum(map(abs, r)) for r in P))
         max_abs = max(max(abs(v) for v in r) for r in P)
         return cls(P, Pa, None, max_abs, max(sum(map(abs, r)) for r in P))
+
+    @functools.cached_property
+    def F(self) -> np.ndarray:
+        """The int64 rows as floats (exact when ``max_abs < 2^53``; callers check bounds)."""
+        return self.P64.astype(float)
 
     @functools.cached_property
     def X(self) -> np.ndarray:
@@ -844,7 +881,13 @@ class Polytope:
     ambient_dim, dim : int
         Dimension of the space and of the polytope.
 
-    ``==`` and ``hash`` compare the vertices.
+    ``==`` and ``hash`` compare the vertices (exactly, by their reduced integer rows).
+
+    Polytopes made by this module keep their vertices and facets as integer rows
+    (``(numerators, denominator)`` per vertex, ``(a, b)`` with ``a . x + b <= 0`` per
+    facet) and build the Fraction tuples ``vertices`` and ``facets`` on first
+    access, once: counts, ``==``, ``hash`` and :func:`minkowski_sum` use the integer
+    rows only.  The fields read the same either way.
 
     Examples
     --------
@@ -859,13 +902,28 @@ class Polytope:
     ambient_dim: int
     dim: int
 
+    def __getattr__(self, name):
+        """Build a lazy field (``vertices`` / ``facets``) from its integer rows, once.
+
+        Only called when ordinary lookup fails, i.e. the field is not built yet.
+        """
+        state = self.__dict__
+        if name == "vertices" and "_vertex_rows" in state:
+            value = _fraction_rows(state["_vertex_rows"])
+        elif name == "facets" and "_facet_rows" in state:
+            value = _full_dimensional_facets(state["_facet_rows"])
+        else:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        state[name] = value
+        return value
+
     def __eq__(self, other):
         if not isinstance(other, Polytope):
             return NotImplemented
-        return self.ambient_dim == other.ambient_dim and self.vertices == other.vertices
+        return self.ambient_dim == other.ambient_dim and self._vertex_rows == other._vertex_rows
 
     def __hash__(self):
-        return hash((self.ambient_dim, self.vertices))
+        return hash((self.ambient_dim, self._vertex_rows))
 
     def __repr__(self):
         return (f"Polytope(dim={self.dim}, ambient_dim={self.ambient_dim}, "
@@ -874,17 +932,19 @@ class Polytope:
     @property
     def vertex_count(self) -> int:
         """Number of vertices."""
-        return len(self.vertices)
+        return len(self._vertex_rows)
 
     @property
     def facet_count(self) -> int:
         """Number of facets (within the affine hull)."""
-        return len(self.facets)
+        rows = self.__dict__.get("_facet_rows")
+        return len(self.facets if rows is None else rows)
 
     @functools.cached_property
-    def _vertex_rows(self) -> list:
-        """The vertices as primitive homogeneous integer rows (cached; set by the hull code)."""
-        return [_homogeneous(v) for v in self.vertices]
+    def _vertex_rows(self) -> tuple:
+        """The vertices as primitive homogeneous integer rows, in the order of ``vertices``
+        (the canonical exact form of each vertex; cached, or set by the hull code)."""
+        return tuple(_homogeneous(v) for v in self.vertices)
 
     @classmethod
     def from_points(cls, points, method: str = "auto") -> "Polytope":
@@ -930,32 +990,43 @@ class Polytope:
 
 
 def _polytope_from_hull(hull: _Hull, fracs=None) -> Polytope:
-    """Assemble the canonical Polytope; ``fracs[i]`` (optional) is point ``i`` as Fractions."""
+    """Assemble the canonical Polytope; ``fracs[i]`` (optional) is point ``i`` as Fractions.
+
+    The integer rows are stored; ``vertices`` (unless ``fracs`` gives them for free)
+    and full-dimensional ``facets`` are left to :meth:`Polytope.__getattr__`.
+    """
     n = len(hull.G[0]) - 1
     rows = [hull.G[i] for i in hull.vertices]
     order = _lex_order(rows)
+    P = object.__new__(Polytope)  # the fields are set below (or built lazily), as __init__ would
+    state = P.__dict__
+    state["_vertex_rows"] = tuple(rows[j] for j in order)
     if fracs is not None:
-        verts = tuple(fracs[hull.vertices[j]] for j in order)
-    else:
-        V = np.array([rows[j] for j in order], dtype=object).reshape(len(order), n + 1)
-        verts = tuple(map(tuple, _fraction_array(V[:, :-1], V[:, -1])))
+        state["vertices"] = tuple(fracs[hull.vertices[j]] for j in order)
+    state["equations"] = hull.equations
     if hull.equations or not hull.facets:
         point = (lambda i: fracs[i]) if fracs is not None else (lambda i: _to_fractions(hull.G[i]))
-        facets = sorted(_lift_facet(h, m, hull, point, n) for h, m in zip(hull.facets, hull.masks))
+        state["facets"] = tuple(sorted(_lift_facet(h, m, hull, point, n) for h, m in zip(hull.facets, hull.masks)))
     else:
-        facets = _full_dimensional_facets(hull.facets)
-    P = Polytope(vertices=verts, equations=hull.equations, facets=tuple(facets), ambient_dim=n, dim=hull.dim)
-    P.__dict__["_vertex_rows"] = [rows[j] for j in order]  # the cache of a cached_property
+        state["_facet_rows"] = hull.facets
+    state["ambient_dim"] = n
+    state["dim"] = hull.dim
     return P
 
 
-def _full_dimensional_facets(rows) -> list:
+def _fraction_rows(rows) -> tuple:
+    """Homogeneous integer rows ``(num_1, ..., num_n, den)`` as tuples of Fractions."""
+    V = np.array(rows, dtype=object).reshape(len(rows), -1)
+    return tuple(map(tuple, _fraction_array(V[:, :-1], V[:, -1])))
+
+
+def _full_dimensional_facets(rows) -> tuple:
     """Sorted canonical ``(normal, offset)`` of homogeneous facet rows ``(a, b)``: ``a.x <= -b``."""
     H = _small(np.array(rows, dtype=object))
     g = np.abs(np.gcd.reduce(H[:, :-1], axis=1))  # abs: a one-column reduce returns the entry itself
     normals = (H[:, :-1] // g[:, None]).tolist()
     offsets = _fraction_array(-H[:, -1:], g)
-    return sorted((tuple(a), o[0]) for a, o in zip(normals, offsets))
+    return tuple(sorted((tuple(a), o[0]) for a, o in zip(normals, offsets)))
 
 
 def _lex_order(rows) -> list:
@@ -1121,32 +1192,46 @@ def minkowski_sum(*polytopes: Polytope) -> Polytope:
     if len({P.ambient_dim for P in polytopes}) != 1:
         raise InvalidInputError("all summands must live in the same dimension")
     P0 = polytopes[0]
-    G = P0._vertex_rows
-    eqs, facets = P0.equations, _facet_floats(P0)
+    G, eqs, partial = P0._vertex_rows, P0.equations, P0  # partial: the sum so far
     hull = None
     for Q in polytopes[1:]:
         H = Q._vertex_rows
         hull = None
         if len(G) * len(H) > _SMALL_SUM and _full_dimensional_sum(eqs, Q.equations, Q.ambient_dim):
-            hull = _sum_hull(_Prepared.of(G), _Prepared.of(H), facets, _facet_floats(Q))
+            floats = (_facet_floats(partial), _facet_floats(Q)) if len(G) * len(H) > _PREFILTER_PAIRS else ()
+            hull = _sum_hull(_Prepared.of(G), _Prepared.of(H), *floats)
         if hull is None:
             hull = _hull(_pairwise_sums(G, H))
         G = [hull.G[i] for i in hull.vertices]
-        eqs = hull.equations
-        facets = None if eqs or not hull.facets else _facet_floats(hull)
+        eqs, partial = hull.equations, hull
     return P0 if hull is None else _polytope_from_hull(hull)
 
 
 def _facet_floats(P):
     """Float facet normals and offsets ``(N, c)`` (``N x <= c``) of a full-dimensional
-    Polytope or _Hull, for the float pre-filter of :func:`_sum_hull`; else None."""
+    Polytope or _Hull, for the float pre-filter of :func:`_sum_hull`; else None.
+
+    Integer facet rows ``(a, b)`` (``a . x <= -b``) are used when present, so no
+    Fractions are built; rows too large for floats give None (no pre-filter).
+    """
+    if P.equations:
+        return None
     if isinstance(P, Polytope):
-        if P.dim < P.ambient_dim or not P.facets:
-            return None
-        return (np.array([a for a, _ in P.facets], dtype=float),
-                np.array([float(c) for _, c in P.facets]))
-    H = np.array(P.facets, dtype=object)
-    return H[:, :-1].astype(float), -H[:, -1].astype(float)
+        rows = P.__dict__.get("_facet_rows")
+        if rows is None:
+            if not P.facets:
+                return None
+            return (np.array([a for a, _ in P.facets], dtype=float),
+                    np.array([float(c) for _, c in P.facets]))
+    else:
+        rows = P.facets
+    if not rows:
+        return None
+    try:
+        H = np.array(rows, dtype=float)
+    except OverflowError:
+        return None
+    return H[:, :-1], -H[:, -1]
 
 
 #: Below this many vertex pairs the plain route (hull of all sums) is faster than
@@ -1276,7 +1361,7 @@ def _certify_sum(A: _Prepared, B: _Prepared, simplices: np.ndarray, inner: tuple
     used, local = np.unique(simplices, return_inverse=True)
     local = local.reshape(simplices.shape)
     ia, ib = used // nB, used % nB
-    sums = _Prepared.of(_sum_rows(A.Pa[ia], B.Pa[ib]))
+    sums = _Prepared.of(_sum_rows(A, B, ia, ib))
     every = groups is None
     if every:
         groups = np.arange(len(simplices))
@@ -1313,7 +1398,7 @@ def _certify_sum(A: _Prepared, B: _Prepared, simplices: np.ndarray, inner: tuple
     verts = np.nonzero(_meets_alone(on, np.hstack([ZA, ZB]), np.stack([ia, nA + ib], axis=1)))[0]
     n = A.Pa.shape[1] - 1
     return _Hull(tuple(sums.P[u] for u in verts), n, tuple(range(n)), (),
-                 tuple(map(tuple, uniq.tolist())), tuple(_row_masks(on[:, verts])),
+                 tuple(map(tuple, uniq.tolist())), on[:, verts],
                  tuple(range(len(verts))))
 
 
@@ -1338,14 +1423,19 @@ def _meets_alone(on: np.ndarray, Z: np.ndarray, idx: np.ndarray) -> np.ndarray:
     return out
 
 
-def _sum_rows(a: np.ndarray, b: np.ndarray) -> list:
-    """Primitive homogeneous rows of ``a[i] + b[i]`` (object arrays of homogeneous rows)."""
+def _sum_rows(A: _Prepared, B: _Prepared, ia: np.ndarray, ib: np.ndarray):
+    """Primitive homogeneous rows of ``A[ia[i]] + B[ib[i]]``: an int64 array when the
+    bound ``2 max|A| max|B| < 2^62`` proves int64 exact, else a list of int tuples."""
+    if A.P64 is not None and B.P64 is not None and 2 * A.max_abs * B.max_abs < _INT64_SAFE:
+        a, b = A.P64[ia], B.P64[ib]
+    else:
+        a, b = A.Pa[ia], B.Pa[ib]
     da, db = a[:, -1], b[:, -1]
     g = np.gcd(da, db)
     fa, fb = db // g, da // g
     rows = np.concatenate([a[:, :-1] * fa[:, None] + b[:, :-1] * fb[:, None], (da * fa)[:, None]], axis=1)
-    g = np.gcd.reduce(rows, axis=1)
-    return list(map(tuple, (rows // g[:, None]).tolist()))
+    rows = rows // np.gcd.reduce(rows, axis=1)[:, None]
+    return rows if rows.dtype == np.int64 else list(map(tuple, rows.tolist()))
 
 
 def _support_signs(normals: np.ndarray, pts: _Prepared, corner: np.ndarray) -> np.ndarray:
