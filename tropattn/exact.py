@@ -75,6 +75,7 @@ __all__ = [
     "exact_lp_max",
     "FacetSet",
     "facets",
+    "integer_facets",
 ]
 
 #: The tropical zero.  :func:`to_rational` returns it for ``-inf`` when asked to.
@@ -899,8 +900,23 @@ def facets(A, b, point) -> FacetSet:
     """
     A = [tuple(_exact_number(v) for v in row) for row in A]
     b = [_exact_number(v) for v in b]
+    return integer_facets([integer_row(list(a) + [bi]) for a, bi in zip(A, b)], point)
+
+
+def integer_facets(rows, point) -> FacetSet:
+    """:func:`facets` for rows already given as integer tuples ``(a_1, ..., a_d, b)``.
+
+    The rows may be any positive multiples (:func:`integer_row` makes them primitive,
+    which identifies repeated half-spaces); callers that keep integer rows across many
+    polyhedra (the region search) skip every rational conversion this way.
+
+    >>> integer_facets([(1, 0, 1), (0, 1, 1), (-1, 0, 0), (1, 1, 5)], [Fraction(1, 2), 0]).rows
+    (0, 1, 2)
+    """
     point = tuple(to_rational(v) for v in point)
-    rows, zero_rows = _int_system(A, b)
+    primitive = [integer_row(r) for r in rows]
+    zero_rows = [(i, r[-1]) for i, r in enumerate(primitive) if not any(r[:-1])]
+    rows = [(i, r) for i, r in enumerate(primitive) if any(r[:-1])]
     if any(rhs <= 0 for _, rhs in zero_rows) or not _strictly_inside(rows, point):
         raise InvalidInputError("facets() needs a point strictly inside every row; got one that is not")
     distinct, same_as = _dedupe_rows(rows)

@@ -37,8 +37,8 @@ from typing import Callable, Iterable, Sequence
 import networkx as nx
 
 from .errors import Interrupted, InvalidInputError, TieError
-from .exact import (COUNTERS, facets, homogeneous_point, integer_row, interior_point, relative_interior_point,
-                    to_rational_vector)
+from .exact import (COUNTERS, homogeneous_point, integer_facets, integer_row, interior_point,
+                    relative_interior_point, to_rational_vector)
 
 __all__ = [
     "AffineMap",
@@ -131,6 +131,8 @@ class ActivationRegion:
         The model's output on the region.
     facet_points : tuple
         For each row, a rational point in the relative interior of that facet.
+    integer_rows : tuple
+        The same rows ``(a, b)`` as primitive integer tuples (positive multiples).
     """
 
     pattern: tuple
@@ -140,6 +142,7 @@ class ActivationRegion:
     interior_point: tuple
     map: AffineMap
     facet_points: tuple = ()
+    integer_rows: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -192,10 +195,7 @@ class _Piece:
     point: tuple
     map: AffineMap
 
-    @cached_property
-    def integer_rows(self):
-        """The rows ``(a, b)`` as primitive integer tuples, for exact strictness checks."""
-        return tuple(integer_row(list(a) + [bi]) for a, bi in zip(self.A, self.b))
+    integer_rows: tuple = ()  # the rows (a, b) as primitive integer tuples, same order as A, b
 
     def contains_strictly(self, X, D) -> bool:
         """Is ``X / D`` (integers) strictly inside every row?"""
@@ -377,22 +377,23 @@ def _refine(parent: _Piece, step, regions_out, edges_out):
     while queue:
         labels = queue.pop()
         point = seen[labels]
-        A, b, walls = rows.pop(labels, None) or step.rows(labels, parent.map)
+        A, b, walls, R = rows.pop(labels, None) or _step_rows(step, labels, parent.map)
         A, b, walls = list(parent.A) + A, list(parent.b) + b, list(parent.walls) + walls
-        fs = facets(A, b, point)
+        R = parent.integer_rows + R
+        fs = integer_facets(R, point)
         keep = fs.rows
         piece = _Piece(_append_pattern(parent.pattern, step, labels), tuple(A[i] for i in keep),
                        tuple(b[i] for i in keep), tuple(walls[i] for i in keep), point,
-                       step.output_map(labels, parent.map))
+                       step.output_map(labels, parent.map), tuple(R[i] for i in keep))
         regions_out.append((piece, tuple(fs.points[i] for i in keep)))
         here = known.pop(labels, {})
         for i in keep:
             if i < len(parent.A):  # a wall of an earlier sub-layer: stay inside the parent
                 continue
-            key = _hyperplane_key(A[i], b[i])[0]
+            key = _row_key(R[i])[0]
             if key in here:  # face to face: the piece that crossed into us is the one across
                 continue
-            nxt, across, nxt_rows = _cross(parent, step, A[i], key, fs.points[i])
+            nxt, across, nxt_rows = _cross(parent, step, R[i][:-1], key, fs.points[i])
             if nxt is None:
                 continue
             if nxt not in seen:
@@ -414,27 +415,32 @@ def _cross(parent, step, normal, key, facet_point):
     integer arithmetic on homogeneous coordinates.
     """
     P, D = homogeneous_point(facet_point)
-    a = integer_row(normal)
+    a = normal
     K = 256 * sum(v * v for v in a)
     for _ in range(200):
         Y, E = tuple(p * K + ai * D for p, ai in zip(P, a)), D * K  # facet point + a / K
         if parent.contains_strictly(Y, E):
             labels = step.labels_at(parent.map, Y, E)
             if labels is not None and step.realisable(labels):
-                nxt_rows = step.rows(labels, parent.map)
-                if _touches_at(nxt_rows, P, D, key):
+                nxt_rows = _step_rows(step, labels, parent.map)
+                if _touches_at(nxt_rows[3], P, D, key):
                     return labels, tuple(Fraction(v, E) for v in Y), nxt_rows
         K *= 4
     COUNTERS.fallbacks += 1
     return None, None, None
 
 
-def _touches_at(rows, P, D, key) -> bool:
+def _step_rows(step, labels, f):
+    """A step's rows for ``labels`` and, last, the same rows as primitive integer tuples."""
+    A, b, walls = step.rows(labels, f)
+    return A, b, walls, tuple(integer_row(list(a) + [bi]) for a, bi in zip(A, b))
+
+
+def _touches_at(int_rows, P, D, key) -> bool:
     """Every row holds at ``P / D``, strictly unless it lies on the hyperplane ``key``."""
-    for a, beta in zip(rows[0], rows[1]):
-        r = integer_row(list(a) + [beta])
+    for r in int_rows:
         s = sum(ai * x for ai, x in zip(r, P)) - r[-1] * D
-        if s > 0 or (s == 0 and (all(v == 0 for v in r[:-1]) or _hyperplane_key(a, beta)[0] != key)):
+        if s > 0 or (s == 0 and (not any(r[:-1]) or _row_key(r)[0] != key)):
             return False
     return True
 
@@ -507,11 +513,12 @@ def enumerate_regions(model, box=None, progress: bool | None = None, workers: in
     before = COUNTERS.snapshot()
     d = model.dim
     if box is None:
-        root = _Piece((), (), (), (), (Fraction(0),) * d, AffineMap.identity(d))
+        root = _Piece((), (), (), (), (Fraction(0),) * d, AffineMap.identity(d), ())
     else:
         A, b = box_rows(box, d)
         cert = interior_point(A, b)
-        root = _Piece((), A, b, tuple(("box",) for _ in A), cert.point, AffineMap.identity(d))
+        root = _Piece((), A, b, tuple(("box",) for _ in A), cert.point, AffineMap.identity(d),
+                      tuple(integer_row(list(a) + [bi]) for a, bi in zip(A, b)))
     pieces, edges, found = [(root, ())], [], []
     steps = _steps(model)
     bar = _Progress(progress, len(steps))
@@ -580,7 +587,7 @@ def _refine_chunk(bounds):
 
 def _finish(pieces, edges, t0, before, complete):
     regions = tuple(
-        ActivationRegion(p.pattern, p.A, p.b, p.walls, p.point, p.map, fpts)
+        ActivationRegion(p.pattern, p.A, p.b, p.walls, p.point, p.map, fpts, p.integer_rows)
         for p, fpts in pieces)
     index = {r.pattern: i for i, r in enumerate(regions)}
     graph = nx.Graph()
@@ -595,9 +602,8 @@ def _finish(pieces, edges, t0, before, complete):
                      {k: after[k] - before[k] for k in after})
 
 
-def _hyperplane_key(a, beta):
-    """Canonical key of the hyperplane ``a.x = beta`` and the side ``a.x <= beta`` is on."""
-    row = integer_row(list(a) + [beta])
+def _row_key(row):
+    """Canonical key of the hyperplane of a primitive integer row, and whether the row is on its + side."""
     first = next(v for v in row[:-1] if v != 0)
     return (row if first > 0 else tuple(-v for v in row)), (first > 0)
 
@@ -619,10 +625,10 @@ def _add_cross_parent_edges(regions, graph):
             joined.union(u, v)
     sides = {}  # (hyperplane, map) -> facets on the + side, facets on the - side
     for idx, r in enumerate(regions):
-        for row_i, (a, beta, wall) in enumerate(zip(r.A, r.b, r.walls)):
+        for row_i, (row, wall) in enumerate(zip(r.integer_rows, r.walls)):
             if wall[0] == "box":
                 continue
-            key, positive = _hyperplane_key(a, beta)
+            key, positive = _row_key(row)
             sides.setdefault((key, r.map), ([], []))[0 if positive else 1].append((idx, row_i))
     for (key, _), (plus, minus) in sides.items():
         for (i, ri), (j, rj) in product(plus, minus):
