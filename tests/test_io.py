@@ -136,3 +136,23 @@ def test_weight_form_layer_errors_name_the_field(mutate, path):
     with pytest.raises(ModelFileError) as info:
         model_from_json(obj)
     assert str(info.value).startswith(path)
+
+
+def test_npz_weight_form_matches_the_json_weight_form(tmp_path):
+    rng = np.random.default_rng(3)
+    d, N = 2, 4
+    arrays = {"dim": np.array(d), "context": rng.integers(-3, 4, size=(N, d)).astype(float) / 2,
+              "layers.0.d_k": np.array(2.0), "layers.0.residual": np.array(True)}
+    for h in range(2):
+        for name, shape in (("W_Q", (2, d)), ("W_K", (2, d)), ("W_V", (d, d))):
+            arrays[f"layers.0.heads.{h}.{name}"] = rng.integers(-2, 3, size=shape).astype(float)
+        arrays[f"layers.0.heads.{h}.b_Q"] = rng.integers(-2, 3, size=2) / 4
+    np.savez(tmp_path / "w.npz", **arrays)
+    from_npz = load_model(tmp_path / "w.npz")
+    obj = {"format": "tropattn.model/1", "form": "weights", "dim": d, "context": arrays["context"].tolist(),
+           "layers": [{"d_k": 2, "residual": True,
+                       "heads": [{k.split(".")[-1]: arrays[k].tolist() for k in arrays
+                                  if k.startswith(f"layers.0.heads.{h}.")} for h in range(2)]}]}
+    from_json = model_from_json(obj)
+    assert model_to_json(from_npz) == model_to_json(from_json)
+    assert len(from_npz.layers[0].heads) == 2 and from_npz.layers[0].heads[0].N == N

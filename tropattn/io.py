@@ -316,14 +316,23 @@ def _check_float_exact(model):
 
 
 def load_npz(path):
-    """Read ``.npz`` weights written by :func:`save_npz` (floats converted exactly)."""
+    """Read ``.npz`` arrays: the score form, or a transformer's weights (floats converted exactly).
+
+    Score form (what :func:`save_npz` writes): ``dim`` and ``layers.<l>.heads.<h>.keys``,
+    ``.offsets``, ``.values``, optional ``layers.<l>.residual``, ``layers.<l>.projection``
+    and ``layers.<l>.ffn_W1`` (``b1``, ``W2``, ``b2``).  Weight form, e.g. exported from
+    PyTorch with ``numpy.savez``: ``dim``, ``context`` (N x d_model) and
+    ``layers.<l>.heads.<h>.W_Q`` (``W_K``, ``W_V``, optional ``W_O``, ``b_Q``, ``b_K``,
+    ``b_V``), optional ``layers.<l>.d_k`` and ``layers.<l>.residual``; it is converted
+    exactly with the fixed causal context, as the JSON weight form.
+    """
     try:
         data = np.load(path, allow_pickle=False)
     except (OSError, ValueError) as exc:
         raise ModelFileError(f"cannot read {path} as .npz: {exc}") from None
     layers = {}
     for key in data.files:
-        if key == "dim":
+        if key in ("dim", "context"):
             continue
         m = _NPZ_KEY.match(key)
         if not m:
@@ -340,6 +349,8 @@ def load_npz(path):
     if "dim" not in data.files:
         raise ModelFileError("missing array 'dim'", path)
     obj = {"format": FORMAT, "dim": int(data["dim"]), "layers": []}
+    if "context" in data.files:
+        obj.update(form="weights", context=data["context"].tolist())
     for l in sorted(layers):
         spec = layers[l]
         spec["heads"] = [spec["heads"][h] for h in sorted(spec["heads"])]
