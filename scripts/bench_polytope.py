@@ -24,7 +24,6 @@ import importlib.util
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from fractions import Fraction as F
 from math import lcm

@@ -13,7 +13,6 @@ then the largest sawtooth model (N^{dL} regions) counted exactly within a budget
 from __future__ import annotations
 
 import argparse
-import time
 
 from benchlib import timed
 from tropattn.bounds import random_model, sawtooth_count, sawtooth_model

@@ -1,13 +1,12 @@
 """Bounds: formulas against independent counts."""
 
-from itertools import combinations
 from math import comb
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 from tropattn.bounds import (arrangement_bound, bounds, deep_bound, ffn_factor, layer_bound, line_bound,
-                             product_bound, random_model)
+                             random_model)
 from tropattn.errors import InvalidInputError
 
 

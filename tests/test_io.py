@@ -1,7 +1,6 @@
 """Model files: exact numbers, round trips, errors that name the JSON path."""
 
 import copy
-import json
 from fractions import Fraction
 
 import numpy as np

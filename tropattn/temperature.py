@@ -203,7 +203,7 @@ def head_arrays(head) -> HeadArrays:
     K = to_rational_matrix(keys, "keys")
     if not K or not K[0]:
         raise InvalidInputError("keys is empty; a head needs at least one key of dimension >= 1")
-    n, d = len(K), len(K[0])
+    n = len(K)
     B = tuple(Fraction(0) for _ in K) if offsets is None else to_rational_vector(offsets, "offsets", n)
     Vq = K if values is None else to_rational_matrix(values, "values", rows=n)
     if not Vq[0]:
