@@ -328,10 +328,6 @@ def _append_pattern(pattern, step, labels):
 
 
 # ------------------------------------------------------------------ the search
-def _strict(A, b, x) -> bool:
-    return all(sum((ai * xi for ai, xi in zip(a, x)), Fraction(0)) < bi for a, bi in zip(A, b))
-
-
 def _nudge_directions(d):
     """Deterministic, generic-looking rational directions."""
     primes = (3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
@@ -349,8 +345,9 @@ def _tie_free_point(parent: _Piece, step):
         eps = Fraction(1, 2)
         for _ in range(80):
             y = tuple(xi + eps * di for xi, di in zip(x, direction))
-            if _strict(parent.A, parent.b, y):
-                labels = step.labels_at(parent.map, *homogeneous_point(y))
+            Y, E = homogeneous_point(y)
+            if parent.contains_strictly(Y, E):
+                labels = step.labels_at(parent.map, Y, E)
                 if labels is not None:
                     return y, labels
             eps /= 3
