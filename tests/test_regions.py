@@ -238,3 +238,14 @@ def test_weight_form_regions_carry_the_labels_of_direct_attention(seed, H):
             w = direct((Fraction(i, 3) + Fraction(1, 97), Fraction(j, 3) + Fraction(1, 89)))
             if all(len({(h.keys[k], h.offsets[k]) for k in ws}) == 1 for h, ws in zip(heads, w)):  # no real tie
                 assert tuple(ws[0] for ws in w) in realised
+
+
+@pytest.mark.parametrize("exponent", [40, 200, 1000])
+def test_regions_far_thinner_than_any_fixed_step(exponent):
+    # on a line the middle region (0, tiny) can only be reached by crossing one of its two walls
+    tiny = Fraction(1, 10 ** exponent)
+    head = Head([[0], [1], [2]], [0, 0, -tiny], [[0], [1], [0]])
+    model = Transformer([Layer([head], residual=False)])
+    assert patterns(enumerate_regions(model)) == brute_force_regions(model)
+    box = (Fraction(-1, 10 ** (exponent // 2)), Fraction(1, 10 ** exponent))      # a box of width ~10^-e/2
+    assert patterns(enumerate_regions(model, box=box)) == brute_force_regions(model, box=box)

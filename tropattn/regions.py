@@ -36,8 +36,8 @@ from typing import Sequence
 
 import networkx as nx
 
-from .errors import Interrupted, InvalidInputError, TieError
-from .exact import (COUNTERS, homogeneous_point, integer_facets, integer_row, interior_point,
+from .errors import DegenerateInputError, Interrupted, InvalidInputError, TieError
+from .exact import (COUNTERS, format_point, homogeneous_point, integer_facets, integer_row, interior_point,
                     relative_interior_point, to_rational_vector)
 
 __all__ = [
@@ -342,15 +342,13 @@ def _tie_free_point(parent: _Piece, step):
     if labels is not None:
         return x, labels
     for direction in _nudge_directions(len(x)):
-        eps = Fraction(1, 2)
-        for _ in range(80):
-            y = tuple(xi + eps * di for xi, di in zip(x, direction))
+        for K in _shrinking(2):
+            y = tuple(xi + Fraction(di) / K for xi, di in zip(x, direction))
             Y, E = homogeneous_point(y)
             if parent.contains_strictly(Y, E):
                 labels = step.labels_at(parent.map, Y, E)
                 if labels is not None:
                     return y, labels
-            eps /= 3
     kind = "heads" if isinstance(step, _AttentionStep) else "FFN"
     raise _whole_region_tie(x, TieError(
         f"the {kind} of layer {step.index} tie on a whole region around {tuple(map(str, x))}: their scores "
@@ -414,7 +412,7 @@ def _cross(parent, step, normal, key, facet_point):
     P, D = homogeneous_point(facet_point)
     a = normal
     K = 256 * sum(v * v for v in a)
-    for _ in range(200):
+    for K in _shrinking(K):
         Y, E = tuple(p * K + ai * D for p, ai in zip(P, a)), D * K  # facet point + a / K
         if parent.contains_strictly(Y, E):
             labels = step.labels_at(parent.map, Y, E)
@@ -422,9 +420,28 @@ def _cross(parent, step, normal, key, facet_point):
                 nxt_rows = _step_rows(step, labels, parent.map)
                 if _touches_at(nxt_rows[3], P, D, key):
                     return labels, tuple(Fraction(v, E) for v in Y), nxt_rows
+    raise DegenerateInputError(
+        f"could not step across the facet {key} at {format_point(facet_point)}: the piece beyond is thinner "
+        f"than 2^-{_MAX_BITS} of the step; rescale the model (its numbers span too many orders of magnitude)")
+
+
+#: How small a crossing step may get (in bits) before the search gives up loudly.
+_MAX_BITS = 1 << 16
+
+
+def _shrinking(K: int):
+    """Step denominators: K, 4K, 16K, ... then 2^64 times larger each time, up to 2^_MAX_BITS.
+
+    Regions can be arbitrarily thin (offsets like 10^-200); a geometric step that
+    accelerates reaches any exact scale in few tries, and every candidate is verified.
+    """
+    start = K.bit_length()
+    for i in range(12):
+        yield K
         K *= 4
-    COUNTERS.fallbacks += 1
-    return None, None, None
+    while K.bit_length() - start < _MAX_BITS:
+        yield K
+        K <<= 64
 
 
 def _step_rows(step, labels, f):
