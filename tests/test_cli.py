@@ -112,7 +112,7 @@ def test_conventions_prints_both_defects(capsys):
     (["count", "MODEL", "--box", "a,b"], "--box"),
     (["stability", "MODEL", "--taus", "0.1,zero"], "--taus"),
     (["regions", "max(0, NaN*x)"], "NaN"),
-    (["count", "DIR"], "Is a directory"),
+    (["count", "DIR"], "is a directory"),
 ])
 def test_bad_arguments_give_one_line_and_status_2(tmp_path, capsys, argv, needle):
     path = tmp_path / "m.json"
@@ -139,3 +139,17 @@ def test_diagram_writes_a_png(tmp_path, capsys):
     save_model(sawtooth_model(2, 2, 1), path)
     code, out, _ = run(capsys, "diagram", str(path), "-o", str(png))
     assert code == 0 and png.read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["conventions", "--margin", "nan"], "--margin"),
+    (["bounds", "--dim", "100000", "--heads", "100000", "--keys", "100000", "--layers", "100000"], "digits"),
+])
+def test_absurd_numbers_are_refused_quickly(capsys, argv, needle):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and needle in err
+
+
+def test_numbers_with_thousands_of_digits_are_printed(capsys):
+    code, out, _ = run(capsys, "bounds", "--dim", "1", "--heads", "1", "--keys", "2", "--layers", "20000", "--json")
+    assert code == 0 and json.loads(out)["deep_product"] == 2 ** 20000

@@ -650,3 +650,9 @@ def test_point_in_hull_of_dependent_rows():
     assert _in_hull(seg, (3, 3, 2))  # (3/2, 3/2)
     assert not _in_hull(seg, (3, 3, 1))  # (3, 3): on the line, outside the segment
     assert not _in_hull(seg, (1, 0, 1))  # off the line
+
+
+def test_from_inequalities_with_scaled_rows_finds_the_flat_polytope():
+    # x <= 1/3 and -2x <= -2/3 force x = 1/3: a segment, not an empty set (Farkas units matter here)
+    P = Polytope.from_inequalities([[1, 0], [-2, 0], [0, 1], [0, -1]], ["1/3", "-2/3", 1, 1])
+    assert P.dim == 1 and P.vertices == ((F(1, 3), F(-1)), (F(1, 3), F(1)))

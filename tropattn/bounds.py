@@ -24,6 +24,7 @@ coordinate ``h``; ``N^{min(H, d)}`` regions) and the *sawtooth* model of THEORY 
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 from fractions import Fraction
@@ -160,6 +161,11 @@ def bounds(dim: int, heads: int, keys: int, layers: int = 1) -> Bounds:
     (64, 10, False)
     """
     _positive("layers", layers)
+    _positive("dim", dim), _positive("heads", heads), _positive("keys", keys)
+    digits = heads * layers * math.log10(max(keys, 2)) + dim * math.log10(max(heads * keys * keys, 2))
+    if digits > 1e6:
+        raise InvalidInputError(f"the bounds for d={dim}, H={heads}, N={keys}, L={layers} have about {digits:.3g} "
+                                "digits; exact integers that large are not useful (use logarithms)")
     per = layer_bound(dim, heads, keys)
     return Bounds(dim, heads, keys, layers, single_head_bound(keys), product_bound([keys] * heads),
                   arrangement_bound(dim, heads, keys), line_bound(heads, keys) if dim == 1 else None,

@@ -258,7 +258,14 @@ def cmd_stability(args):
 
 
 def cmd_conventions(args):
+    import math
+
     from .temperature import convention_check
+
+    if not (math.isfinite(args.margin) and args.margin > 0):
+        raise InvalidInputError(f"--margin must be a positive finite score margin; got {args.margin}")
+    if args.dk < 1 or args.keys < 2:
+        raise InvalidInputError(f"--dk must be >= 1 and --keys >= 2; got --dk {args.dk} --keys {args.keys}")
 
     c = convention_check(args.margin, args.dk, args.keys)
     lines = [f"raw score margin Delta = {c['raw_margin']:g} on q.k, d_k = {c['d_k']}, {c['n_keys']} keys "
@@ -350,6 +357,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    if hasattr(sys, "set_int_max_str_digits"):
+        sys.set_int_max_str_digits(0)  # exact answers may have more than 4,300 digits; print them all
     args = build_parser().parse_args(argv)
     try:
         args.func(args)

@@ -446,11 +446,12 @@ def dot_signs(rows, cols) -> np.ndarray:
         Rf = None
     if Rf is not None and np.all(np.isfinite(Rf)) and np.all(np.isfinite(Cf)):
         n = R.shape[1]
-        val = Rf @ Cf.T
-        mag = np.abs(Rf) @ np.abs(Cf).T
         gamma = (n + 3) * _U / (1 - (n + 3) * _U)
-        exact_float = mag * (1 + 4 * _U) < 2.0**53           # every partial sum is an exact integer
-        sure = exact_float | (np.abs(val) > gamma * mag * (1 + 4 * _U))
+        with np.errstate(over="ignore", invalid="ignore"):  # inf/nan entries are simply not "sure"
+            val = Rf @ Cf.T
+            mag = np.abs(Rf) @ np.abs(Cf).T
+            exact_float = mag * (1 + 4 * _U) < 2.0**53       # every partial sum is an exact integer
+            sure = exact_float | (np.abs(val) > gamma * mag * (1 + 4 * _U))
         out[sure] = np.sign(val[sure]).astype(np.int8)
         unsure = np.argwhere(~sure)
         if len(unsure) and R.dtype != object and C.dtype != object:
@@ -634,9 +635,22 @@ def interior_point(A, b) -> Certificate:
     cert = _float_strict(rows, d, m)
     if cert is not None:
         COUNTERS.certified += 1
-        return cert
-    COUNTERS.fallbacks += 1
-    return _exact_strict(rows, d, m)
+    else:
+        COUNTERS.fallbacks += 1
+        cert = _exact_strict(rows, d, m)
+    if cert.farkas is not None:  # multipliers found for the primitive integer rows: rescale to the caller's
+        cert = Certificate(farkas=_caller_units(cert.farkas, A, b, rows), exact=cert.exact)
+    return cert
+
+
+def _caller_units(y, A, b, rows):
+    """Farkas multipliers for the primitive rows ``r_i = s_i (A_i, b_i)`` as multipliers for ``(A_i, b_i)``."""
+    y = list(y)
+    for i, r in rows:
+        original = list(A[i]) + [b[i]]
+        k = next(j for j, v in enumerate(original) if v != 0)
+        y[i] = y[i] * Fraction(r[k]) / original[k]
+    return tuple(y)
 
 
 def _float_rows(int_rows) -> np.ndarray:
@@ -669,15 +683,18 @@ def _float_strict(rows, d, m):
     if not np.all(norms > 0):
         return None
     An, bn = Ai / norms[:, None], bi / norms
+    # x = sigma * z brings the offsets to size 1, so HiGHS's absolute tolerances fit the
+    # problem whether its cells are 1e-30 or 1e30 across; signs and certificates are unchanged
+    sigma = float(np.max(np.abs(bn))) or 1.0
     c = np.zeros(d + 1)
     c[-1] = -1.0
-    res = linprog(c, A_ub=np.hstack([An, np.ones((len(rows), 1))]), b_ub=bn,
+    res = linprog(c, A_ub=np.hstack([An, np.ones((len(rows), 1))]), b_ub=bn / sigma,
                   bounds=[(None, None)] * d + [(None, 1.0)], method="highs")
     if res.status != 0:
         return None
-    t = res.x[-1]
+    t = res.x[-1] * sigma
     if t > 0:
-        for p in _candidate_points(res.x[:d], t):
+        for p in _candidate_points(res.x[:d] * sigma, t):
             if _strictly_inside(rows, p):
                 return Certificate(point=p)
         return None

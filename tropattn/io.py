@@ -60,6 +60,11 @@ def load_json(path):
         raise ModelFileError(f"no such file: {path}") from None
     except json.JSONDecodeError as exc:
         raise ModelFileError(f"{path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except (ValueError, UnicodeDecodeError) as exc:  # e.g. an integer literal beyond Python's digit limit
+        raise ModelFileError(f"{path} cannot be read as JSON: {exc}; write very long numbers as strings "
+                             "such as \"123...\" or \"1e-5000\"") from None
+    except IsADirectoryError:
+        raise ModelFileError(f"{path} is a directory; give the path of a JSON file") from None
 
 
 def _field(obj, key, path, kind=None, required=True, default=None):

@@ -422,7 +422,8 @@ def _cross(parent, step, normal, key, facet_point):
                     return labels, tuple(Fraction(v, E) for v in Y), nxt_rows
     raise DegenerateInputError(
         f"could not step across the facet {key} at {format_point(facet_point)}: the piece beyond is thinner "
-        f"than 2^-{_MAX_BITS} of the step; rescale the model (its numbers span too many orders of magnitude)")
+        f"than 2^-{_MAX_BITS} times the first step, i.e. two walls lie closer than that relative to the model's "
+        "other numbers; the search stops here rather than guess a region count")
 
 
 #: How small a crossing step may get (in bits) before the search gives up loudly.

@@ -1,0 +1,97 @@
+"""The exact kernel: conversions, filtered signs, certified LPs and facets against plain references."""
+
+import math
+import random
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from tropattn.errors import InvalidInputError
+from tropattn.exact import (counting, dot_signs, facets, interior_point, relative_interior_point,
+                            to_rational, to_rational_matrix)
+
+rows = st.lists(st.lists(st.integers(-4, 4), min_size=2, max_size=2), min_size=1, max_size=7)
+
+
+def dot(a, x):
+    return sum(Fraction(u) * v for u, v in zip(a, x))
+
+
+@settings(max_examples=150)
+@given(A=rows, b=st.lists(st.integers(-6, 6), min_size=7, max_size=7),
+       scale=st.lists(st.sampled_from([1, 2, 3, Fraction(1, 7), 10 ** 12, Fraction(1, 10 ** 12)]), min_size=7,
+                      max_size=7))
+def test_every_answer_carries_a_valid_certificate_in_the_callers_units(A, b, scale):
+    # rows scaled by arbitrary positive factors: the point or the Farkas vector must hold for *these* rows
+    A = [[Fraction(v) * s for v in row] for row, s in zip(A, scale)]
+    b = [Fraction(v) * s for v, s in zip(b, scale)][:len(A)]
+    cert = interior_point(A, b)
+    if cert.feasible:
+        assert all(dot(a, cert.point) < bi for a, bi in zip(A, b))
+    else:
+        y = cert.farkas
+        assert all(v >= 0 for v in y) and any(v > 0 for v in y)
+        assert all(sum(y[i] * A[i][k] for i in range(len(A))) == 0 for k in range(2))
+        assert sum(yi * bi for yi, bi in zip(y, b)) <= 0
+
+
+@settings(max_examples=60)
+@given(A=rows, b=st.lists(st.integers(1, 6), min_size=7, max_size=7))
+def test_facets_agree_with_one_exact_lp_per_row(A, b):
+    A, b = [[Fraction(v) for v in r] for r in A], [Fraction(v) for v in b][:len(A)]
+    point = (Fraction(0), Fraction(0))                     # b > 0: the origin is strictly inside
+    fs = facets(A, b, point)
+    distinct = [i for i in range(len(A)) if i not in fs.same_as and any(A[i])]
+    for i in distinct:
+        others = [j for j in distinct if j != i]
+        lp = relative_interior_point([A[j] for j in others], [b[j] for j in others], [A[i]], [b[i]])
+        assert (i in fs.rows) == lp.feasible
+    for i in fs.rows:
+        p = fs.points[i]
+        assert dot(A[i], p) == b[i] and all(dot(A[j], p) < b[j] for j in distinct if j != i)
+
+
+def test_dot_signs_are_exact_at_every_scale():
+    rng = random.Random(5)
+    for bits in (10, 52, 53, 62, 63, 64, 200, 1100):
+        R = [[rng.randint(-2 ** bits, 2 ** bits) for _ in range(3)] for _ in range(5)]
+        C = [[rng.randint(-2 ** bits, 2 ** bits) for _ in range(3)] for _ in range(4)]
+        C[0] = [R[0][1], -R[0][0], 0]                       # an exact zero
+        got = dot_signs(R, C)
+        for i, r in enumerate(R):
+            for k, c in enumerate(C):
+                s = sum(x * y for x, y in zip(r, c))
+                assert got[i, k] == (s > 0) - (s < 0)
+
+
+def test_scaled_problems_certify_without_exact_fallback():
+    # the same square at 1e-30 and 1e30: the float LP is rescaled, so no exact simplex is needed
+    for s in (Fraction(1, 10 ** 30), Fraction(10 ** 30)):
+        with counting() as c:
+            cert = interior_point([[1, 0], [-1, 0], [0, 1], [0, -1]], [s, s, s, s])
+        assert cert.feasible and c.fallbacks == 0
+
+
+@pytest.mark.parametrize("value,expected", [
+    ("3/4", Fraction(3, 4)), (0.1, Fraction(3602879701896397, 36028797018963968)), ("0.1", Fraction(1, 10)),
+    (np.float32(0.5), Fraction(1, 2)), (np.int64(-3), Fraction(-3)), ("1e-3", Fraction(1, 1000)),
+])
+def test_numbers_convert_exactly(value, expected):
+    assert to_rational(value) == expected
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), "nan", "abc", "1/0", True, None, "1e99999"])
+def test_bad_numbers_are_refused(value):
+    with pytest.raises(InvalidInputError):
+        to_rational(value, "w")
+
+
+def test_ragged_and_misshapen_matrices_are_refused():
+    with pytest.raises(InvalidInputError, match="ragged"):
+        to_rational_matrix([[1, 2], [3]], "keys")
+    with pytest.raises(InvalidInputError, match="expected"):
+        to_rational_matrix([1, 2], "keys")
+    assert to_rational_matrix(np.array([[0.5, 2]]), "keys") == ((Fraction(1, 2), Fraction(2)),)
+    assert math.isclose(float(to_rational("2.5e2")), 250)
