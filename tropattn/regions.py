@@ -412,7 +412,9 @@ def _cross(parent, step, normal, key, facet_point):
     P, D = homogeneous_point(facet_point)
     a = normal
     K = 256 * sum(v * v for v in a)
-    for K in _shrinking(K):
+    Mi, ci, m = parent.map._integers
+    size = max(abs(v).bit_length() for v in (*P, D, *a, m, *ci, *(x for row in Mi for x in row)))
+    for K in _shrinking(K, _MAX_BITS + 8 * size):
         Y, E = tuple(p * K + ai * D for p, ai in zip(P, a)), D * K  # facet point + a / K
         if parent.contains_strictly(Y, E):
             labels = step.labels_at(parent.map, Y, E)
@@ -422,16 +424,16 @@ def _cross(parent, step, normal, key, facet_point):
                     return labels, tuple(Fraction(v, E) for v in Y), nxt_rows
     raise DegenerateInputError(
         f"could not step across the facet {key} at {format_point(facet_point)}: the piece beyond is thinner "
-        f"than 2^-{_MAX_BITS} times the first step, i.e. two walls lie closer than that relative to the model's "
-        "other numbers; the search stops here rather than guess a region count")
+        f"than 2^-{_MAX_BITS + 8 * size} times the first step, far below the size of the model's own numbers; "
+        "the search stops here rather than guess a region count")
 
 
-#: How small a crossing step may get (in bits) before the search gives up loudly.
+#: How far (in bits, beyond 8x the bit size of the data) a crossing step may shrink.
 _MAX_BITS = 1 << 16
 
 
-def _shrinking(K: int):
-    """Step denominators: K, 4K, 16K, ... then 2^64 times larger each time, up to 2^_MAX_BITS.
+def _shrinking(K: int, bits: int = _MAX_BITS):
+    """Step denominators: K, 4K, 16K, ... then 2^64 times larger each time, ``bits`` bits at most.
 
     Regions can be arbitrarily thin (offsets like 10^-200); a geometric step that
     accelerates reaches any exact scale in few tries, and every candidate is verified.
@@ -440,7 +442,7 @@ def _shrinking(K: int):
     for i in range(12):
         yield K
         K *= 4
-    while K.bit_length() - start < _MAX_BITS:
+    while K.bit_length() - start < bits:
         yield K
         K <<= 64
 
