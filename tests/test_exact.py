@@ -95,3 +95,14 @@ def test_ragged_and_misshapen_matrices_are_refused():
         to_rational_matrix([1, 2], "keys")
     assert to_rational_matrix(np.array([[0.5, 2]]), "keys") == ((Fraction(1, 2), Fraction(2)),)
     assert math.isclose(float(to_rational("2.5e2")), 250)
+
+
+@pytest.mark.parametrize("s", [Fraction(1, 10 ** 30), Fraction(10 ** 30), Fraction(1, 10 ** 100)])
+def test_facets_certify_at_any_scale(s):
+    # a square with redundant rows at scale s: facets and redundancy proofs come from the float
+    # path (sigma-scaled), with no exact LP
+    A = [[1, 0], [-1, 0], [0, 1], [0, -1], [1, 1], [1, -1]]
+    b = [s, s, s, s, 3 * s, 3 * s]
+    with counting() as c:
+        fs = facets(A, b, (Fraction(0), Fraction(0)))
+    assert fs.rows == (0, 1, 2, 3) and c.fallbacks == 0 and c.exact_lps == 0

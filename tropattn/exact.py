@@ -888,13 +888,14 @@ def _facet_point_ok(distinct, k, num, den) -> bool:
     return True
 
 
-def _project_to_hyperplane(point, row):
+def _project_to_hyperplane(point, row, sigma=1.0):
     """The orthogonal projection of a float point onto ``a.x = beta``, as integers over a denominator.
 
-    The float point is first rounded to a multiple of 2^-40; the projection itself is exact.
+    The float point is first rounded to a multiple of ``2^-40 sigma`` (the polyhedron's
+    scale, see :func:`_scale`); the projection itself is exact.
     """
     a, beta = row[:-1], row[-1]
-    scale = 1 << 40
+    scale = 1 << max(40, 40 - math.frexp(sigma)[1])
     num = [round(v * scale) for v in point]
     norm2 = sum(ai * ai for ai in a)
     slack = beta * scale - sum(ai * xi for ai, xi in zip(a, num))  # (beta - a.x) * scale
@@ -940,7 +941,8 @@ def integer_facets(rows, point) -> FacetSet:
     if not distinct:
         return FacetSet(rows=(), points={}, same_as=same_as)
     d = len(point)
-    claim = _qhull_facets(distinct, d, point)
+    sigma = _scale([r for _, r in distinct], point)
+    claim = _qhull_facets(distinct, d, point, sigma)
     facet_idx, pts = [], {}
     undecided = []
     if claim is None:
@@ -951,16 +953,16 @@ def integer_facets(rows, point) -> FacetSet:
             if is_facet[k]:
                 p = fpoints.get(k)
                 if p is not None:
-                    num, den = _project_to_hyperplane(p, distinct[k][1])
+                    num, den = _project_to_hyperplane(p, distinct[k][1], sigma)
                     if _facet_point_ok(distinct, k, num, den):
                         facet_idx.append(k)
                         pts[k] = tuple(Fraction(v, den) for v in num)
                         continue
                 undecided.append(k)
         facet_rows = [distinct[k][1] for k in facet_idx]
-        cone = _facet_cone(facet_rows, d) if facet_rows else None
+        cone = _facet_cone(facet_rows, d, sigma) if facet_rows else None
         for k in range(len(distinct)):
-            if not is_facet[k] and not _implied(distinct[k][1], facet_rows, d, cone):
+            if not is_facet[k] and not _implied(distinct[k][1], facet_rows, d, cone, sigma):
                 undecided.append(k)
         if undecided:
             COUNTERS.fallbacks += 1
@@ -978,21 +980,43 @@ def integer_facets(rows, point) -> FacetSet:
                     points={distinct[k][0]: pts[k] for k in facet_idx}, same_as=same_as)
 
 
-def _qhull_facets(distinct, d, point):
+def _scale(int_rows, point) -> float:
+    """A length ``sigma`` at which the polyhedron has size ~1: its rows' distances from 0 and the point.
+
+    Substituting ``x = sigma x'`` multiplies the normals by ``sigma`` and keeps every
+    conic relation between homogenised rows, so float steps can work at unit scale
+    while the exact checks see the original rows.
+    """
+    G = _float_rows([list(r[:-1]) + [r[-1]] for r in int_rows])
+    with np.errstate(all="ignore"):
+        reach = np.abs(G[:, -1]) / np.linalg.norm(G[:, :-1], axis=1)
+    z = _float_point(point)
+    size = float(np.max(np.abs(z), initial=0.0)) if z is not None else 0.0
+    return float(max(np.max(reach[np.isfinite(reach)], initial=0.0), size)) or 1.0
+
+
+def _qhull_facets(distinct, d, point, sigma=1.0):
     """Float claim: which rows are facets, and a float point inside each facet."""
     from scipy.spatial import HalfspaceIntersection
     from scipy.spatial import QhullError
 
     G = _float_rows([list(r[:-1]) + [-r[-1]] for _, r in distinct])
-    G /= np.linalg.norm(G, axis=1)[:, None]
+    z0 = _float_point(list(point) + [1])
+    if d == 0 or z0 is None:
+        return None
+    G[:, :-1] *= sigma  # x = sigma x': size ~1 in the primed coordinates
+    if not np.all(np.isfinite(G)):
+        return None
+    z0[:-1] /= sigma
+    norms = np.linalg.norm(G, axis=1)
+    if not np.all(norms > 0):  # a row underflowed at this scale: no float claim
+        return None
+    G /= norms[:, None]
     D = d + 1
     box = np.hstack([np.vstack([np.eye(D), -np.eye(D)]), -np.ones((2 * D, 1))])
     trow = np.zeros((1, D + 1))
     trow[0, D - 1] = -1.0
     H = np.vstack([np.hstack([G, np.zeros((len(G), 1))]), trow, box])
-    z0 = _float_point(list(point) + [1])
-    if D == 1 or z0 is None:
-        return None
     z0 /= 2 * np.max(np.abs(z0))
     try:
         with np.errstate(all="ignore"):
@@ -1014,11 +1038,11 @@ def _qhull_facets(distinct, d, point):
         if on_facet[k]:
             zbar = verts[on_facet[k]].mean(axis=0)
             if zbar[-1] > 1e-12:
-                fpoints[k] = zbar[:-1] / zbar[-1]
+                fpoints[k] = sigma * zbar[:-1] / zbar[-1]
     return is_facet, fpoints
 
 
-def _implied(row, facet_rows, d, cone=None) -> bool:
+def _implied(row, facet_rows, d, cone=None, sigma=1.0) -> bool:
     """Exact proof that ``a.x <= beta`` follows from the facet rows (and t >= 0).
 
     NNLS proposes the support of a conic combination of the homogenised facet rows
@@ -1030,8 +1054,9 @@ def _implied(row, facet_rows, d, cone=None) -> bool:
         return False
     from scipy.optimize import nnls
 
-    G = _facet_cone(facet_rows, d) if cone is None else cone
+    G = _facet_cone(facet_rows, d, sigma) if cone is None else cone
     g = _float_rows([list(row[:-1]) + [-row[-1]]])[0]
+    g[:-1] *= sigma
     try:
         y, resid = nnls(G, g)
     except (RuntimeError, ValueError):
@@ -1047,7 +1072,9 @@ def _implied(row, facet_rows, d, cone=None) -> bool:
     return ys is not None and all(v >= 0 for v in ys)
 
 
-def _facet_cone(facet_rows, d) -> np.ndarray:
-    """Columns: the homogenised facet rows and ``t >= 0``, each scaled to unit length (floats)."""
+def _facet_cone(facet_rows, d, sigma=1.0) -> np.ndarray:
+    """Columns: the homogenised facet rows and ``t >= 0`` (normals times ``sigma``), unit length (floats)."""
     G = _float_rows([list(r[:-1]) + [-r[-1]] for r in facet_rows] + [[0] * d + [-1]]).T
-    return G / np.linalg.norm(G, axis=0)
+    G[:-1] *= sigma
+    norms = np.linalg.norm(G, axis=0)
+    return G / np.where(norms > 0, norms, 1.0)
