@@ -20,6 +20,7 @@ import random
 from fractions import Fraction
 
 from benchlib import best_of
+
 from tropattn.exact import homogeneous_point, integer_row, solve
 
 

@@ -24,17 +24,22 @@ import importlib.util
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
 from fractions import Fraction as F
 from math import lcm
+from pathlib import Path
 
 import numpy as np
+from benchlib import best_of
 from scipy.optimize import linprog
 from scipy.spatial import ConvexHull
 
-from benchlib import best_of
 from tropattn import exact
-from tropattn.polytope import convex_hull, minkowski_sum, rational_sphere_points, upper_hull
+from tropattn.geometry import (
+    convex_hull,
+    minkowski_sum,
+    rational_sphere_points,
+    upper_hull,
+)
 
 try:
     import ppl

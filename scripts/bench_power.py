@@ -24,12 +24,13 @@ import time
 from fractions import Fraction
 
 import numpy as np
-
 from benchlib import best_of
+
 from tropattn.attention import Head, Layer, Transformer, count_dual
-from tropattn.regions import brute_force_regions
 from tropattn.exact import counting
-from tropattn.power import PowerDiagram, _cells_by_lp
+from tropattn.geometry import PowerDiagram
+from tropattn.geometry.power import _cells_by_lp
+from tropattn.regions import brute_force_regions
 
 
 def instance(n, seed):

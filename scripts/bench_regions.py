@@ -15,7 +15,8 @@ from __future__ import annotations
 import argparse
 
 from benchlib import timed
-from tropattn.bounds import random_model, sawtooth_count, sawtooth_model
+
+from tropattn.attention import random_model, sawtooth_count, sawtooth_model
 from tropattn.regions import brute_force_regions, enumerate_regions
 
 

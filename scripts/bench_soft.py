@@ -20,7 +20,8 @@ import time
 
 import numpy as np
 
-from tropattn.temperature import head_arrays, soft_jacobian
+from tropattn.attention import head_arrays
+from tropattn.attention.soft import soft_jacobian
 
 
 def loop_point(A, b, V, x, tau):

@@ -7,10 +7,18 @@ from fractions import Fraction as F
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.special import logsumexp
-from hypothesis import given, settings, strategies as st
 
-from tropattn.attention import FFN, Head, Layer, MultiHeadAttention, Transformer, count_dual
+from tropattn.attention import (
+    FFN,
+    Head,
+    Layer,
+    MultiHeadAttention,
+    Transformer,
+    count_dual,
+)
 from tropattn.errors import InvalidInputError, QuadraticWallError, TieError
 from tropattn.exact import interior_point
 

@@ -3,11 +3,19 @@
 from math import comb
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from tropattn.bounds import (arrangement_bound, bounds, deep_bound, ffn_factor, layer_bound, line_bound,
-                             random_model)
+from tropattn.attention import random_model
 from tropattn.errors import InvalidInputError
+from tropattn.region_bounds import (
+    arrangement_bound,
+    bounds,
+    deep_bound,
+    ffn_factor,
+    layer_bound,
+    line_bound,
+)
 
 
 @given(d=st.integers(1, 4), H=st.integers(1, 5), N=st.integers(1, 6), L=st.integers(1, 3))
@@ -49,7 +57,7 @@ def test_random_models_are_deterministic():
 
 @pytest.mark.parametrize("d,H,N,L", [(1, 2, 3, 2), (2, 1, 3, 2), (2, 3, 2, 2), (3, 2, 2, 2)])
 def test_the_lower_bound_is_attained_by_the_sawtooth(d, H, N, L):
-    from tropattn.bounds import sawtooth_model
+    from tropattn.attention import sawtooth_model
     from tropattn.regions import enumerate_regions
 
     n = len(enumerate_regions(sawtooth_model(d, N, L, heads=H)).activation_regions)

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tropattn.bounds import sawtooth_model
+from tropattn.attention import sawtooth_model
 from tropattn.cli import main
 from tropattn.io import save_model
 
@@ -28,7 +28,7 @@ def test_count_json(tmp_path, capsys):
 
 def test_count_dual_agrees_with_primal(tmp_path, capsys):
     path = tmp_path / "m.json"
-    from tropattn.bounds import random_model
+    from tropattn.attention import random_model
 
     save_model(random_model(2, 3, 3, seed=5), path)
     primal = json.loads(run(capsys, "count", str(path), "--json")[1])
@@ -125,7 +125,7 @@ def test_bad_arguments_give_one_line_and_status_2(tmp_path, capsys, argv, needle
 
 def test_stability_json(tmp_path, capsys):
     path = tmp_path / "m.json"
-    from tropattn.bounds import random_model
+    from tropattn.attention import random_model
 
     save_model(random_model(2, 1, 3, seed=2), path)
     obj = json.loads(run(capsys, "stability", str(path), "--taus", "0.05,1", "--json")[1])

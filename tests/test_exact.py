@@ -6,11 +6,19 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tropattn.errors import InvalidInputError
-from tropattn.exact import (counting, dot_signs, facets, interior_point, relative_interior_point,
-                            to_rational, to_rational_matrix)
+from tropattn.exact import (
+    counting,
+    dot_signs,
+    facets,
+    interior_point,
+    relative_interior_point,
+    to_rational,
+    to_rational_matrix,
+)
 
 rows = st.lists(st.lists(st.integers(-4, 4), min_size=2, max_size=2), min_size=1, max_size=7)
 

@@ -6,7 +6,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from tropattn.bounds import random_model, sawtooth_model
+from tropattn.attention import random_model, sawtooth_model
 from tropattn.errors import ModelFileError
 from tropattn.io import load_model, model_from_json, model_to_json, save_model
 

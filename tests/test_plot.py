@@ -5,8 +5,8 @@ import pytest
 
 from tropattn.attention import Head
 from tropattn.errors import InvalidInputError
+from tropattn.geometry import PowerDiagram
 from tropattn.plot import plot_overlay, plot_power_diagram, plot_soft_weights
-from tropattn.power import PowerDiagram
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -54,8 +54,8 @@ def test_one_dimensional_heads_are_drawn_as_intervals(tmp_path):
 
 def test_overlay_regions_match_exact_labels(tmp_path, heads2d):
     """The overlay's cells are the label tuples that occur: cross-check with sampled exact labels."""
+    from tropattn.attention.soft import as_heads, hard_labels
     from tropattn.plot import _overlay_diagram
-    from tropattn.temperature import as_heads, hard_labels
 
     hs = as_heads(heads2d)
     overlay, tuples = _overlay_diagram(hs)

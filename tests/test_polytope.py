@@ -1,4 +1,4 @@
-"""Tests for tropattn.polytope: cross-checks between independent methods and known counts."""
+"""Tests for tropattn.geometry (polytopes, hulls, sums) and its certificates: cross-checks between independent methods and known counts."""
 
 from __future__ import annotations
 
@@ -13,8 +13,13 @@ from hypothesis import strategies as st
 
 from tropattn import exact
 from tropattn.errors import InvalidInputError
-from tropattn.polytope import (
-    Polytope, convex_hull, minkowski_sum, normal_fan, rational_sphere_points, upper_hull,
+from tropattn.geometry import (
+    Polytope,
+    convex_hull,
+    minkowski_sum,
+    normal_fan,
+    rational_sphere_points,
+    upper_hull,
     upper_vertex_count,
 )
 
@@ -367,14 +372,15 @@ def hull_of_all_sums(*point_sets_):
 @contextlib.contextmanager
 def certified_sums_everywhere():
     """Force the certified Minkowski path (and its float pre-filter) even on tiny inputs."""
-    import tropattn.polytope as poly
+    import tropattn.exact.sum_hull as sums
+    import tropattn.geometry.minkowski as mink
 
-    saved = poly._SMALL_SUM, poly._PREFILTER_PAIRS
-    poly._SMALL_SUM = poly._PREFILTER_PAIRS = 0
+    saved = mink._SMALL_SUM, mink.PREFILTER_PAIRS, sums.PREFILTER_PAIRS
+    mink._SMALL_SUM = mink.PREFILTER_PAIRS = sums.PREFILTER_PAIRS = 0
     try:
         yield
     finally:
-        poly._SMALL_SUM, poly._PREFILTER_PAIRS = saved
+        mink._SMALL_SUM, mink.PREFILTER_PAIRS, sums.PREFILTER_PAIRS = saved
 
 
 @settings(max_examples=30, deadline=None)
@@ -391,13 +397,15 @@ def test_certified_minkowski_equals_exact_hull_of_all_sums(sets):
 
 def test_minkowski_prefilter_miss_is_caught(monkeypatch):
     # a float pre-filter that drops vertex pairs must not change the (certified) answer
-    import tropattn.polytope as poly
+    import tropattn.exact.sum_hull as sums
+    import tropattn.geometry.minkowski as mink
 
     A = convex_hull(rational_sphere_points()[::8])
     B = convex_hull(rational_sphere_points(5, 13, F(1, 3), (F(1, 2), 0, 0))[1::8])
     expected = minkowski_sum(A, B)
-    monkeypatch.setattr(poly, "_cone_pairs", lambda *args: np.arange(10))
-    monkeypatch.setattr(poly, "_PREFILTER_PAIRS", 0)
+    monkeypatch.setattr(sums, "_cone_pairs", lambda *args: np.arange(10))
+    monkeypatch.setattr(sums, "PREFILTER_PAIRS", 0)
+    monkeypatch.setattr(mink, "PREFILTER_PAIRS", 0)
     with exact.counting() as c:
         assert same_polytope(minkowski_sum(A, B), expected)
     assert c.certified == 1 and c.fallbacks == 0  # retried on all pairs
@@ -473,7 +481,9 @@ def test_upper_hull_with_rational_heights_and_far_apart_heights():
     st.lists(st.lists(st.integers(-2**20, 2**20), min_size=m, max_size=m), min_size=1, max_size=4),
     st.integers(0, 2**100))))
 def test_limb_signs_are_exact(data):
-    from tropattn.polytope import _limb_signs, _Prepared, _signs
+    from tropattn.exact.predicates import PreparedPoints as _Prepared
+    from tropattn.exact.predicates import _limb_signs
+    from tropattn.exact.predicates import matrix_signs as _signs
 
     H, C, k = data
     if len(H[0]) >= 2 and C[0][0] and C[0][1]:
@@ -494,7 +504,7 @@ def test_limb_signs_are_exact(data):
 @given(st.integers(2, 5).flatmap(lambda k: st.lists(
     st.lists(st.integers(-50, 50), min_size=k + 1, max_size=k + 1), min_size=k, max_size=k)))
 def test_simplex_minors_give_the_exact_normal(rows):
-    from tropattn.polytope import _maximal_minors
+    from tropattn.exact.linalg import maximal_minors as _maximal_minors
 
     k = len(rows)
     minors = _maximal_minors(np.array([rows], dtype=np.int64))[0].tolist()
@@ -506,7 +516,10 @@ def test_simplex_minors_give_the_exact_normal(rows):
 # ------------------------------------------------------ the complete surface certificate
 def certify(points, simplices):
     """Feed a claimed boundary triangulation of integer points straight to the certificate."""
-    from tropattn.polytope import _certify_triangulation, _independent_rows, _Prepared, _row_sum
+    from tropattn.exact.hull import _certify_triangulation
+    from tropattn.exact.hull import independent_rows as _independent_rows
+    from tropattn.exact.hull import row_sum as _row_sum
+    from tropattn.exact.predicates import PreparedPoints as _Prepared
 
     rows = [tuple(p) + (1,) for p in points]
     inner = _row_sum([rows[i] for i in _independent_rows(rows)[0]])
@@ -516,10 +529,15 @@ def certify(points, simplices):
 def surface_checks(points, simplices):
     """The parts of the certificate separately: (points on one side of every simplex,
     every ridge in two simplices, consistently oriented, the ray meets one simplex)."""
-    from tropattn.polytope import (
-        _consistently_oriented, _independent_rows, _outward, _Prepared, _ray_meets_once, _ridge_pairs,
-        _row_sum,
+    from tropattn.exact.hull import (
+        _consistently_oriented,
+        _outward,
+        _ray_meets_once,
+        _ridge_pairs,
     )
+    from tropattn.exact.hull import independent_rows as _independent_rows
+    from tropattn.exact.hull import row_sum as _row_sum
+    from tropattn.exact.predicates import PreparedPoints as _Prepared
 
     rows = [tuple(p) + (1,) for p in points]
     inner = _row_sum([rows[i] for i in _independent_rows(rows)[0]])
@@ -613,7 +631,7 @@ def test_random_minkowski_sums_and_upper_hulls_certify_without_fallback():
     st.lists(st.lists(st.integers(-2**70, 2**70), min_size=k, max_size=k), min_size=k - 1, max_size=k - 1),
     st.lists(st.integers(-3, 3), min_size=k - 1, max_size=k - 1))))
 def test_determinant_signs_float_filter_is_exact(data):
-    from tropattn.polytope import _determinant_signs
+    from tropattn.exact.predicates import determinant_signs as _determinant_signs
 
     rows, coef = data
     last = [sum(c * r[j] for c, r in zip(coef, rows)) for j in range(len(rows[0]))]  # singular
@@ -644,7 +662,7 @@ def test_certificate_orients_degenerate_simplices():
 
 
 def test_point_in_hull_of_dependent_rows():
-    from tropattn.polytope import _in_hull
+    from tropattn.exact.hull import _in_hull
 
     seg = [(0, 0, 1), (1, 1, 1), (2, 2, 1)]  # collinear points (0,0), (1,1), (2,2)
     assert _in_hull(seg, (3, 3, 2))  # (3/2, 3/2)

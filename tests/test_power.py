@@ -6,11 +6,17 @@ import random
 from fractions import Fraction as F
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tropattn.errors import InvalidInputError, TieError
-from tropattn.power import (PowerCell, PowerDiagram, _cells_by_lp, _cells_lifted, _cells_line, _cells_planar,
-                            power_cells, scores_to_weights)
+from tropattn.geometry import PowerCell, PowerDiagram, power_cells, scores_to_weights
+from tropattn.geometry.power import (
+    _cells_by_lp,
+    _cells_lifted,
+    _cells_line,
+    _cells_planar,
+)
 
 small = st.integers(-4, 4).map(F)
 rational = st.builds(F, st.integers(-12, 12), st.integers(1, 4))

@@ -4,13 +4,24 @@ from fractions import Fraction
 from math import comb
 
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
-from tropattn.attention import FFN, Head, Layer, Transformer, count_dual
-from tropattn.bounds import grid_model, line_bound, random_model, sawtooth_count, sawtooth_model
+import tropattn.regions.search as regions_module
+from tropattn.attention import (
+    FFN,
+    Head,
+    Layer,
+    Transformer,
+    count_dual,
+    grid_model,
+    random_model,
+    sawtooth_count,
+    sawtooth_model,
+)
 from tropattn.errors import Interrupted, TieError
+from tropattn.region_bounds import line_bound
 from tropattn.regions import brute_force_regions, enumerate_regions, overlay_regions
-import tropattn.regions as regions_module
 
 
 def patterns(result):

@@ -10,13 +10,31 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tropattn.attention import Head
+from tropattn.attention import Head, head_arrays
+from tropattn.attention.soft import (
+    hard_labels,
+    log_soft_weights,
+    margin,
+    soft_jacobian,
+    soft_output,
+    soft_weights,
+)
 from tropattn.errors import DegenerateInputError, InvalidInputError
 from tropattn.temperature import (
-    cell_walls, convention_check, delta_region_bounds, hard_labels, head_arrays, log_soft_weights, margin,
-    measure, paper_temperature, pointwise_defects, predicted_band_width, raw_score_form, reference_defects,
-    sample_points, soft_jacobian, soft_output, soft_weights, stability_report, standard_temperature,
-    wall_distance, weight_bounds,
+    cell_walls,
+    convention_check,
+    delta_region_bounds,
+    measure,
+    paper_temperature,
+    pointwise_defects,
+    predicted_band_width,
+    raw_score_form,
+    reference_defects,
+    sample_points,
+    stability_report,
+    standard_temperature,
+    wall_distance,
+    weight_bounds,
 )
 
 SLACK = 1 + 1e-9  # "<= 1 up to rounding"

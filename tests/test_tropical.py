@@ -17,10 +17,21 @@ from hypothesis import strategies as st
 
 from tropattn import exact
 from tropattn.errors import InvalidInputError, ModelFileError
+from tropattn.geometry import minkowski_sum, upper_hull
 from tropattn.tropical import (
-    TropicalPolynomial, TropicalRationalFunction, TropicalRationalMap, common_refinement,
-    dual_subdivision, hypersurface_cells, linear_regions, parse_polynomial, polynomial_from_json,
-    polynomial_to_json, redundant_terms, tropical_add, tropical_mul,
+    TropicalPolynomial,
+    TropicalRationalFunction,
+    TropicalRationalMap,
+    common_refinement,
+    dual_subdivision,
+    hypersurface_cells,
+    linear_regions,
+    parse_polynomial,
+    polynomial_from_json,
+    polynomial_to_json,
+    redundant_terms,
+    tropical_add,
+    tropical_mul,
 )
 
 CONIC = "3 ⊕ 2x ⊕ 2y ⊕ 3xy ⊕ x² ⊕ y²"
@@ -194,8 +205,7 @@ def test_generic_line_arrangement_has_one_region_per_cell():
 @settings(max_examples=40, deadline=None)
 @given(polynomials(dims=(1, 2, 3)))
 def test_regions_agree_with_upper_hull_vertices(f):
-    polytope = pytest.importorskip("tropattn.polytope")
-    hull = polytope.upper_hull(f.lifted_points())
+    hull = upper_hull(f.lifted_points())
     assert tuple(r.term for r in f.linear_regions()) == hull.vertices
 
 
@@ -266,9 +276,8 @@ def test_product_is_sum_and_regions_are_common_refinement(data):
 @settings(max_examples=15, deadline=None)
 @given(polynomials(dims=(2,), max_terms=4), polynomials(dims=(2,), max_terms=3))
 def test_newton_polytope_of_product_is_minkowski_sum(f, g):
-    polytope = pytest.importorskip("tropattn.polytope")
-    assert (f * g).newton_polytope() == polytope.minkowski_sum(f.newton_polytope(), g.newton_polytope())
-    assert (f * g).lifted_polytope() == polytope.minkowski_sum(f.lifted_polytope(), g.lifted_polytope())
+    assert (f * g).newton_polytope() == minkowski_sum(f.newton_polytope(), g.newton_polytope())
+    assert (f * g).lifted_polytope() == minkowski_sum(f.lifted_polytope(), g.lifted_polytope())
 
 
 def test_scalar_action_and_power():
@@ -303,7 +312,6 @@ def test_plane_conic():
     assert len(check_regions(f)) == 6
     expected = {frozenset(idx[k] for k in cell) for cell in
                 (("00", "10", "11"), ("00", "01", "11"), ("10", "20", "11"), ("01", "02", "11"))}
-    pytest.importorskip("tropattn.polytope")
     assert set(dual_subdivision(f)) == expected
     cells = hypersurface_cells(f)
     # a tropical conic: 4 vertices, and 9 edges (3 bounded + 6 rays) = the 9 edges of the triangulation
@@ -330,7 +338,6 @@ def brute_force_maximal_cells(f):
 @settings(max_examples=40, deadline=None)
 @given(polynomials(dims=(1, 2), max_terms=6))
 def test_dual_subdivision_matches_brute_force_tie_points(f):
-    pytest.importorskip("tropattn.polytope")
     assume(exact.rank([[a - b for a, b in zip(e, f.exponents[0])] for e in f.exponents]) == f.dim)
     assert set(dual_subdivision(f)) == brute_force_maximal_cells(f)
 
@@ -368,7 +375,6 @@ def cell_counts(cells, d):
 @settings(max_examples=40, deadline=None)
 @given(st.one_of(polynomials(dims=(1, 2, 3), max_terms=6), flat_polynomials(), products()))
 def test_hypersurface_cells_are_certified_ties(f):
-    pytest.importorskip("tropattn.polytope")
     check_hypersurface(f)
 
 
@@ -377,7 +383,6 @@ def test_tropical_plane_cells():
     # itself.  Its faces: 4 vertices (regions), 6 edges (2-dim walls where two terms tie, e.g. x = y > 0, z),
     # 4 triangles (rays where three terms tie, e.g. {0, x, y}: x = y = 0 > z, the ray -t e_3) and the
     # tetrahedron (the vertex 0 where all four tie).  Euler: 4 regions - 6 walls + 4 rays - 1 vertex = 1.
-    pytest.importorskip("tropattn.polytope")
     f = parse_polynomial("max(0, x, y, z)")
     cells = check_hypersurface(f)
     assert len(f.linear_regions()) == 4 and cell_counts(cells, 3) == [6, 4, 1]
@@ -389,7 +394,6 @@ def test_coordinate_planes_cells():
     # plane is cut by the other two into 4 quadrants (12 walls); the 3 axes minus the origin give 6 rays;
     # the origin is the vertex.  Dually: Newt = unit cube with all 8 lifted points coplanar (one cell),
     # whose faces are 12 edges, 6 squares (the in-between faces: a ray dual to a square) and the cube.
-    pytest.importorskip("tropattn.polytope")
     f = parse_polynomial("max(0, x) + max(0, y) + max(0, z)")
     cells = check_hypersurface(f)
     assert len(f.linear_regions()) == 8 and cell_counts(cells, 3) == [12, 6, 1]
@@ -405,7 +409,6 @@ def test_generic_plane_arrangement_cells():
     # The 16 terms (one per subset of planes) are distinct affine functions, so each region of the
     # arrangement is a linear region, and each lower face is the cell where exactly the 2^(#planes through
     # it) terms {positive planes + any subset of the planes through it} tie: all distinct sets.
-    pytest.importorskip("tropattn.polytope")
     f = TropicalPolynomial([[0, 0, 0]], [0])
     for i in range(1, 5):
         f = f * TropicalPolynomial([[0, 0, 0], [1, i, i * i]], [0, i ** 3])

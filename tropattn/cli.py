@@ -15,14 +15,21 @@ import time
 from fractions import Fraction
 from pathlib import Path
 
+from .attention import count_dual, random_model, sawtooth_model
 from .errors import Interrupted, InvalidInputError, TropattnError
+from .exact import format_point as _point, format_rational as _fmt, to_rational
+from .geometry import PowerDiagram
+from .io import load_json, load_model, load_sites
+from .plot import plot_overlay, plot_soft_weights
+from .region_bounds import bounds
+from .regions import enumerate_regions
+from .table import write_region_table
+from .temperature import convention_check, stability_report
+from .tropical import parse_polynomial, polynomial_from_json
 
 __all__ = ["main", "build_parser"]
 
 DEMO_POLYNOMIAL = "max(3, x + 2, y + 2, x + y + 3, 2*x, 2*y)"  # the conic 3 ⊕ 2x ⊕ 2y ⊕ 3xy ⊕ x² ⊕ y²
-
-
-from .exact import format_point as _point, format_rational as _fmt  # noqa: E402
 
 
 def _emit(obj, as_json: bool, text_lines):
@@ -41,7 +48,6 @@ def _json_default(x):
 
 
 def _parse_pair(text, what):
-    from .exact import to_rational
 
     parts = text.split(",")
     if len(parts) != 2:
@@ -54,8 +60,6 @@ def _parse_pair(text, what):
 
 # ------------------------------------------------------------------ polynomials
 def _load_polynomial(text):
-    from .tropical import parse_polynomial, polynomial_from_json
-    from .io import load_json
 
     if text.endswith(".json") or Path(text).is_file():
         return polynomial_from_json(load_json(text))
@@ -113,12 +117,11 @@ def _model_summary(model):
 def count_model(model, method="primal", box=None, progress=None, workers=1) -> dict:
     """Exact region counts of a model as a JSON-ready dict (what ``tropattn count`` prints).
 
-    >>> from tropattn.bounds import sawtooth_model
+    >>> from tropattn.attention import sawtooth_model
     >>> out = count_model(sawtooth_model(1, 3, 2))
     >>> out["activation_regions"], out["linear_regions"], out["method"]
     (9, 9, 'primal')
     """
-    from .regions import enumerate_regions
 
     t0 = time.perf_counter()
     out = _model_summary(model)
@@ -126,7 +129,6 @@ def count_model(model, method="primal", box=None, progress=None, workers=1) -> d
         if len(model.layers) != 1 or box is not None:
             raise InvalidInputError("--method dual counts one layer over all of R^d; use --method primal for "
                                     "several layers or a box")
-        from .attention import count_dual
 
         n = count_dual(model.layers[0].heads)
         out.update(activation_regions=n, linear_regions=None, method="dual")
@@ -141,7 +143,6 @@ def count_model(model, method="primal", box=None, progress=None, workers=1) -> d
 
 
 def cmd_count(args):
-    from .io import load_model
 
     model = load_model(args.model)
     box = _parse_pair(args.box, "--box") if args.box else None
@@ -161,8 +162,6 @@ def cmd_count(args):
 
 
 def cmd_power(args):
-    from .io import load_sites
-    from .power import PowerDiagram
 
     sites, weights = load_sites(args.sites)
     diagram = PowerDiagram(sites, weights)
@@ -182,8 +181,6 @@ def cmd_power(args):
 
 
 def cmd_diagram(args):
-    from .io import load_model
-    from .plot import plot_overlay
 
     model = load_model(args.model)
     if len(model.layers) != 1:
@@ -194,7 +191,6 @@ def cmd_diagram(args):
 
 
 def cmd_bounds(args):
-    from .bounds import bounds
 
     b = bounds(args.dim, args.heads, args.keys, args.layers)
     obj = b.as_dict()
@@ -213,7 +209,6 @@ def cmd_bounds(args):
 
 
 def cmd_table(args):
-    from .table import write_region_table
 
     if args.seeds < 0:
         raise InvalidInputError(f"--seeds must be 0 or more; got {args.seeds}")
@@ -223,8 +218,6 @@ def cmd_table(args):
 
 
 def cmd_stability(args):
-    from .io import load_model
-    from .temperature import stability_report
 
     model = load_model(args.model)
     if len(model.layers) != 1:
@@ -250,7 +243,6 @@ def cmd_stability(args):
     lines.append("every measured defect is within its bound" if report["within_bounds"]
                  else "WARNING: a measured defect exceeds its bound")
     if args.plot:
-        from .plot import plot_soft_weights
 
         plot_soft_weights(layer.heads[0], taus, box, args.plot)
         lines.append(f"wrote {args.plot}")
@@ -259,8 +251,6 @@ def cmd_stability(args):
 
 def cmd_conventions(args):
     import math
-
-    from .temperature import convention_check
 
     if not (math.isfinite(args.margin) and args.margin > 0):
         raise InvalidInputError(f"--margin must be a positive finite score margin; got {args.margin}")
@@ -280,8 +270,6 @@ def cmd_conventions(args):
 
 
 def cmd_demo(args):
-    from .bounds import bounds, sawtooth_model
-    from .tropical import parse_polynomial
 
     _, lines = _polynomial_report(parse_polynomial(DEMO_POLYNOMIAL))
     print("== 1. A tropical polynomial: the plane conic 3 ⊕ 2x ⊕ 2y ⊕ 3xy ⊕ x² ⊕ y² ==")
@@ -297,7 +285,6 @@ def cmd_demo(args):
           f"   ({out['seconds']} s)")
     print(f"  lower bound N^(dL) = {b.lower}   upper bound (per-layer bound)^L = {b.deep}"
           f"   paper's (N^H)^L = {b.deep_product}")
-    from .bounds import random_model
 
     model = random_model(1, 3, 3, seed=0)
     out = count_model(model)

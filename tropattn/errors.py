@@ -19,6 +19,7 @@ __all__ = [
     "QuadraticWallError",
     "ModelFileError",
     "Interrupted",
+    "InternalError",
 ]
 
 
@@ -47,6 +48,9 @@ class TieError(DegenerateInputError):
         super().__init__(message)
         self.labels = tuple(labels)
 
+    def __reduce__(self):  # errors cross process boundaries (tropattn.backends) intact
+        return type(self), (str(self), self.labels), self.__dict__
+
 
 class QuadraticWallError(DegenerateInputError):
     """The query attends to itself: its score is quadratic and walls are quadrics."""
@@ -57,7 +61,10 @@ class ModelFileError(InvalidInputError):
 
     def __init__(self, message, path=""):
         super().__init__(f"{path}: {message}" if path else message)
-        self.path = path
+        self.message, self.path = message, path
+
+    def __reduce__(self):
+        return type(self), (self.message, self.path), self.__dict__
 
 
 class Interrupted(TropattnError):
@@ -66,3 +73,13 @@ class Interrupted(TropattnError):
     def __init__(self, message, partial=None):
         super().__init__(message)
         self.partial = partial
+
+    def __reduce__(self):
+        return type(self), (str(self), self.partial), self.__dict__
+
+
+class InternalError(TropattnError):
+    """A "cannot happen" path was reached: a bug in tropattn, never bad input.
+
+    The message says what went wrong; please report it with the input that caused it.
+    """

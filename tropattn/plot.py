@@ -34,7 +34,9 @@ from pathlib import Path
 import numpy as np
 
 from .errors import InvalidInputError
-from .temperature import as_heads, head_arrays, pointwise_defects, resolve_box, soft_weights
+from .attention.soft import as_heads, head_arrays, soft_weights
+from .geometry import PowerDiagram
+from .temperature import pointwise_defects, resolve_box
 
 __all__ = ["plot_power_diagram", "plot_overlay", "plot_soft_weights"]
 
@@ -81,7 +83,6 @@ def _as_diagram(obj):
     make = getattr(obj, "power_diagram", None)
     if callable(make):
         return make()
-    from .power import PowerDiagram
 
     h = head_arrays(obj)
     return PowerDiagram.from_max_affine(h.keys, h.offsets)
@@ -176,7 +177,6 @@ def plot_power_diagram(diagram_or_head, box=None, ax=None):
 
 def _overlay_diagram(hs):
     """The common refinement of the heads' diagrams as a power diagram over key tuples."""
-    from .power import PowerDiagram
 
     tuples = [()]
     keys = [tuple(0 for _ in range(hs[0].dim))]

@@ -21,7 +21,8 @@ import csv
 import time
 from pathlib import Path
 
-from .bounds import bounds, deep_bound, grid_model, random_model, sawtooth_model
+from .attention import grid_model, random_model, sawtooth_model
+from .region_bounds import bounds, deep_bound
 from .regions import enumerate_regions
 
 __all__ = ["DEFAULT_SHAPES", "QUICK_SHAPES", "region_rows", "write_region_table", "COLUMNS"]

@@ -35,22 +35,19 @@ tropattn.errors.ModelFileError: layers[0].heads[0].offsets[1]: the value = 'oops
 from __future__ import annotations
 
 import json
-import re
 from fractions import Fraction
 from pathlib import Path
 
-import numpy as np
+from ..attention import FFN, Head, Layer, Transformer
+from ..errors import InvalidInputError, ModelFileError, TropattnError
+from ..exact import to_rational
 
-from .errors import InvalidInputError, ModelFileError, TropattnError
-from .exact import to_rational
+__all__ = ["FORMAT", "load_json", "model_from_json", "model_to_json", "load_sites"]
 
-__all__ = ["FORMAT", "load_model", "save_model", "model_from_json", "model_to_json",
-           "load_npz", "save_npz", "load_sites", "load_json"]
 
 FORMAT = "tropattn.model/1"
 
 
-# ------------------------------------------------------------------ JSON helpers
 def load_json(path):
     """Read a JSON file, turning I/O and syntax errors into :class:`ModelFileError`."""
     try:
@@ -116,9 +113,7 @@ def _matrix(value, path, rows=None, cols=None, what="rows"):
     return tuple(out)
 
 
-# ------------------------------------------------------------------ score form
 def _head(obj, path, dim):
-    from .attention import Head
 
     keys = _matrix(_field(obj, "keys", path), f"{path}.keys", cols=dim, what="keys")
     n = len(keys)
@@ -135,7 +130,6 @@ def _head(obj, path, dim):
 
 
 def _ffn(obj, path, dim):
-    from .attention import FFN
 
     W1 = _matrix(_field(obj, "W1", path), f"{path}.W1", cols=dim)
     m = len(W1)
@@ -146,7 +140,6 @@ def _ffn(obj, path, dim):
 
 
 def _layer(obj, path, dim):
-    from .attention import Layer
 
     heads_json = _field(obj, "heads", path, list)
     if not heads_json:
@@ -170,7 +163,6 @@ def _layer(obj, path, dim):
 
 def model_from_json(obj):
     """Build a :class:`~tropattn.attention.Transformer` from a parsed ``tropattn.model/1`` object."""
-    from .attention import Transformer
 
     if not isinstance(obj, dict):
         raise ModelFileError(f"a model file holds one JSON object; got {type(obj).__name__}")
@@ -192,7 +184,6 @@ def model_from_json(obj):
 
 
 def _weights_model(obj, dim, layers_json):
-    from .attention import Transformer
 
     context = _matrix(_field(obj, "context", ""), "context", cols=dim, what="context tokens")
     layers = []
@@ -233,7 +224,6 @@ def _weights_model(obj, dim, layers_json):
         raise ModelFileError(str(exc), "layers") from None
 
 
-# ------------------------------------------------------------------ writing
 def _num_out(x: Fraction):
     return int(x) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
 
@@ -245,7 +235,7 @@ def _rows_out(M):
 def model_to_json(model) -> dict:
     """The score form of ``model`` as a JSON-ready dict (numbers exact, fractions as strings).
 
-    >>> from tropattn.bounds import sawtooth_model
+    >>> from tropattn.attention import sawtooth_model
     >>> model_to_json(model_from_json(model_to_json(sawtooth_model(1, 2, 1)))) == model_to_json(sawtooth_model(1, 2, 1))
     True
     """
@@ -264,106 +254,6 @@ def model_to_json(model) -> dict:
     return {"format": FORMAT, "dim": model.dim, "layers": layers}
 
 
-def save_model(model, path):
-    """Write ``model`` as ``tropattn.model/1`` JSON (or ``.npz`` if the name ends so)."""
-    if str(path).endswith(".npz"):
-        return save_npz(model, path)
-    Path(path).write_text(json.dumps(model_to_json(model), indent=1) + "\n", encoding="utf-8")
-
-
-def load_model(path):
-    """Read a model file: ``tropattn.model/1`` JSON or ``.npz`` arrays."""
-    if str(path).endswith(".npz"):
-        return load_npz(path)
-    return model_from_json(load_json(path))
-
-
-# ------------------------------------------------------------------ npz
-_NPZ_KEY = re.compile(r"^layers\.(\d+)\.(heads\.(\d+)\.)?(\w+)$")
-
-
-def save_npz(model, path):
-    """Float arrays named ``layers.<l>.heads.<h>.keys`` etc. (score form).
-
-    float64 holds only dyadic rationals with 53-bit mantissas exactly; a model with any
-    other number (1/3, 0.1) is refused rather than rounded: save it as JSON instead.
-    """
-    _check_float_exact(model)
-    arrays = {"dim": np.array(model.dim)}
-    for l, layer in enumerate(model.layers):
-        arrays[f"layers.{l}.residual"] = np.array(bool(layer.residual))
-        for h, head in enumerate(layer.heads):
-            for name in ("keys", "offsets", "values"):
-                arrays[f"layers.{l}.heads.{h}.{name}"] = np.array(getattr(head, name), dtype=float)
-        if getattr(layer, "projection", None) is not None:
-            arrays[f"layers.{l}.projection"] = np.array(layer.projection, dtype=float)
-        if getattr(layer, "ffn", None) is not None:
-            for name in ("W1", "b1", "W2", "b2"):
-                arrays[f"layers.{l}.ffn_{name}"] = np.array(getattr(layer.ffn, name), dtype=float)
-    np.savez(path, **arrays)
-
-
-def _check_float_exact(model):
-    obj = model_to_json(model)
-
-    def walk(x, where):
-        if isinstance(x, dict):
-            for k, v in x.items():
-                walk(v, f"{where}.{k}" if where else k)
-        elif isinstance(x, list):
-            for i, v in enumerate(x):
-                walk(v, f"{where}[{i}]")
-        elif isinstance(x, str) and "/" in x and Fraction(float(Fraction(x))) != Fraction(x):
-            raise ModelFileError(f"{x} has no exact float64 value, so .npz would round it; save the model as "
-                                 ".json to keep it exact", where)
-
-    walk(obj["layers"], "layers")
-
-
-def load_npz(path):
-    """Read ``.npz`` arrays: the score form, or a transformer's weights (floats converted exactly).
-
-    Score form (what :func:`save_npz` writes): ``dim`` and ``layers.<l>.heads.<h>.keys``,
-    ``.offsets``, ``.values``, optional ``layers.<l>.residual``, ``layers.<l>.projection``
-    and ``layers.<l>.ffn_W1`` (``b1``, ``W2``, ``b2``).  Weight form, e.g. exported from
-    PyTorch with ``numpy.savez``: ``dim``, ``context`` (N x d_model) and
-    ``layers.<l>.heads.<h>.W_Q`` (``W_K``, ``W_V``, optional ``W_O``, ``b_Q``, ``b_K``,
-    ``b_V``), optional ``layers.<l>.d_k`` and ``layers.<l>.residual``; it is converted
-    exactly with the fixed causal context, as the JSON weight form.
-    """
-    try:
-        data = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise ModelFileError(f"cannot read {path} as .npz: {exc}") from None
-    layers = {}
-    for key in data.files:
-        if key in ("dim", "context"):
-            continue
-        m = _NPZ_KEY.match(key)
-        if not m:
-            raise ModelFileError(f"unexpected array {key!r}; names look like 'layers.0.heads.1.keys'", key)
-        l, h, name = int(m.group(1)), m.group(3), m.group(4)
-        layer = layers.setdefault(l, {"heads": {}})
-        if h is None:
-            if name.startswith("ffn_"):
-                layer.setdefault("ffn", {})[name[4:]] = data[key].tolist()
-            else:
-                layer[name] = data[key].tolist()
-        else:
-            layer["heads"].setdefault(int(h), {})[name] = data[key].tolist()
-    if "dim" not in data.files:
-        raise ModelFileError("missing array 'dim'", path)
-    obj = {"format": FORMAT, "dim": int(data["dim"]), "layers": []}
-    if "context" in data.files:
-        obj.update(form="weights", context=data["context"].tolist())
-    for l in sorted(layers):
-        spec = layers[l]
-        spec["heads"] = [spec["heads"][h] for h in sorted(spec["heads"])]
-        obj["layers"].append(spec)
-    return model_from_json(obj)
-
-
-# ------------------------------------------------------------------ sites
 def load_sites(obj_or_path):
     """``{"sites": [[...], ...], "weights": [...]}`` -> (sites, weights) as exact tuples.
 

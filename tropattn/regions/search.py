@@ -26,92 +26,30 @@ its relative interior (see :func:`tropattn.exact.facets`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Sequence
+
+
+import functools
 import sys
 import time
-from dataclasses import dataclass, field
-from functools import cached_property
-from fractions import Fraction
 from itertools import product
-from typing import Sequence
 
 import networkx as nx
 
-from .errors import DegenerateInputError, Interrupted, InvalidInputError, TieError
-from .exact import (COUNTERS, format_point, homogeneous_point, integer_facets, integer_row, interior_point,
-                    relative_interior_point, to_rational_vector)
-
-__all__ = [
-    "AffineMap",
-    "ActivationRegion",
-    "RegionSet",
-    "enumerate_regions",
-    "overlay_regions",
-    "brute_force_regions",
-    "linear_regions",
-    "box_rows",
-]
+from ..errors import DegenerateInputError, Interrupted, InvalidInputError, TieError
+from ..backends import get_executor
+from ..exact import (counting, format_point, homogeneous_point, integer_facets, integer_row, interior_point,
+                     relative_interior_point, to_rational_vector)
+from ..attention import Layer, Transformer
+from .affine import AffineMap
+from .steps import append_pattern, AttentionStep, model_steps
 
 
-# ------------------------------------------------------------------ affine maps
-@dataclass(frozen=True)
-class AffineMap:
-    """The exact map ``x -> M x + c`` (M as a tuple of rows).
-
-    >>> f = AffineMap.identity(2)
-    >>> f.apply((Fraction(1), Fraction(2)))
-    (Fraction(1, 1), Fraction(2, 1))
-    """
-
-    M: tuple
-    c: tuple
-
-    @staticmethod
-    def identity(d: int) -> "AffineMap":
-        one, zero = Fraction(1), Fraction(0)
-        return AffineMap(tuple(tuple(one if i == j else zero for j in range(d)) for i in range(d)),
-                         (zero,) * d)
-
-    def apply(self, x) -> tuple:
-        return tuple(sum((m * xi for m, xi in zip(row, x)), ci) for row, ci in zip(self.M, self.c))
-
-    @cached_property
-    def _integers(self):
-        """``(Mi, ci, m)`` with ``M = Mi / m`` and ``c = ci / m``, all integers."""
-        d = len(self.M[0]) if self.M else 0
-        flat, m = homogeneous_point([v for row in self.M for v in row] + list(self.c))
-        Mi = tuple(tuple(flat[i * d:(i + 1) * d]) for i in range(len(self.M)))
-        return Mi, tuple(flat[len(self.M) * d:]), m
-
-    def apply_homogeneous(self, X, D):
-        """``f(X / D)`` as integers ``(Z, E)`` with ``f(X / D) = Z / E``."""
-        Mi, ci, m = self._integers
-        return tuple(sum(a * x for a, x in zip(row, X)) + c * D for row, c in zip(Mi, ci)), m * D
-
-    def pull_back(self, normal, offset):
-        """The row ``normal . f(x) <= offset`` as ``(normal^T M) . x <= offset - normal . c``.
-
-        >>> f = AffineMap(((Fraction(2),),), (Fraction(1),))              # x -> 2x + 1
-        >>> f.pull_back((Fraction(1),), Fraction(5))                      # 2x + 1 <= 5
-        ((Fraction(2, 1),), Fraction(4, 1))
-        """
-        d = len(self.M[0]) if self.M else 0
-        a = tuple(sum(normal[i] * self.M[i][k] for i in range(len(normal))) for k in range(d))
-        return a, offset - sum(n * ci for n, ci in zip(normal, self.c))
-
-    def pull_back_integer(self, normal, offset):
-        """:meth:`pull_back` for an integer row: an integer row on the same half-space.
-
-        With ``M = Mi / m`` and ``c = ci / m``, ``n . f(x) <= o`` is ``(n Mi) . x <= o m - n . ci``.
-
-        >>> AffineMap(((Fraction(1, 2),),), (Fraction(1, 3),)).pull_back_integer((1,), 2)   # x/2 + 1/3 <= 2
-        ((3,), 10)
-        """
-        Mi, ci, m = self._integers
-        a = tuple(sum(n * row[k] for n, row in zip(normal, Mi)) for k in range(len(Mi[0]) if Mi else 0))
-        return a, offset * m - sum(n * c for n, c in zip(normal, ci))
+__all__ = ["ActivationRegion", "RegionSet", "box_rows", "enumerate_regions", "group_linear_regions", "overlay_regions"]
 
 
-# ------------------------------------------------------------------ regions
 @dataclass(frozen=True)
 class ActivationRegion:
     """One activation region: a pattern, its polyhedron, a certificate and its map.
@@ -183,7 +121,6 @@ def box_rows(box, d: int):
     return tuple(A), tuple(b)
 
 
-# ------------------------------------------------------------------ sub-layers
 @dataclass(frozen=True)
 class _Piece:
     """A region during refinement: rows, tags, a point and the map of its output."""
@@ -202,132 +139,6 @@ class _Piece:
         return all(sum(a * x for a, x in zip(r, X)) < r[-1] * D for r in self.integer_rows)
 
 
-class _AttentionStep:
-    """The heads of one layer as a step of the refinement."""
-
-    def __init__(self, layer, index):
-        self.layer, self.index = layer, index
-        self.heads = tuple(layer.heads)
-        self.cells = [h.power_diagram().cells() for h in self.heads]
-        self.projection = getattr(layer, "projection", None)
-
-    def labels_at(self, f: AffineMap, X, D):
-        """Exact argmax label of every head at ``f(X / D)`` (integers), or None on a tie.
-
-        Keys equal in both key and offset are one key: the earlier index wins (the
-        convention of :meth:`tropattn.attention.Head.label`).
-        """
-        Z, E = f.apply_homogeneous(X, D)
-        out = []
-        for head in self.heads:
-            label = head.distinct_winner(head.argmax_homogeneous(Z, E))
-            if label is None:
-                return None
-            out.append(label)
-        return tuple(out)
-
-    def rows(self, labels, f: AffineMap):
-        """Pulled-back facet rows of the cells picked by ``labels``."""
-        A, b, walls = [], [], []
-        for h, (head, j) in enumerate(zip(self.heads, labels)):
-            _wall_rows(head, j, self.cells[h][j].neighbors, f, ("head", self.index, h), A, b, walls)
-        return A, b, walls
-
-    def realisable(self, labels) -> bool:
-        return all(self.cells[h][j] is not None for h, j in enumerate(labels))
-
-    def output_map(self, labels, f: AffineMap) -> AffineMap:
-        d_out = len(f.M)
-        total = [Fraction(0)] * len(self.heads[0].values[0])
-        for head, j in zip(self.heads, labels):
-            total = [t + v for t, v in zip(total, head.values[j])]
-        if self.projection is not None:
-            total = [sum(p * t for p, t in zip(row, total)) for row in self.projection]
-        if len(total) != d_out:
-            raise InvalidInputError(
-                f"layer {self.index}: the heads' outputs have dimension {len(total)} but the model has "
-                f"dimension {d_out}; give values of length {d_out} or a projection of shape ({d_out}, {len(total)})")
-        if self.layer.residual:
-            return AffineMap(f.M, tuple(ci + t for ci, t in zip(f.c, total)))
-        zero_row = tuple(Fraction(0) for _ in f.M[0])
-        return AffineMap(tuple(zero_row for _ in f.M), tuple(total))
-
-
-class _ReluStep:
-    """The ReLU FFN of one layer: ``y -> y + W2 relu(W1 y + b1) + b2``."""
-
-    def __init__(self, ffn, index):
-        self.ffn, self.index = ffn, index
-        self.units = [integer_row(list(row) + [bi]) for row, bi in zip(ffn.W1, ffn.b1)]  # positive multiples
-
-    def labels_at(self, f: AffineMap, X, D):
-        """On/off bit of every unit at ``f(X / D)``, or None where a pre-activation is 0.
-
-        A unit whose pre-activation is identically 0 on the parent region (its row
-        pulls back to zero) is off there, as in :meth:`tropattn.attention.FFN.evaluate`:
-        both bits give the same map, so it is no wall and no tie.
-        """
-        Z, E = f.apply_homogeneous(X, D)
-        bits = []
-        for i, r in enumerate(self.units):
-            p = sum(w * z for w, z in zip(r, Z)) + r[-1] * E
-            if p == 0 and not self._constant_zero(f, i):
-                return None
-            bits.append(int(p > 0))
-        return tuple(bits)
-
-    def _constant_zero(self, f: AffineMap, i) -> bool:
-        a, beta = f.pull_back(self.ffn.W1[i], -self.ffn.b1[i])
-        return beta == 0 and all(v == 0 for v in a)
-
-    def rows(self, bits, f: AffineMap):
-        A, b, walls = [], [], []
-        for i, (row, bi, bit) in enumerate(zip(self.ffn.W1, self.ffn.b1, bits)):
-            sign = -1 if bit else 1  # on: -(W1 y + b1) <= 0 ; off: W1 y + b1 <= 0
-            a, beta = f.pull_back(tuple(sign * w for w in row), -sign * bi)
-            if beta == 0 and all(v == 0 for v in a):  # identically 0 here: off by convention
-                if not bit:
-                    continue
-                a, beta = a, Fraction(-1)                # "on" is then impossible: 0 <= -1
-            A.append(a)
-            b.append(beta)
-            walls.append(("relu", self.index, i, bit))
-        return A, b, walls
-
-    def realisable(self, bits) -> bool:
-        return True
-
-    def output_map(self, bits, f: AffineMap) -> AffineMap:
-        W1, b1, W2, b2 = self.ffn.W1, self.ffn.b1, self.ffn.W2, self.ffn.b2
-        d = len(f.M[0]) if f.M else 0
-        # hidden = D (W1 f(x) + b1)
-        hid_M = [tuple(sum(W1[i][r] * f.M[r][k] for r in range(len(f.M))) * bits[i] for k in range(d))
-                 for i in range(len(W1))]
-        hid_c = [(sum(W1[i][r] * f.c[r] for r in range(len(f.c))) + b1[i]) * bits[i] for i in range(len(W1))]
-        M = tuple(tuple(f.M[o][k] + sum(W2[o][i] * hid_M[i][k] for i in range(len(W1))) for k in range(d))
-                  for o in range(len(f.M)))
-        c = tuple(f.c[o] + sum(W2[o][i] * hid_c[i] for i in range(len(W1))) + b2[o] for o in range(len(f.M)))
-        return AffineMap(M, c)
-
-
-def _steps(model):
-    steps = []
-    for l, layer in enumerate(model.layers):
-        steps.append(_AttentionStep(layer, l))
-        if getattr(layer, "ffn", None) is not None:
-            steps.append(_ReluStep(layer.ffn, l))
-    return steps
-
-
-def _append_pattern(pattern, step, labels):
-    """Patterns are tuples over layers of (head labels, relu bits)."""
-    if isinstance(step, _AttentionStep):
-        return pattern + ((labels, ()),)
-    last = pattern[-1]
-    return pattern[:-1] + ((last[0], labels),)
-
-
-# ------------------------------------------------------------------ the search
 def _nudge_directions(d):
     """Deterministic, generic-looking rational directions."""
     primes = (3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
@@ -349,7 +160,7 @@ def _tie_free_point(parent: _Piece, step):
                 labels = step.labels_at(parent.map, Y, E)
                 if labels is not None:
                     return y, labels
-    kind = "heads" if isinstance(step, _AttentionStep) else "FFN"
+    kind = "heads" if isinstance(step, AttentionStep) else "FFN"
     raise _whole_region_tie(x, TieError(
         f"the {kind} of layer {step.index} tie on a whole region around {tuple(map(str, x))}: their scores "
         "(or pre-activations) do not depend on x there, e.g. because a layer without residual feeds a "
@@ -377,7 +188,7 @@ def _refine(parent: _Piece, step, regions_out, edges_out):
         R = parent.integer_rows + R
         fs = integer_facets(R, point)
         keep = fs.rows
-        piece = _Piece(_append_pattern(parent.pattern, step, labels), tuple(A[i] for i in keep),
+        piece = _Piece(append_pattern(parent.pattern, step, labels), tuple(A[i] for i in keep),
                        tuple(b[i] for i in keep), tuple(walls[i] for i in keep), point,
                        step.output_map(labels, parent.map), tuple(R[i] for i in keep))
         regions_out.append((piece, tuple(fs.points[i] for i in keep)))
@@ -396,7 +207,7 @@ def _refine(parent: _Piece, step, regions_out, edges_out):
                 queue.append(nxt)
                 known.setdefault(nxt, {})[key] = labels
                 rows[nxt] = nxt_rows
-            edges_out.append((piece.pattern, _append_pattern(parent.pattern, step, nxt)))
+            edges_out.append((piece.pattern, append_pattern(parent.pattern, step, nxt)))
 
 
 def _cross(parent, step, normal, key, facet_point):
@@ -426,7 +237,6 @@ def _cross(parent, step, normal, key, facet_point):
         f"could not step across the facet {key} at {format_point(facet_point)}: the piece beyond is thinner "
         f"than 2^-{_MAX_BITS + 8 * size} times the first step, far below the size of the model's own numbers; "
         "the search stops here rather than guess a region count")
-
 
 #: How far (in bits, beyond 8x the bit size of the data) a crossing step may shrink.
 _MAX_BITS = 1 << 16
@@ -497,7 +307,8 @@ class _Progress:
             sys.stderr.write("\n")
 
 
-def enumerate_regions(model, box=None, progress: bool | None = None, workers: int = 1) -> RegionSet:
+def enumerate_regions(model, box=None, progress: bool | None = None, workers: int = 1,
+                      executor="serial") -> RegionSet:
     """All activation regions of ``model`` over ``R^d`` (or inside ``box``), exactly.
 
     Parameters
@@ -509,100 +320,92 @@ def enumerate_regions(model, box=None, progress: bool | None = None, workers: in
     progress : bool, optional
         Show a counter on stderr (default: only when stderr is a terminal).
     workers : int, optional
-        Refine the regions of each sub-layer in this many processes (one task per
-        batch of parent regions; the result does not depend on it).
+        With ``executor="serial"`` (the default), ``workers > 1`` means
+        ``executor="processes"`` with that many processes.
+    executor : str or executor object, optional
+        Where the parents of each sub-layer are refined (:mod:`tropattn.backends`):
+        ``"serial"``, ``"processes"``, or any object with ``map(fn, chunks)``.  The
+        result does not depend on it.
 
     Returns
     -------
     RegionSet
-        With ``activation_regions``, ``linear_regions`` and the adjacency ``graph``.
-        On Ctrl-C, raises :class:`~tropattn.errors.Interrupted` whose ``partial`` is
-        the RegionSet of the last completed sub-layer (``complete=False``).
+        With ``activation_regions``, ``linear_regions`` and the adjacency ``graph``;
+        ``counters`` holds the exact-path counts of this call.
 
+    Raises
+    ------
+    Interrupted
+        On Ctrl-C; its ``partial`` is the RegionSet of the last completed sub-layer
+        (``complete=False``).
+    InvalidInputError
+        A bad ``workers`` or ``executor``.
+
+    Examples
+    --------
     >>> from tropattn.attention import Head, Layer, Transformer
     >>> one = Transformer([Layer([Head([[0], [1], [2]], [0, 0, -1])])])   # max(0, x, 2x - 1)
     >>> len(enumerate_regions(one).activation_regions)
     3
     """
-    if not isinstance(workers, int) or workers < 1:
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise InvalidInputError(f"workers must be a positive integer; got {workers!r}")
+    runner = get_executor("processes" if executor == "serial" and workers > 1 else executor, workers)
     t0 = time.perf_counter()
-    before = COUNTERS.snapshot()
-    d = model.dim
-    if box is None:
-        root = _Piece((), (), (), (), (Fraction(0),) * d, AffineMap.identity(d), ())
-    else:
-        A, b = box_rows(box, d)
-        cert = interior_point(A, b)
-        root = _Piece((), A, b, tuple(("box",) for _ in A), cert.point, AffineMap.identity(d),
-                      tuple(integer_row(list(a) + [bi]) for a, bi in zip(A, b)))
-    pieces, edges, found = [(root, ())], [], []
-    steps = _steps(model)
-    bar = _Progress(progress, len(steps))
-    try:
-        for s, step in enumerate(steps):
-            found = []
-            bar.start_step(s, len(pieces))
-            edges = _refine_all([p for p, _ in pieces], step, found, bar.advance, workers)
-            pieces = found
-    except KeyboardInterrupt:
+    with counting() as scope:
+        d = model.dim
+        if box is None:
+            root = _Piece((), (), (), (), (Fraction(0),) * d, AffineMap.identity(d), ())
+        else:
+            A, b = box_rows(box, d)
+            cert = interior_point(A, b)
+            root = _Piece((), A, b, tuple(("box",) for _ in A), cert.point, AffineMap.identity(d),
+                          tuple(integer_row(list(a) + [bi]) for a, bi in zip(A, b)))
+        done, edges = [(root, ())], []           # the last complete sub-layer
+        steps = model_steps(model)
+        bar = _Progress(progress, len(steps))
+        s = 0
+        try:
+            for s, step in enumerate(steps):
+                bar.start_step(s, len(done))
+                found, found_edges = _refine_all([p for p, _ in done], step, bar.advance, runner)
+                done, edges = found, found_edges
+        except KeyboardInterrupt:
+            bar.close()
+            partial = _finish(done, edges, t0, scope, complete=s == len(steps))
+            raise Interrupted(f"interrupted in sub-layer {s + 1} of {len(steps)}; the partial result holds the "
+                              f"{len(partial.activation_regions)} regions of the last complete sub-layer "
+                              f"({s} of {len(steps)})", partial) from None
         bar.close()
-        partial = _finish(pieces, edges if pieces is not found else [], t0, before, complete=False)
-        raise Interrupted(f"interrupted in sub-layer {s + 1} of {len(steps)} after {len(found)} of its regions; "
-                          f"the partial result holds the {len(partial.activation_regions)} complete regions of "
-                          "the sub-layer before", partial) from None
-    bar.close()
-    return _finish(pieces, edges, t0, before, complete=True)
+        return _finish(done, edges, t0, scope, complete=True)
 
 
-def _refine_all(parents, step, out, tick, workers):
-    """Refine every parent; append the pieces to ``out`` and return the edges."""
-    edges = []
-    if workers == 1 or len(parents) < 4 * workers:
-        for parent in parents:
-            before = len(out)
-            _refine(parent, step, out, edges)
-            tick(1, len(out) - before)
-        return edges
-    import multiprocessing
-    from multiprocessing.reduction import ForkingPickler
-
-    ForkingPickler.register(Fraction, _reduce_fraction)
-    global _JOB
-    _JOB = (parents, step)
-    size = max(1, len(parents) // (workers * 16))
-    chunks = [(i, min(i + size, len(parents))) for i in range(0, len(parents), size)]
-    try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for (lo, hi), (found, found_edges, counters) in zip(chunks, pool.imap(_refine_chunk, chunks)):
-                out.extend(found)
-                edges.extend(found_edges)
-                for k, v in counters.items():
-                    setattr(COUNTERS, k, getattr(COUNTERS, k) + v)
-                tick(hi - lo, len(found))
-    finally:
-        _JOB = None
-    return edges
-
-
-_JOB = None  # (parents, step) shared with forked workers
-
-
-def _reduce_fraction(x):
-    return Fraction, (x.numerator, x.denominator)
-
-
-def _refine_chunk(bounds):
-    parents, step = _JOB
-    before = COUNTERS.snapshot()
+def _refine_all(parents, step, tick, runner):
+    """Refine every parent through ``runner``: all pieces and all edges of the sub-layer."""
+    workers = getattr(runner, "workers", 1)
+    size = len(parents) if workers == 1 else max(1, len(parents) // (workers * 16))
+    if workers > 1 and len(parents) < 4 * workers:
+        size = len(parents)
+    chunks = [parents[i:i + size] for i in range(0, len(parents), size)] if workers > 1 else [[p] for p in parents]
     out, edges = [], []
-    for parent in parents[bounds[0]:bounds[1]]:
+    results = runner.map(functools.partial(_refine_chunk, step), chunks)
+    for chunk in chunks:
+        found, found_edges = next(results).value
+        out.extend(found)
+        edges.extend(found_edges)
+        tick(len(chunk), len(found))
+    return out, edges
+
+
+def _refine_chunk(step, parents):
+    """The pieces and edges of a list of parents (one unit of work for an executor)."""
+    out, edges = [], []
+    for parent in parents:
         _refine(parent, step, out, edges)
-    after = COUNTERS.snapshot()
-    return out, edges, {k: after[k] - before[k] for k in after}
+    return out, edges
 
 
-def _finish(pieces, edges, t0, before, complete):
+def _finish(pieces, edges, t0, scope, complete):
     regions = tuple(
         ActivationRegion(p.pattern, p.A, p.b, p.walls, p.point, p.map, fpts, p.integer_rows)
         for p, fpts in pieces)
@@ -613,10 +416,8 @@ def _finish(pieces, edges, t0, before, complete):
         if u in index and v in index:
             graph.add_edge(index[u], index[v])
     _add_cross_parent_edges(regions, graph)
-    linear = linear_regions(regions, graph)
-    after = COUNTERS.snapshot()
-    return RegionSet(regions, linear, graph, complete, time.perf_counter() - t0,
-                     {k: after[k] - before[k] for k in after})
+    linear = group_linear_regions(regions, graph)
+    return RegionSet(regions, linear, graph, complete, time.perf_counter() - t0, scope.snapshot())
 
 
 def _row_key(row):
@@ -665,7 +466,7 @@ def _facets_overlap(r1, i1, r2, i2, key) -> bool:
     return cert.feasible
 
 
-def linear_regions(regions: Sequence[ActivationRegion], graph) -> tuple:
+def group_linear_regions(regions: Sequence[ActivationRegion], graph) -> tuple:
     """Group adjacent activation regions with the same exact affine map.
 
     Returns one frozenset of region indices per linear region (connected components
@@ -674,7 +475,7 @@ def linear_regions(regions: Sequence[ActivationRegion], graph) -> tuple:
     >>> from tropattn.attention import Head, Layer, Transformer
     >>> same_values = Head([[0], [1], [2]], [0, 0, -1], [[0], [0], [1]])      # keys 0 and 1 share v
     >>> result = enumerate_regions(Transformer([Layer([same_values])]))
-    >>> groups = linear_regions(result.activation_regions, result.graph)
+    >>> groups = group_linear_regions(result.activation_regions, result.graph)
     >>> sorted(sorted(result.activation_regions[i].pattern[0][0][0] for i in g) for g in groups)  # by key
     [[0, 1], [2]]
     """
@@ -692,76 +493,5 @@ def overlay_regions(heads, box=None, progress=None) -> RegionSet:
     >>> len(overlay_regions(h).activation_regions)
     3
     """
-    from .attention import Layer, Transformer
 
     return enumerate_regions(Transformer([Layer(list(heads))]), box=box, progress=progress)
-
-
-# ------------------------------------------------------------------ brute force
-def brute_force_regions(model, box=None) -> list:
-    """All realisable full patterns, by trying every label tuple with an exact LP.
-
-    Independent of the search: every comparison row (not only power-diagram facets),
-    one certified LP per partial pattern, exponential in the number of heads and
-    layers; for tests and benchmarks only.  Returns the sorted list of patterns.
-
-    >>> from tropattn.attention import Head, Layer, Transformer
-    >>> model = Transformer([Layer([Head([[0], [1], [2]], [0, -5, 0])])])   # key 1 never wins
-    >>> brute_force_regions(model)
-    [(((0,), ()),), (((2,), ()),)]
-    """
-    d = model.dim
-    A0, b0 = box_rows(box, d) if box is not None else ((), ())
-    found = []
-
-    def grow(s, pattern, A, b, f, steps):
-        if s == len(steps):
-            if interior_point(A, b).feasible if A else True:
-                found.append(pattern)
-            return
-        step = steps[s]
-        for labels in _all_labels(step):
-            rA, rb, _ = _all_rows(step, labels, f)
-            A2, b2 = list(A) + rA, list(b) + rb
-            if A2 and not interior_point(A2, b2).feasible:
-                continue
-            grow(s + 1, _append_pattern(pattern, step, labels), A2, b2, step.output_map(labels, f), steps)
-
-    grow(0, (), list(A0), list(b0), AffineMap.identity(d), _steps(model))
-    return sorted(found)
-
-
-def _all_labels(step):
-    if isinstance(step, _AttentionStep):
-        return product(*[range(len(h.keys)) for h in step.heads])
-    return product((0, 1), repeat=len(step.ffn.W1))
-
-
-def _all_rows(step, labels, f):
-    """Every comparison row (not only cell facets): independent of the power diagrams."""
-    if isinstance(step, _ReluStep):
-        return step.rows(labels, f)
-    A, b, walls = [], [], []
-    for h, (head, j) in enumerate(zip(step.heads, labels)):
-        if _duplicate_before(head, j):
-            never = tuple(Fraction(0) for _ in f.M[0])                      # 0 . x <= -1: empty
-            return [never], [Fraction(-1)], [("duplicate", step.index, h, j)]
-        rivals = [k for k in range(len(head.keys))
-                  if (head.keys[k], head.offsets[k]) != (head.keys[j], head.offsets[j])]
-        _wall_rows(head, j, rivals, f, ("head", step.index, h), A, b, walls)
-    return A, b, walls
-
-
-def _wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls):
-    """Append the rows "label j beats k" (k in rivals), pulled back through f."""
-    keys, offsets = head.integer_form()
-    for k in rivals:
-        a, beta = f.pull_back_integer(tuple(u - v for u, v in zip(keys[k], keys[j])), offsets[j] - offsets[k])
-        A.append(a)
-        b.append(beta)
-        walls.append(tag + (j, k))
-
-
-def _duplicate_before(head, j) -> bool:
-    """Key j repeats an earlier key exactly (same key and offset): it never wins."""
-    return any((head.keys[k], head.offsets[k]) == (head.keys[j], head.offsets[j]) for k in range(j))

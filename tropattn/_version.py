@@ -1,0 +1,3 @@
+"""The version of tropattn, in one place (setup.cfg reads it from here)."""
+
+__version__ = "0.2.0"

@@ -1,0 +1,144 @@
+"""Models whose region counts are known exactly: grid heads, the sawtooth, seeded random models.
+
+>>> from tropattn.regions import enumerate_regions
+>>> len(enumerate_regions(grid_model(2, 2, 3)).activation_regions)     # a 3 x 3 grid
+9
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+from ..errors import InvalidInputError
+from .head import Head
+from .layer import FFN, Layer, Transformer
+
+
+__all__ = ["grid_heads", "grid_model", "grid_count", "sawtooth_model", "sawtooth_count", "random_model"]
+
+
+def _positive(name, value, minimum=1):
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise InvalidInputError(f"{name} must be an integer >= {minimum}; got {value!r}")
+    return value
+
+
+def grid_heads(dim: int, heads: int, keys: int, scale=1, offset_scale=1):
+    """Heads ``h < min(H, d)`` that read coordinate ``h``: keys ``j e_h``, offsets ``-j^2/2``.
+
+    Head h's walls are ``x_h = j - 1/2``: together an ``N x ... x N`` grid.  Extra heads
+    (``H > d``) reuse coordinates with shifted offsets, adding walls in the same
+    directions (still far from ``N^H``).
+
+    >>> [h.offsets for h in grid_heads(1, 1, 3)]
+    [(Fraction(0, 1), Fraction(-1, 2), Fraction(-2, 1))]
+    """
+
+    _positive("dim", dim), _positive("heads", heads), _positive("keys", keys)
+    out = []
+    for h in range(heads):
+        axis = h % dim
+        shift = Fraction(h // dim, heads + 1)  # extra heads on a used axis: shifted walls
+        keys_h = [[Fraction(j * scale) if i == axis else Fraction(0) for i in range(dim)] for j in range(keys)]
+        offs = [-Fraction(j * j, 2) * scale - j * shift * scale for j in range(keys)]
+        vals = [[Fraction(j) if i == axis else Fraction(0) for i in range(dim)] for j in range(keys)]
+        out.append(Head(keys_h, offs, vals))
+    return out
+
+
+def grid_model(dim: int, heads: int, keys: int):
+    """One layer of grid heads, residual on: ``N^H`` regions when ``H <= d``.
+
+    >>> from tropattn.regions import enumerate_regions
+    >>> len(enumerate_regions(grid_model(2, 2, 3)).activation_regions)     # a 3 x 3 grid
+    9
+    """
+
+    return Transformer([Layer(grid_heads(dim, heads, keys), residual=True)])
+
+
+def grid_count(dim: int, heads: int, keys: int) -> int:
+    """The exact region count of :func:`grid_heads` when ``H <= d``: ``N^H``.
+
+    >>> grid_count(3, 2, 4)
+    16
+    """
+    if heads > dim:
+        raise InvalidInputError(f"grid heads attain N^H only for H <= d; got H={heads} > d={dim}")
+    return keys ** heads
+
+
+def sawtooth_model(dim: int, keys: int, layers: int, heads: int | None = None):
+    """The depth construction of THEORY §4: exactly ``N^{min(H, d) L}`` regions.
+
+    Layer ``l = 1..L`` has ``H`` heads (default ``H = d``).  Head ``h < min(H, d)`` has
+    keys ``N^l j e_h``, offsets ``-j (j + 1) / 2`` and values ``-(j / N^l) e_h`` for
+    ``j = 0..N-1``, residual on: on ``[0, 1)`` coordinate ``h`` is routed by
+    ``floor(N^l x_h)`` and folded back, so it is cut into ``N^L`` intervals.  Heads
+    ``h >= d`` are *silent*: all their keys coincide, so the first always wins and they
+    add no wall.  With ``H = d`` this attains the paper's ``Θ(N^{dL})``.
+
+    >>> m = sawtooth_model(1, 2, 2)
+    >>> [h.keys for h in m.layers[1].heads]
+    [((Fraction(0, 1),), (Fraction(4, 1),))]
+    >>> len(sawtooth_model(2, 3, 1, heads=3).layers[0].heads)
+    3
+    """
+
+    _positive("dim", dim), _positive("keys", keys), _positive("layers", layers)
+    heads = dim if heads is None else _positive("heads", heads)
+    zero = [Fraction(0)] * dim
+    silent = Head([zero] * keys, [Fraction(0)] * keys, [zero] * keys)
+    out = []
+    for l in range(1, layers + 1):
+        scale = keys ** l
+        layer = []
+        for h in range(min(heads, dim)):
+            e = [Fraction(int(i == h)) for i in range(dim)]
+            layer.append(Head([[scale * j * v for v in e] for j in range(keys)],
+                              [-Fraction(j * (j + 1), 2) for j in range(keys)],
+                              [[-Fraction(j, scale) * v for v in e] for j in range(keys)]))
+        out.append(Layer(layer + [silent] * (heads - len(layer)), residual=True))
+    return Transformer(out)
+
+
+def sawtooth_count(dim: int, keys: int, layers: int, heads: int | None = None) -> int:
+    """``N^{min(H, d) L}`` (``N^{dL}`` for the default ``H = d``).
+
+    >>> sawtooth_count(2, 3, 2)
+    81
+    """
+    heads = dim if heads is None else heads
+    return keys ** (min(heads, dim) * layers)
+
+
+def random_model(dim: int, heads: int, keys: int, layers: int = 1, seed: int = 0, *,
+                 residual: bool = True, ffn_hidden: int = 0, value_range: int = 3):
+    """A random model with small integer keys, half-integer offsets and integer values.
+
+    Deterministic for a seed.  Small integers keep the exact arithmetic fast while
+    still giving generic configurations most of the time.
+
+    >>> m = random_model(2, 2, 3, layers=2, seed=1)
+    >>> (m.dim, len(m.layers), [len(l.heads) for l in m.layers])
+    (2, 2, [2, 2])
+    """
+
+    rng = random.Random(seed)
+
+    def ints(n, lo, hi):
+        return [Fraction(rng.randint(lo, hi)) for _ in range(n)]
+
+    out = []
+    for _ in range(_positive("layers", layers)):
+        hs = [Head([ints(dim, -4, 4) for _ in range(keys)],
+                   [Fraction(rng.randint(-8, 8), 2) for _ in range(keys)],
+                   [ints(dim, -value_range, value_range) for _ in range(keys)])
+              for _ in range(_positive("heads", heads))]
+        ffn = None
+        if ffn_hidden:
+            ffn = FFN([ints(dim, -2, 2) for _ in range(ffn_hidden)], ints(ffn_hidden, -2, 2),
+                      [ints(ffn_hidden, -1, 1) for _ in range(dim)], ints(dim, -1, 1))
+        out.append(Layer(hs, residual=residual, ffn=ffn))
+    return Transformer(out)

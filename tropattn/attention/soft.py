@@ -1,0 +1,429 @@
+"""Soft attention in floats: scores, weights, outputs and Jacobians of heads, vectorised.
+
+The one soft-attention kernel of tropattn: :meth:`tropattn.attention.Head.soft` and the
+finite-temperature measurements (:mod:`tropattn.temperature`) both call it.  A head's
+``score_scale`` (``1/sqrt(d_k)`` for heads built from weights) multiplies the scores, so
+the temperature on the raw scores is ``tau / score_scale``.
+
+>>> w = soft_weights(([[1], [-1]],), [[0.0], [100.0]], 1.0)
+>>> w[0].tolist(), w[1].round(12).tolist()
+([0.5, 0.5], [1.0, 0.0])
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from collections.abc import Mapping
+
+from ..errors import InvalidInputError
+from ..exact import dot_signs, homogeneous_point, to_float_array, to_rational_matrix, to_rational_vector
+
+__all__ = ["HeadArrays", "head_arrays", "as_heads", "TAU_MIN", "scores", "margin", "hard_labels", "log_soft_weights", "soft_weights", "soft_output", "soft_jacobian"]
+
+
+_CHUNK = 1 << 15  # points per vectorised block: bounds memory at N * d_out * d floats per point
+
+
+@dataclass(frozen=True, eq=False)
+class HeadArrays:
+    """A head as exact rationals plus the float arrays the soft computations use.
+
+    Attributes
+    ----------
+    keys, offsets, values : tuples of Fraction
+        ``(N, d)``, ``(N,)`` and ``(N, d_out)``, exact.
+    A, b, V : numpy.ndarray
+        The same as float64 arrays (read-only).
+    score_scale : float
+        Factor on the scores in the soft map, read from ``head.score_scale`` as in
+        :meth:`tropattn.attention.Head.soft` (``Head.from_weights`` sets ``1/sqrt(d_k)``):
+        the soft map at ``tau`` is softmax of the raw scores at ``tau / score_scale``.
+    value_spread : (N,) array
+        ``M_j = max_k ||v_k - v_j||``: the output bound's constant when ``j* = j``.
+    value_diameter : float
+        ``D_V = max_{j,l} ||v_j - v_l||``.
+    key_spread : (N,) array
+        ``D_A(j) = max_k ||a_k - a_j||``.
+    key_gap : (N,) array
+        ``g_j = min_{k: a_k != a_j} ||a_k - a_j||`` (``inf`` if there is no such k).
+    tie_gap : (N,) array
+        ``min_{k != j: a_k = a_j} (b_j - b_k)``: the constant margin over repeated keys
+        (``inf`` if key ``j`` is not repeated).
+    """
+
+    keys: tuple
+    offsets: tuple
+    values: tuple
+    A: np.ndarray
+    b: np.ndarray
+    V: np.ndarray
+    value_spread: np.ndarray
+    value_diameter: float
+    key_spread: np.ndarray
+    key_gap: np.ndarray
+    tie_gap: np.ndarray
+    _pairs: tuple
+    _pair_rows: tuple
+    source: object = None
+    score_scale: float = 1.0
+
+    def temperature(self, tau) -> float:
+        """The temperature on the raw scores ``a_j . x + b_j``: ``tau / score_scale``."""
+        return _tau(tau) / self.score_scale
+
+    @property
+    def N(self) -> int:
+        return len(self.keys)
+
+    @property
+    def dim(self) -> int:
+        return self.A.shape[1]
+
+    @property
+    def dim_out(self) -> int:
+        return self.V.shape[1]
+
+
+def head_arrays(head) -> HeadArrays:
+    """Read a head by duck typing and precompute what the bounds need.
+
+    ``head`` is a :class:`HeadArrays`, an object with attributes ``keys``,
+    ``offsets``, ``values`` (such as :class:`tropattn.attention.Head`), a mapping with
+    those keys, or a tuple ``(keys[, offsets[, values]])``.  Offsets default to 0 and
+    values to the keys, as for ``Head``.
+
+    >>> h = head_arrays(([[1, 0], [0, 1]], None, [[1], [3]]))
+    >>> h.N, h.dim, h.dim_out, h.value_diameter
+    (2, 2, 1, 2.0)
+    """
+    if isinstance(head, HeadArrays):
+        return head
+    scale = 1.0
+    if isinstance(head, Mapping):
+        keys, offsets, values = head.get("keys"), head.get("offsets"), head.get("values")
+        scale = head.get("score_scale", 1.0)
+    elif hasattr(head, "keys") and not isinstance(head, (tuple, list)):
+        keys, offsets, values = head.keys, getattr(head, "offsets", None), getattr(head, "values", None)
+        scale = getattr(head, "score_scale", 1.0)
+    elif isinstance(head, tuple) and 1 <= len(head) <= 3:
+        keys, offsets, values = (tuple(head) + (None, None))[:3]
+    else:
+        raise InvalidInputError(
+            f"cannot read a head from {type(head).__name__}; pass a Head, a mapping with 'keys' "
+            "(and optionally 'offsets', 'values'), or a tuple (keys, offsets, values); "
+            "a list means several heads")
+    if keys is None:
+        raise InvalidInputError("the head has no keys; pass keys as an (N, d) matrix")
+    K = to_rational_matrix(keys, "keys")
+    if not K or not K[0]:
+        raise InvalidInputError("keys is empty; a head needs at least one key of dimension >= 1")
+    n = len(K)
+    B = tuple(Fraction(0) for _ in K) if offsets is None else to_rational_vector(offsets, "offsets", n)
+    Vq = K if values is None else to_rational_matrix(values, "values", rows=n)
+    if not Vq[0]:
+        raise InvalidInputError("values has shape (N, 0); each value needs at least one coordinate")
+    scale = float(scale)
+    if not (math.isfinite(scale) and scale > 0):
+        raise InvalidInputError(f"score_scale = {scale!r}; it must be a positive finite number")
+    A, b, V = (_readonly(to_float_array(M)) for M in (K, B, Vq))
+    vdist = np.linalg.norm(V[:, None, :] - V[None, :, :], axis=2)
+    adist = np.linalg.norm(A[:, None, :] - A[None, :, :], axis=2)
+    same_key = np.array([[K[j] == K[k] for k in range(n)] for j in range(n)])
+    gaps = np.where(same_key, np.inf, adist)
+    tie = np.full(n, np.inf)
+    for j in range(n):
+        for k in range(n):
+            if k != j and same_key[j, k]:
+                tie[j] = min(tie[j], float(B[j] - B[k]))
+    den = 1
+    for v in [x for row in K for x in row] + list(B):
+        den = den * v.denominator // math.gcd(den, v.denominator)
+    rows = [tuple(int(v * den) for v in row) + (int(bj * den),) for row, bj in zip(K, B)]
+    pairs = tuple((j, k) for j in range(n) for k in range(j + 1, n))
+    pair_rows = tuple(tuple(x - y for x, y in zip(rows[j], rows[k])) for j, k in pairs)
+    return HeadArrays(keys=K, offsets=B, values=Vq, A=A, b=b, V=V,
+                      value_spread=_readonly(vdist.max(axis=1)), value_diameter=float(vdist.max()),
+                      key_spread=_readonly(adist.max(axis=1)), key_gap=_readonly(gaps.min(axis=1)),
+                      tie_gap=_readonly(tie), _pairs=pairs, _pair_rows=pair_rows,
+                      source=head if callable(getattr(head, "power_diagram", None)) else None,
+                      score_scale=scale)
+
+
+def _readonly(a):
+    a = np.array(a, dtype=float)
+    a.setflags(write=False)
+    return a
+
+
+def as_heads(heads) -> list:
+    """One head or several as a list of :class:`HeadArrays`.
+
+    Accepts a head (any form :func:`head_arrays` reads), a list of heads, a layer
+    (anything with ``heads``; its ``projection``, if any, is folded into the values)
+    or a one-layer model (anything with ``layers``).  The heads of a layer must share
+    the query and value dimensions (their outputs are summed).
+
+    >>> [h.N for h in as_heads([([[1], [-1]],), ([[0], [1], [2]],)])]
+    [2, 3]
+    """
+    if hasattr(heads, "layers"):
+        layers = heads.layers
+        if len(layers) != 1:
+            raise InvalidInputError(
+                f"the model has {len(layers)} layers; §5 bounds one attention layer. "
+                "Pass one layer (model.layers[0]) or its heads")
+        heads = layers[0]
+    if hasattr(heads, "heads"):
+        projection = getattr(heads, "projection", None)
+        hs = [head_arrays(h) for h in heads.heads]
+        if projection is not None:
+            hs = [_project(h, projection) for h in hs]
+        heads = hs
+    if isinstance(heads, list) or (isinstance(heads, tuple) and heads and
+                                   all(isinstance(h, (HeadArrays, Mapping)) or hasattr(h, "offsets")
+                                       for h in heads)):
+        out = [head_arrays(h) for h in heads]
+    else:
+        out = [head_arrays(heads)]
+    if not out:
+        raise InvalidInputError("no heads given; pass a head or a non-empty list of heads")
+    if len({(h.dim, h.dim_out) for h in out}) != 1:
+        raise InvalidInputError(
+            "the heads differ in query or value dimension: "
+            + ", ".join(f"(d={h.dim}, d_out={h.dim_out})" for h in out)
+            + "; heads of one layer must share both to be summed")
+    return out
+
+
+def _project(h: HeadArrays, P) -> HeadArrays:
+    """Fold an output projection into the values: y = P sum_h v_h."""
+    P = to_rational_matrix(P, "projection", cols=len(h.values[0]))
+    values = tuple(tuple(sum(p * v for p, v in zip(row, val)) for row in P) for val in h.values)
+    projected = head_arrays((h.keys, h.offsets, values))
+    return HeadArrays(**{**projected.__dict__, "source": h.source, "score_scale": h.score_scale})
+
+
+def _points(X, d: int) -> np.ndarray:
+    X = np.asarray(X, dtype=float)
+    if X.ndim == 1:
+        X = X[None, :]
+    if X.ndim != 2 or X.shape[1] != d:
+        raise InvalidInputError(f"X has shape {X.shape}; expected (n, {d}) or ({d},) query points")
+    if not np.all(np.isfinite(X)):
+        raise InvalidInputError("X contains NaN or infinite coordinates; query points must be finite")
+    return X
+
+
+def _tau(tau) -> float:
+    t = float(tau)
+    if not (math.isfinite(t) and t > 0):
+        raise InvalidInputError(f"tau = {tau!r}; the temperature must be a finite number > 0 "
+                                "(tau -> 0 is the hard skeleton: use the head's label/hard instead)")
+    if t < TAU_MIN:
+        raise InvalidInputError(
+            f"tau = {tau!r} is below {TAU_MIN:g}: margins/tau then exceed what float64 log-space can resolve, "
+            "so measured/bound ratios would be noise. Use reference_defects (mpmath) at single points, or "
+            "rescale the scores")
+    return t
+
+#: The smallest temperature the vectorised (float64, log-space) measurements accept.
+TAU_MIN = 1e-9
+
+
+def scores(head, X) -> np.ndarray:
+    """Scores ``s_j(x) = a_j . x + b_j`` of query points, shape ``(n, N)``.
+
+    >>> scores(([[1, 0], [0, 1]], [0, 1]), [[2.0, 3.0]]).tolist()
+    [[2.0, 4.0]]
+    """
+    h = head_arrays(head)
+    return _mm(_points(X, h.dim), h.A.T) + h.b
+
+
+def _mm(P, M):
+    """``P @ M`` for a tall ``P`` and a small ``M``: einsum's C loop, measured faster here
+    than a multithreaded BLAS call on such skinny shapes (scripts/bench_soft.py)."""
+    return np.einsum("nj,jm->nm", P, M)
+
+
+def _labels_or_argmax(S, labels):
+    if labels is None:
+        return np.argmax(S, axis=1)
+    labels = np.asarray(labels, dtype=np.intp)
+    if labels.shape != S.shape[:1] or np.any(labels < 0) or np.any(labels >= S.shape[1]):
+        raise InvalidInputError(
+            "labels must be one key index in range(N) per point (ties, labelled -1, have no margin); "
+            "drop tied points first")
+    return labels
+
+
+def _margin_from_scores(S, labels):
+    n, N = S.shape
+    if N == 1:
+        return np.full(n, np.inf)
+    rows = np.arange(n)
+    others = S.copy()
+    others[rows, labels] = -np.inf
+    return S[rows, labels] - others.max(axis=1)
+
+
+def margin(head, X, labels=None) -> np.ndarray:
+    """Score margin ``Delta(x) = s_{j*}(x) - max_{j != j*} s_j(x)``, vectorised.
+
+    ``j*`` is ``labels`` if given (e.g. the exact :func:`hard_labels`), else the float
+    argmax.  ``Delta`` is ``inf`` for a head with one key.
+
+    >>> margin(([[1], [-1]],), [[0.5], [-2.0]]).tolist()     # |2x|
+    [1.0, 4.0]
+    """
+    S = scores(head, X)
+    return _margin_from_scores(S, _labels_or_argmax(S, labels))
+
+
+def hard_labels(head, X) -> np.ndarray:
+    """Exact argmax ``j*(x)`` of float query points; ``-1`` where scores tie.
+
+    Every float is a rational, so the comparison ``s_j(x) > s_k(x)`` has an exact
+    answer; :func:`tropattn.exact.dot_signs` gives it (float filter, integer
+    fallback), for every pair of keys and every point at once.
+
+    >>> hard_labels(([[1], [-1]],), [[0.5], [0.0], [-1e-300]]).tolist()
+    [0, -1, 1]
+    """
+    h = head_arrays(head)
+    X = _points(X, h.dim)
+    n = X.shape[0]
+    if h.N == 1:
+        return np.zeros(n, dtype=np.intp)
+    cols = [_homogeneous_int(x) for x in X.tolist()]
+    wins = np.zeros((h.N, n), dtype=np.int32)
+    for start in range(0, n, _CHUNK):
+        block = dot_signs(list(h._pair_rows), cols[start:start + _CHUNK])
+        for (j, k), sign in zip(h._pairs, block):
+            wins[j, start:start + len(sign)] += sign > 0
+            wins[k, start:start + len(sign)] += sign < 0
+    best = wins.argmax(axis=0)
+    return np.where(wins.max(axis=0) == h.N - 1, best, -1).astype(np.intp)
+
+
+def _homogeneous_int(x):
+    """A float point as integers ``(n_1, ..., n_d, den)`` with ``x_i = n_i / den``, exactly."""
+    num, den = homogeneous_point([Fraction(*v.as_integer_ratio()) for v in x])
+    return tuple(num) + (den,)
+
+
+def log_soft_weights(head, X, tau) -> np.ndarray:
+    """``ln p_j(x)`` of ``p = softmax(s(x) / tau)``, shape ``(n, N)``; never underflows.
+
+    >>> np.exp(log_soft_weights(([[1], [-1]],), [[0.0]], 1.0)).round(12).tolist()
+    [[0.5, 0.5]]
+    """
+    h = head_arrays(head)
+    Z = scores(h, X) / h.temperature(tau)
+    Z = Z - Z.max(axis=1, keepdims=True)
+    return Z - np.log(np.exp(Z).sum(axis=1, keepdims=True))
+
+
+def soft_weights(head, X, tau) -> np.ndarray:
+    """Soft attention weights ``softmax(s(x) / tau)``, shape ``(n, N)``.
+
+    >>> w = soft_weights(([[1], [-1]],), [[0.0], [100.0]], 1.0)
+    >>> w[0].tolist(), w[1].round(12).tolist()
+    ([0.5, 0.5], [1.0, 0.0])
+    """
+    return np.exp(log_soft_weights(head, X, tau))
+
+
+def _head_terms(h: HeadArrays, X, tau, labels, jacobian=True, with_margin=True):
+    """Log-space pieces of one head at points X: margin, ln(1 - p*), labels, w, K (module docstring)."""
+    S = _mm(X, h.A.T) + h.b
+    labels = _labels_or_argmax(S, labels)
+    n, N = S.shape
+    m, d = h.dim_out, h.dim
+    K = np.zeros((n, m, d)) if jacobian else None
+    if N == 1:
+        return np.full(n, np.inf), np.full(n, -np.inf), labels, np.zeros((n, m)), K
+    rows = np.arange(n)
+    marg = _margin_from_scores(S, labels) if with_margin else None
+    E = S - S[rows, labels][:, None]
+    E *= 1.0 / tau
+    E[rows, labels] = -np.inf
+    zmax = E.max(axis=1)
+    E -= zmax[:, None]
+    np.exp(E, out=E)
+    sE = E.sum(axis=1)
+    log1mp = -np.logaddexp(0.0, -(zmax + np.log(sE)))  # ln(e^u / (1 + e^u)), u = ln sum_{j != j*} e^{z_j - z*}
+    E /= sE[:, None]                                    # q: the softmax over the losers
+    order = np.argsort(labels, kind="stable")
+    q, p1m = E[order], np.exp(log1mp[order])
+    w, Ks = np.empty((n, m)), np.empty((n, m, d)) if jacobian else None
+    start = 0
+    for j, count in enumerate(np.bincount(labels, minlength=N)):
+        if count == 0:
+            continue
+        sl = slice(start, start + count)
+        start += count
+        Vd = h.V - h.V[j]
+        w[sl] = _mm(q[sl], Vd)
+        if jacobian:
+            Ad = h.A - h.A[j]
+            qa = _mm(q[sl], Ad)
+            outer = (Vd[:, :, None] * Ad[:, None, :]).reshape(N, m * d)
+            Ks[sl] = _mm(q[sl], outer).reshape(-1, m, d) - p1m[sl, None, None] * w[sl][:, :, None] * qa[:, None, :]
+    W = np.empty((n, m))
+    W[order] = w
+    if jacobian:
+        K[order] = Ks
+    return marg, log1mp, labels, W, K
+
+
+def _blocks(h, X, tau, jacobian):
+    for start in range(0, X.shape[0], _CHUNK):
+        yield start, _head_terms(h, X[start:start + _CHUNK], tau, None, jacobian, with_margin=False)
+
+
+def soft_output(head, X, tau) -> np.ndarray:
+    """Soft attention output ``y_tau(x) = sum_j p_j v_j``, shape ``(n, d_out)``.
+
+    Computed as ``v_{j*} + (1 - p*) w`` (module docstring), which keeps the small
+    defect ``y_tau - v_{j*}`` accurate.
+
+    >>> soft_output(([[1], [-1]], None, [[1.0], [3.0]]), [[0.0]], 1.0).tolist()
+    [[2.0]]
+    """
+    h = head_arrays(head)
+    X = _points(X, h.dim)
+    tau = h.temperature(tau)
+    Y = np.empty((X.shape[0], h.dim_out))
+    for start, (_, log1mp, labels, w, _) in _blocks(h, X, tau, jacobian=False):
+        Y[start:start + len(labels)] = h.V[labels] + np.exp(log1mp)[:, None] * w
+    return Y
+
+
+def soft_jacobian(head, X, tau, return_output: bool = False):
+    """Jacobian ``J_tau(x) = (1/tau) sum_j p_j (v_j - y_tau)(a_j - a_{j*})^T``, shape ``(n, d_out, d)``.
+
+    Any fixed index may replace ``j*`` (``sum_j p_j (v_j - y_tau) = 0``); using the
+    argmax keeps the result accurate when it is tiny.  With ``return_output=True``
+    returns ``(y_tau, J_tau)`` from one pass.
+
+    >>> J = soft_jacobian(([[1], [-1]], None, [[1.0], [3.0]]), [[0.0]], 1.0)
+    >>> J.shape, float(J[0, 0, 0])          # d/dx (1 + 2 sigmoid(-2x)) at 0 = -1
+    ((1, 1, 1), -1.0)
+    """
+    h = head_arrays(head)
+    X = _points(X, h.dim)
+    tau = h.temperature(tau)
+    J = np.empty((X.shape[0], h.dim_out, h.dim))
+    Y = np.empty((X.shape[0], h.dim_out)) if return_output else None
+    for start, (_, log1mp, labels, w, K) in _blocks(h, X, tau, jacobian=True):
+        p1m = np.exp(log1mp)
+        J[start:start + len(labels)] = (p1m / tau)[:, None, None] * K
+        if return_output:
+            Y[start:start + len(labels)] = h.V[labels] + p1m[:, None] * w
+    return (Y, J) if return_output else J

@@ -1,0 +1,41 @@
+"""The executor seam: one interface for running chunks of work serially, in processes or on a cluster.
+
+An executor has one method, ``map(fn, chunks)``: it calls ``fn(chunk)`` for every chunk
+and yields a :class:`ChunkResult` per chunk, **in the order of the chunks**, as each
+becomes available.  Whatever runs where, it guarantees that
+
+* the exact-path counters of every chunk end up in the caller's counting scopes
+  (:func:`tropattn.exact.counting`) exactly once;
+* an error raised by ``fn`` comes back as the same :class:`~tropattn.errors.TropattnError`
+  (never as a worker traceback), and Ctrl-C in the caller stops the remaining chunks
+  and raises :class:`KeyboardInterrupt` in the caller only.
+
+``fn`` and the chunks must be picklable for executors that leave the process (use a
+module-level function, or :func:`functools.partial` of one).
+
+>>> run_chunk(abs, -3).value
+3
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..exact.counters import counting
+
+__all__ = ["ChunkResult", "run_chunk"]
+
+
+@dataclass(frozen=True)
+class ChunkResult:
+    """What ``fn(chunk)`` returned, and the counters it recorded (a :meth:`Counters.snapshot`)."""
+
+    value: object
+    counters: dict = field(default_factory=dict)
+
+
+def run_chunk(fn, chunk) -> ChunkResult:
+    """Run one chunk inside its own counting scope (what a worker does)."""
+    with counting() as c:
+        value = fn(chunk)
+    return ChunkResult(value, c.snapshot())

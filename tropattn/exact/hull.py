@@ -1,0 +1,589 @@
+"""Certified convex hulls of homogeneous integer points (any dimension).
+
+How a hull is computed (ALGORITHMS.md section 2).  Every point ``x = num / den`` is
+stored as the primitive integer row ``(num, den)``.  The affine hull is found exactly;
+coordinates are projected to an independent subset so that the set is
+full-dimensional there.  Qhull triangulates the boundary in floats (joggled input
+first, then the default merged run); for each simplex the hyperplane through its
+points is rebuilt exactly (the vector of signed maximal minors, vectorised over all
+simplices, in int64 when a bound proves it exact), and the exact sign of every point
+against every hyperplane is computed (:func:`tropattn.predicates.matrix_signs`).
+The hyperplanes are exactly the facets (simplices with equal exact normals are merged)
+when the complete certificate of Mehlhorn et al. holds: every point lies on one side
+of every hyperplane (hence local convexity); the simplices, oriented outward, form a
+consistently oriented closed surface (every ridge in exactly two simplices, with
+opposite induced orientations); and the ray from an interior point through one simplex
+meets no other simplex (degree one: a doubled or folded surface fails, see
+:func:`surface_certified`).  Otherwise an exact double-description algorithm over
+Python integers computes the facets, and the fallback is counted.  A point is a vertex
+iff the facets through it meet in that point alone.
+
+>>> H = certified_hull([(0, 0, 1), (1, 0, 1), (0, 1, 1), (1, 1, 1), (1, 1, 2)])   # a square and its centre
+>>> len(H.facets), H.vertices
+(4, (0, 1, 2, 3))
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import InvalidInputError
+from .counters import record
+from .linalg import maximal_minors, nullspace, solve
+from .numbers import integer_row, primitive_row, set_bits
+from .predicates import INT64_SAFE, PreparedPoints, as_small_ints, determinant_signs, matrix_signs, sign_array
+
+__all__ = ["QHULL_OPTIONS", "independent_rows", "Hull", "certified_hull", "simplex_normals", "normalise_rows", "row_sum", "surface_certified", "row_masks", "qhull_simplices", "unique_rows", "meets_alone"]
+
+
+#: Qhull runs tried in turn: joggled input ("QJ") first, whose output is simplicial with
+#: every ridge in exactly two simplices even when many points are coplanar (and which
+#: is the fastest, as no facets are merged), then the default triangulated output
+#: ("Qt").  The exact checks are always on the original points.
+QHULL_OPTIONS = ("QJ", None)
+
+
+def independent_rows(G: Sequence[tuple]):
+    """Greedy maximal linearly independent subset of homogeneous rows.
+
+    Returns ``(indices, pivots)``: the rows kept and one pivot column per kept row
+    (the first row's pivot is the denominator column).  The kept rows restricted to
+    the pivot columns form an invertible matrix, so a point of the affine hull is
+    determined by its coordinates at the pivot columns.
+    """
+    n1 = len(G[0])
+    order = [n1 - 1] + list(range(n1 - 1))  # denominator column first
+    basis, kept, pivots = [], [], []
+    for i, g in enumerate(G):
+        v = list(g)
+        for b, c in basis:
+            if v[c]:
+                f, h = b[c], v[c]
+                v = primitive_row([f * x - h * y for x, y in zip(v, b)])
+        c = next((c for c in order if v[c]), None)
+        if c is not None:
+            basis.append((v, c))
+            kept.append(i)
+            pivots.append(c)
+            if len(kept) == n1:
+                break
+    return kept, pivots
+
+
+def _equations(rows: Sequence[tuple]) -> tuple:
+    """Canonical equations ``normal . x == offset`` of the affine hull of homogeneous rows.
+
+    The nullspace basis comes from the reduced row echelon form, which depends only
+    on the row space, so it is canonical; each vector is scaled to primitive integers.
+    """
+    eqs = []
+    for vec in nullspace([list(r) for r in rows]):
+        ints = integer_row(vec)
+        eqs.append((ints[:-1], Fraction(-ints[-1])))
+    return tuple(sorted(eqs))
+
+
+@dataclass(frozen=True)
+class Hull:
+    """Facets of distinct homogeneous points ``G`` (ambient), computed in projected coordinates.
+
+    ``coords`` are the ambient coordinates kept by the projection (sorted);
+    ``facets[f]`` is a primitive integer row ``h`` over ``coords + (den,)`` with
+    ``h . g <= 0`` for every projected point; ``incidence`` says which points lie on
+    which facet, as int bitmasks or a boolean (facets, points) array, and ``masks[f]``
+    (built on first use) has bit ``i`` set iff point ``i`` lies on facet ``f``;
+    ``vertices`` are point indices.
+    """
+
+    G: tuple
+    dim: int
+    coords: tuple
+    equations: tuple
+    facets: tuple
+    incidence: object
+    vertices: tuple
+
+    @functools.cached_property
+    def masks(self) -> tuple:
+        if isinstance(self.incidence, np.ndarray):
+            return tuple(row_masks(self.incidence))
+        return tuple(self.incidence)
+
+
+def certified_hull(G: Sequence[tuple], method: str = "auto", qhull_options=QHULL_OPTIONS) -> Hull:
+    """Exact facets and vertices of distinct homogeneous points (any dimension).
+
+    ``qhull_options`` are the Qhull runs tried in turn before the exact fallback.
+    """
+    if method not in ("auto", "exact"):
+        raise InvalidInputError(f"method = {method!r}; expected 'auto' (certified Qhull) or 'exact'")
+    n = len(G[0]) - 1
+    kept, pivots = independent_rows(G)
+    dim = len(kept) - 1
+    coords = tuple(sorted(c for c in pivots if c != n))
+    eqs = _equations([G[i] for i in kept]) if dim < n else ()
+    if dim == 0:
+        return Hull(tuple(G), 0, coords, eqs, (), (), (0,))
+    P = list(G) if dim == n else [primitive_row([g[c] for c in coords] + [g[n]]) for g in G]
+    facets = None
+    if dim >= 2 and method == "auto":
+        pts = PreparedPoints.of(P)
+        inner = row_sum([P[i] for i in kept])  # kept: d + 1 affinely independent points
+        for options in qhull_options:
+            facets, Z = _facets_qhull(pts, inner, options)
+            if facets is not None:
+                record("certified")
+                verts = tuple(np.nonzero(meets_alone(Z, Z, np.arange(len(P))))[0].tolist())
+                return Hull(tuple(G), dim, coords, eqs, tuple(facets), Z, verts)
+        record("fallbacks")
+    facets, masks = _facets_1d(P) if dim == 1 else _facets_dd(P, kept)
+    verts = _vertices_from_masks(masks, len(P), dim)
+    return Hull(tuple(G), dim, coords, eqs, tuple(facets), tuple(masks), verts)
+
+
+def _facets_1d(P):
+    """Facets of points on a line: the smallest and largest coordinate."""
+    vals = [Fraction(p[0], p[1]) for p in P]
+    lo, hi = min(vals), max(vals)
+    mask = lambda t: sum(1 << i for i, v in enumerate(vals) if v == t)  # noqa: E731
+    return [(-lo.denominator, lo.numerator), (hi.denominator, -hi.numerator)], [mask(lo), mask(hi)]
+
+
+def _vertices_from_masks(masks, npoints: int, dim: int) -> tuple:
+    """Point ``i`` is a vertex iff the facets through it meet in ``{i}`` alone."""
+    through = [[] for _ in range(npoints)]
+    for f, m in enumerate(masks):
+        for i in set_bits(m):
+            through[i].append(m)
+    out = []
+    for i, ms in enumerate(through):
+        if len(ms) >= dim:
+            acc = ms[0]
+            for m in ms[1:]:
+                acc &= m
+            if acc == 1 << i:
+                out.append(i)
+    return tuple(out)
+
+
+def simplex_normals(pts: "PreparedPoints", simplices: np.ndarray) -> np.ndarray:
+    """Integer normal ``h`` of the hyperplane through each simplex (zero if degenerate).
+
+    Returns (F, k+1) rows with ``h . P[s] == 0`` for every point ``P[s]`` of the
+    simplex: ``h_j = (-1)^j`` times the k x k minor of the simplex's k x (k+1)
+    matrix without column ``j`` (the generalised cross product; a degenerate simplex
+    gets the zero row).  See :func:`maximal_minors` for the arithmetic.
+    """
+    rows = pts.P64 if pts.P64 is not None and pts.l1 ** simplices.shape[1] < INT64_SAFE else pts.Pa
+    minors = maximal_minors(rows[simplices])
+    k1 = minors.shape[1]
+    signs = np.array([(-1) ** j for j in range(k1)], dtype=minors.dtype)
+    return minors[:, ::-1] * signs  # minors[:, i] omits column k - i
+
+
+def normalise_rows(H: np.ndarray) -> np.ndarray:
+    """Primitive rows with the first nonzero entry positive (int64 when they fit, else object ints)."""
+    g = np.gcd.reduce(H, axis=1)
+    g[g == 0] = 1
+    H = H // g[:, None]
+    first = np.argmax(H != 0, axis=1)
+    flip = (H[np.arange(len(H)), first] < 0).astype(bool)
+    H[flip] = -H[flip]
+    return as_small_ints(H)
+
+
+def row_sum(rows) -> tuple:
+    """Sum of homogeneous rows (positive denominators): the centroid of the points
+    weighted by their denominators, a point of the relative interior of their hull."""
+    return primitive_row([sum(col) for col in zip(*rows)])
+
+
+def surface_certified(pts: "PreparedPoints", simplices: np.ndarray, U: np.ndarray, Z: np.ndarray,
+                       facet_of: np.ndarray, inner: tuple, raw: np.ndarray | None = None) -> bool:
+    """Do the simplices form the boundary of ``conv(points)`` exactly once?  (Exact.)
+
+    The caller has certified that every row of ``U`` (outward facet rows, ``U . g <= 0``
+    for every point ``g``, ``Z`` = the zeros) supports ``conv(points)``; ``facet_of[s]``
+    is a row of ``U`` whose zero set holds simplex ``s`` (checked again here),
+    ``inner`` a homogeneous point in the interior of ``conv(points)``, and ``raw``
+    (optional) the simplices' own normals (:func:`simplex_normals`).  The rest of the certificate of Mehlhorn et al. ("Checking
+    geometric programs or verification of geometric structures") is checked here:
+
+    1. ``inner`` is strictly inside every facet row and every simplex lies in the zero
+       set of a facet row, so the simplices lie on the boundary, away from ``inner``;
+    2. the simplices, oriented outward (:func:`_outward`), form an oriented cycle:
+       every ridge lies in exactly two simplices, which induce opposite orientations
+       on it (:func:`_consistently_oriented`);
+    3. the ray from ``inner`` through a relative-interior point ``c`` of one simplex
+       meets exactly one simplex, in its relative interior (:func:`_ray_meets_once`).
+
+    Why this suffices.  By 2 the central projection from ``inner`` of the surface to
+    the unit sphere has a degree, and every non-degenerate simplex counts +1 where it
+    is crossed (outward orientation; degenerate simplices project to a null set).  By
+    3 the direction of ``c`` is a regular value crossed once, so the degree is 1 and
+    every generic direction crosses some non-degenerate simplex.  For any facet ``F``
+    of the hull take a generic ``x`` in its relative interior: the ray through ``x``
+    meets a simplex at ``y``, which lies on the boundary (1), and a ray from an
+    interior point meets the boundary only once, so ``y = x`` lies on a certified
+    facet row, which is then the hyperplane of ``F``: no facet is missing.  (Local
+    convexity at the ridges, the remaining part of the certificate, is implied by the
+    global test that every point lies on one side of every row.)  A doubled or
+    folded surface (a face triangulated twice, two copies of the boundary) fails 2
+    or 3.
+    """
+    if not np.all(Z[facet_of[:, None], simplices]):
+        return False
+    if not np.all(matrix_signs(U, PreparedPoints.of([inner])) < 0):
+        return False
+    sigma = _outward(pts, simplices, U, facet_of, raw)
+    degenerate = np.flatnonzero(sigma == 0)
+    flat = Z[:, simplices[degenerate]].all(axis=2)  # (facets, degenerate simplices): s in f
+    return (_consistently_oriented(simplices, sigma, len(pts.P))
+            and _ray_meets_once(pts, simplices, facet_of, degenerate, flat, inner))
+
+
+def _outward(pts: "PreparedPoints", simplices: np.ndarray, U: np.ndarray, facet_of: np.ndarray,
+             raw: np.ndarray | None = None) -> np.ndarray:
+    """Orientation of each simplex (in its given vertex order): +1 outward, -1 inward,
+    0 degenerate.  Exact.
+
+    For vertices ``v_0..v_{k-1}`` (homogeneous rows) with normal ``raw``
+    (:func:`simplex_normals`), ``det[v_0; ...; v_{k-1}; x] = (-1)^k raw . x``
+    (cofactor expansion along the last row).  The ordered simplex is *outward* when
+    ``raw . inner < 0``, like ``U_f . inner`` for its facet row ``U_f``.  As the simplex
+    lies in that hyperplane, ``raw = lambda U_f`` (``lambda = 0`` iff degenerate), so
+    the orientation is the sign of ``lambda``: one entry ``raw_j`` at a column ``j``
+    with ``U_f[j] != 0`` suffices, a single k x k minor (:func:`_pivot_minor_signs`).
+    """
+    Uf = U[facet_of]
+    j = np.argmax(Uf != 0, axis=1)
+    rows = np.arange(len(simplices))
+    u = sign_array(Uf[rows, j])
+    r = sign_array(raw[rows, j]) if raw is not None else _pivot_minor_signs(pts, simplices, j)
+    return r * u
+
+
+def _pivot_minor_signs(pts: "PreparedPoints", simplices: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """``sign(raw_s[j_s])`` for each simplex ``s``: ``(-1)^j`` times the sign of the
+    k x k minor of its k x (k+1) matrix without column ``j`` (see :func:`simplex_normals`)."""
+    F, k = simplices.shape
+    rows = pts.Pa if pts.P64 is None else pts.P64
+    keep = np.arange(k + 1)[None, :].repeat(F, axis=0)
+    keep = keep[keep != j[:, None]].reshape(F, k)
+    M = np.take_along_axis(rows[simplices], keep[:, None, :], axis=2)  # (F, k, k)
+    return determinant_signs(M, pts.P64 is not None and pts.l1 ** k < INT64_SAFE) * (1 - 2 * (j % 2))
+
+
+def _ridge_pairs(simplices: np.ndarray, npoints: int):
+    """The two sides of every ridge of sorted simplices, or None if some ridge does not
+    lie in exactly two simplices.
+
+    Row ``j * F + s`` of the ridge list is simplex ``s`` without its ``j``-th smallest
+    vertex; returns ``(a, b)``, the two rows of each ridge.
+    """
+    S = np.sort(simplices, axis=1)
+    k = S.shape[1]
+    ridges = np.concatenate([np.delete(S, j, axis=1) for j in range(k)], axis=0)
+    if npoints ** (k - 1) < INT64_SAFE:  # one int64 key per ridge, one sort
+        keys = ridges.astype(np.int64) @ (npoints ** np.arange(k - 1, dtype=np.int64))
+        order = np.argsort(keys, kind="stable")
+        ks = keys[order]
+        if len(ks) % 2 or np.any(ks[0::2] != ks[1::2]) or np.any(ks[2::2] == ks[1:-1:2]):
+            return None
+        return order[0::2], order[1::2]
+    _, inverse, counts = np.unique(ridges, axis=0, return_inverse=True, return_counts=True)
+    if not np.all(counts == 2):
+        return None
+    order = np.argsort(inverse.reshape(-1), kind="stable")
+    return order[0::2], order[1::2]
+
+
+def _permutation_signs(simplices: np.ndarray) -> np.ndarray:
+    """Sign of the permutation sorting each row (+1 even, -1 odd), by counting inversions."""
+    k = simplices.shape[1]
+    inversions = np.zeros(len(simplices), dtype=np.int64)
+    for i, j in itertools.combinations(range(k), 2):
+        inversions += simplices[:, i] > simplices[:, j]
+    return 1 - 2 * (inversions % 2)
+
+
+def _consistently_oriented(simplices: np.ndarray, sigma: np.ndarray, npoints: int) -> bool:
+    """Every ridge lies in exactly two simplices, which induce opposite orientations on it.
+
+    ``sigma[s]`` is +1 / -1 when simplex ``s`` in its given order is outward / inward,
+    0 when it is degenerate (its orientation is then free).  The oriented simplex
+    ``sigma [v_0, ..., v_{k-1}]`` (vertices sorted; the sort permutation's sign is
+    folded into ``sigma``) has the boundary ``sum_j (-1)^j [v_0..^v_j..v_{k-1}]``, so
+    it induces the sign ``sigma (-1)^j`` on its ``j``-th ridge; a consistently
+    oriented closed surface is one whose ridge terms cancel in pairs.  (Equivalently,
+    ``sign det[v_1 - v_0, ..., ridge..., opposite - v_0, normal]`` is opposite on the
+    two sides, exactly.)  Degenerate simplices must admit an orientation too: their
+    signs are propagated across ridges and checked for conflicts.
+    """
+    F, k = simplices.shape
+    pairs = _ridge_pairs(simplices, npoints)
+    if pairs is None:
+        return False
+    a, b = pairs
+    sigma = sigma * _permutation_signs(simplices)
+    owner = np.tile(np.arange(F), k)
+    parity = np.repeat(1 - 2 * (np.arange(k) % 2), F)
+    rel = -parity[a] * parity[b]  # opposite induced signs iff sigma[a] * sigma[b] == rel
+    sa, sb = sigma[owner[a]], sigma[owner[b]]
+    known = (sa != 0) & (sb != 0)
+    if np.any(sa[known] * sb[known] != rel[known]):
+        return False
+    loose = ~known
+    return _propagate_signs(sigma.tolist(), owner[a[loose]].tolist(), owner[b[loose]].tolist(),
+                            rel[loose].tolist())
+
+
+def _propagate_signs(sigma: list, us: list, vs: list, rels: list) -> bool:
+    """Can the zero entries of ``sigma`` be set to +-1 with ``sigma[u] sigma[v] == rel``
+    on every edge?  (Breadth-first over the few edges that touch a degenerate simplex.)"""
+    adj = {}
+    for u, v, r in zip(us, vs, rels):
+        adj.setdefault(u, []).append((v, r))
+        adj.setdefault(v, []).append((u, r))
+    starts = [u for u in adj if sigma[u]] + [u for u in adj if not sigma[u]]
+    for start in starts:
+        if not sigma[start]:
+            sigma[start] = 1  # a component of degenerate simplices only: either sign
+        stack = [start]
+        while stack:
+            u = stack.pop()
+            for v, r in adj.pop(u, ()):
+                want = sigma[u] * r
+                if not sigma[v]:
+                    sigma[v] = want
+                    stack.append(v)
+                elif sigma[v] != want:
+                    return False
+    return True
+
+
+def _ray_meets_once(pts: "PreparedPoints", simplices: np.ndarray, facet_of: np.ndarray, degenerate: np.ndarray,
+                    flat: np.ndarray, inner: tuple) -> bool:
+    """Does the ray from ``inner`` through a relative-interior point ``c`` of one
+    non-degenerate simplex ``s0`` meet no other simplex?  (Exact.)
+
+    Every simplex lies on the boundary of the hull (in a supporting facet row) and
+    the ray from an interior point meets the boundary only at ``c``, so the ray meets
+    simplex ``s`` iff ``c`` lies in ``s``; and only simplices in ``s0``'s facet row can
+    contain ``c`` (a supporting row through the relative interior of ``s0`` contains
+    ``s0``).  ``c`` is the sum of ``s0``'s homogeneous rows (a centroid weighted by the
+    denominators).  ``s0`` is taken in a facet row with few simplices, preferably one
+    without degenerate simplices (``flat``: facets x degenerate simplices).
+    """
+    nf = len(flat)
+    nondeg = np.ones(len(simplices), dtype=bool)
+    nondeg[degenerate] = False
+    counts = np.bincount(facet_of[nondeg], minlength=nf).astype(float)
+    counts[counts == 0] = np.inf
+    counts += len(simplices) * flat.any(axis=1)
+    f0 = int(np.argmin(counts))
+    here = np.flatnonzero(nondeg & (facet_of == f0))
+    s0, rest = here[0], here[1:]
+    c = row_sum([pts.P[i] for i in simplices[s0]])
+    if len(rest) and _contains_point(pts, simplices[rest], c, inner).any():
+        return False
+    return not any(_in_hull([pts.P[i] for i in simplices[s]], c) for s in degenerate[flat[f0]])
+
+
+def _contains_point(pts: "PreparedPoints", simplices: np.ndarray, c: tuple, inner: tuple) -> np.ndarray:
+    """For non-degenerate simplices in one hyperplane through ``c``: does ``c`` lie in each?
+
+    With ``inner`` off the hyperplane, ``D(x_1..x_k) = det[x_1; ...; x_k; inner]`` is a
+    volume form on it, so the barycentric coordinates of ``c`` in ``v_0..v_{k-1}`` have
+    the signs of ``D(v with v_i := c) / D(v)``: ``c`` lies in the simplex iff none is
+    negative.  Each ``D`` is ``(-1)^k`` times ``raw . inner`` of that simplex.
+    """
+    F, k = simplices.shape
+    used, local = np.unique(simplices, return_inverse=True)
+    aug = PreparedPoints.of([pts.P[u] for u in used] + [c])
+    idx = np.repeat(local.reshape(F, 1, k), k + 1, axis=1)  # variant k: the simplex itself
+    for i in range(k):
+        idx[:, i, i] = len(used)
+    o = PreparedPoints.of([inner])
+    D = matrix_signs(simplex_normals(aug, idx.reshape(-1, k)), o)[:, 0].reshape(F, k + 1).astype(np.int64)
+    return np.all(D[:, :k] * D[:, k:] >= 0, axis=1)
+
+
+def _in_hull(rows: list, c: tuple) -> bool:
+    """Is the homogeneous point ``c`` in the hull of ``rows`` (few, possibly dependent)?
+
+    By Caratheodory, iff ``c`` is a nonnegative combination of some linearly
+    independent subset of the rows, whose coefficients are then unique (exact solve).
+    """
+    for size in range(1, len(rows) + 1):
+        for sub in itertools.combinations(rows, size):
+            w = solve([list(col) for col in zip(*sub)], list(c))
+            if w is not None and all(v >= 0 for v in w):
+                return True
+    return False
+
+
+def row_masks(Z: np.ndarray) -> list:
+    """Each boolean row as a Python int bitmask (bit i = column i)."""
+    packed = np.packbits(Z, axis=1, bitorder="little")
+    data, w = packed.tobytes(), packed.shape[1]
+    if not w:
+        return [0] * len(packed)
+    return [int.from_bytes(data[i:i + w], "little") for i in range(0, len(data), w)]
+
+
+def qhull_simplices(X: np.ndarray, options=None):
+    """Qhull's triangulated boundary of float points and the float hyperplane of each
+    simplex, or None if Qhull fails.
+
+    Only the combinatorics (index sets) is used, and every check is exact on the
+    true points, so Qhull may see any affine image of them: coordinates are centred
+    and scaled per axis, which helps Qhull on lopsided inputs.
+    """
+    from scipy.spatial import ConvexHull, QhullError
+
+    if not np.all(np.isfinite(X)):
+        return None
+    span = np.ptp(X, axis=0)
+    span[span == 0] = 1.0
+    try:
+        qh = ConvexHull((X - X.mean(axis=0)) / span, qhull_options=options)
+    except (QhullError, ValueError):
+        return None
+    return qh.simplices, qh.equations
+
+
+def _facets_qhull(pts: PreparedPoints, inner: tuple, options=None):
+    """Facets via Qhull, certified exactly; ``(None, None)`` when a check fails.
+
+    Returns the facet rows and their incidence ``Z`` (``Z[f, i]``: point i on facet f).
+    ``inner`` is a homogeneous point in the interior of the hull.
+    """
+    run = qhull_simplices(pts.X, options)
+    if run is None:
+        return None, None
+    return _certify_triangulation(pts, run[0], inner)
+
+
+def _certify_triangulation(pts: PreparedPoints, simplices: np.ndarray, inner: tuple):
+    """The facets of full-dimensional points, certified from a claimed boundary
+    triangulation (any source); ``(None, None)`` if the claim is not proved.
+
+    The hyperplane of each simplex is rebuilt exactly; every distinct one must have
+    all points on one side (so it supports the hull, and being spanned by points it is
+    a facet); then :func:`surface_certified` proves that no facet is missing.
+    """
+    raw = simplex_normals(pts, simplices)
+    H = normalise_rows(raw)
+    live = np.any(H != 0, axis=1)
+    uniq, _, inverse = unique_rows(H[live])
+    if len(uniq) == 0:
+        return None, None
+    signs = matrix_signs(uniq, pts)
+    pos, neg = np.any(signs > 0, axis=1), np.any(signs < 0, axis=1)
+    if np.any(pos == neg):  # both signs (not supporting), or none (not full-dimensional)
+        return None, None
+    uniq[pos] = -uniq[pos]
+    Z = signs == 0
+    facet_of = np.zeros(len(simplices), dtype=np.intp)
+    facet_of[live] = inverse
+    if not np.all(live):  # a degenerate simplex: any certified facet row holding it
+        flat = Z[:, simplices[~live]].all(axis=2)
+        if not np.all(flat.any(axis=0)):
+            return None, None
+        facet_of[~live] = np.argmax(flat, axis=0)
+    if not surface_certified(pts, simplices, uniq, Z, facet_of, inner, raw):
+        return None, None
+    return [tuple(map(int, h)) for h in uniq.tolist()], Z
+
+
+def unique_rows(H: np.ndarray):
+    """Distinct rows of an int64 or object array: ``(rows, first, inverse)`` with
+    ``rows = H[first]`` and ``H == rows[inverse]``."""
+    if H.dtype != object:
+        uniq, first, inverse = np.unique(H, axis=0, return_index=True, return_inverse=True)
+        return uniq, first, inverse.reshape(-1)
+    seen = {}
+    inverse = np.array([seen.setdefault(r, len(seen)) for r in map(tuple, H.tolist())], dtype=np.intp)
+    first = np.zeros(len(seen), dtype=np.intp)
+    first[inverse[::-1]] = np.arange(len(H) - 1, -1, -1)
+    return H[first], first, inverse
+
+
+def _facets_dd(P, init):
+    """Exact facets of full-dimensional homogeneous points by double description.
+
+    The facets are the extreme rays of the cone ``{h : h . g <= 0 for every point g}``.
+    Start from the simplex ``init`` (whose cone has one ray per omitted point) and
+    add the other points one at a time: rays on the wrong side are replaced by
+    combinations of adjacent pairs across the new hyperplane (combinatorial
+    adjacency test).  Pure Python integers.
+    """
+    k1 = len(P[0])
+    rays, zs = [], []
+    for j in range(k1):
+        others = [P[init[i]] for i in range(k1) if i != j]
+        (vec,) = nullspace([list(o) for o in others])
+        r = integer_row(vec)
+        if sum(a * b for a, b in zip(r, P[init[j]])) > 0:
+            r = tuple(-v for v in r)
+        rays.append(r)
+        zs.append(sum(1 << init[i] for i in range(k1) if i != j))
+    rest = [i for i in range(len(P)) if i not in set(init)]
+    for i in rest:
+        rays, zs = _dd_step(rays, zs, P[i], 1 << i, k1 - 2)
+    return rays, zs
+
+
+def _dd_step(rays, zs, g, bit, need):
+    """Intersect the cone's ray list with the half-space ``h . g <= 0``."""
+    s = [sum(a * b for a, b in zip(r, g)) for r in rays]
+    pos = [j for j, v in enumerate(s) if v > 0]
+    if not pos:
+        return rays, [z | bit if s[j] == 0 else z for j, z in enumerate(zs)]
+    neg = [j for j, v in enumerate(s) if v < 0]
+    new_rays, new_zs = [], []
+    for p in pos:
+        for q in neg:
+            Z = zs[p] & zs[q]
+            if Z.bit_count() < need or _shared_by_other(Z, zs, p, q):
+                continue
+            new_rays.append(primitive_row([s[p] * b - s[q] * a for a, b in zip(rays[p], rays[q])]))
+            new_zs.append(Z | bit)
+    keep = [j for j, v in enumerate(s) if v <= 0]
+    return ([rays[j] for j in keep] + new_rays,
+            [zs[j] | bit if s[j] == 0 else zs[j] for j in keep] + new_zs)
+
+
+def _shared_by_other(Z, zs, p, q) -> bool:
+    for o, z in enumerate(zs):
+        if z & Z == Z and o != p and o != q:
+            return True
+    return False
+
+
+def meets_alone(on: np.ndarray, Z: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """For each column ``u`` of ``on``: do the rows ``Z[f]`` over the facets ``f`` with
+    ``on[f, u]`` meet exactly in the columns ``idx[u]``?  (False when no facet holds u.)
+
+    ``idx`` is (columns of on,) or (columns of on, t) for sets of t columns.  Bitwise:
+    ``Z``'s rows are packed into bytes and AND-reduced per column of ``on``.
+    """
+    idx = idx.reshape(len(idx), -1)
+    u, f = np.nonzero(on.T)  # sorted by u
+    out = np.zeros(on.shape[1], dtype=bool)
+    if not len(u):
+        return out
+    starts = np.flatnonzero(np.r_[True, u[1:] != u[:-1]])
+    meet = np.bitwise_and.reduceat(np.packbits(Z, axis=1, bitorder="little")[f], starts, axis=0)
+    who = u[starts]
+    want = np.zeros((len(who), Z.shape[1]), dtype=bool)
+    want[np.arange(len(who))[:, None], idx[who]] = True
+    out[who] = np.all(meet == np.packbits(want, axis=1, bitorder="little"), axis=1)
+    return out

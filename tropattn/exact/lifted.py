@@ -1,0 +1,350 @@
+"""Certified upper hulls of lifted points: the planar kernel and the simplicial kernel.
+
+For points ``(a_j, b_j)`` lifted over ``R^2`` (:func:`certified_upper_facets_2d`) and over
+``R^d``, ``d >= 3`` (:func:`certified_upper_simplices`), Qhull proposes the upper facets
+and integer arithmetic certifies them: exact planes, a consistently oriented surface
+that tiles ``conv{a_j}`` once, local concavity, and every other point on or below.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .predicates import dot_signs
+
+
+__all__ = ["cross2", "hull_2d", "certified_upper_facets_2d", "certified_upper_simplices"]
+
+
+def cross2(o, p, q):
+    return (p[0] - o[0]) * (q[1] - o[1]) - (p[1] - o[1]) * (q[0] - o[0])
+
+
+def hull_2d(points):
+    """Indices of the strict convex hull of integer points (counter-clockwise), exact."""
+    order = sorted(range(len(points)), key=lambda i: points[i])
+    if len(order) < 3:
+        return order
+
+    def chain(seq):
+        h = []
+        for i in seq:
+            while len(h) >= 2 and cross2(points[h[-2]], points[h[-1]], points[i]) <= 0:
+                h.pop()
+            h.append(i)
+        return h
+
+    lower, upper = chain(order), chain(order[::-1])
+    return lower[:-1] + upper[:-1]
+
+
+def _pair_edges(a, b, n):
+    """Match directed edges ``a[t] -> b[t]`` into opposite pairs, or None.
+
+    Returns ``(first, second, single)``: index arrays with ``a[first] == b[second]`` and
+    ``b[first] == a[second]`` (an interior edge, traversed once each way), and the indices of
+    edges met once (boundary edges).  None if an edge is met more than twice or twice in the
+    same direction.
+    """
+    key = np.minimum(a, b) * n + np.maximum(a, b)
+    order = np.argsort(key, kind="stable")
+    ks = key[order]
+    new = np.ones(len(ks), dtype=bool)
+    new[1:] = ks[1:] != ks[:-1]
+    starts = np.flatnonzero(new)
+    counts = np.diff(np.append(starts, len(ks)))
+    if counts.max(initial=0) > 2:
+        return None
+    first, second = order[starts[counts == 2]], order[starts[counts == 2] + 1]
+    if np.any(a[first] != b[second]) or np.any(b[first] != a[second]):
+        return None
+    return first, second, order[starts[counts == 1]]
+
+
+def _exact_planes(pts, T):
+    """Exact planes ``nx X + ny Y + nb Z + e = 0`` of the triangles ``T`` (object arrays).
+
+    ``T`` is reordered in place to be counter-clockwise in the projection, so ``nb > 0``
+    (twice the projected area); returns None if some triangle is vertical (``nb = 0``).
+    """
+    p0, p1, p2 = pts[T[:, 0]], pts[T[:, 1]], pts[T[:, 2]]
+    u, v = p1 - p0, p2 - p0
+    nb = u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0]
+    if np.any(nb == 0):
+        return None
+    neg = nb < 0
+    if neg.any():
+        T[neg, 1], T[neg, 2] = T[neg, 2].copy(), T[neg, 1].copy()
+        u[neg], v[neg] = v[neg], u[neg]
+        nb[neg] = -nb[neg]
+    nx = u[:, 1] * v[:, 2] - u[:, 2] * v[:, 1]
+    ny = u[:, 2] * v[:, 0] - u[:, 0] * v[:, 2]
+    e = -(nx * p0[:, 0] + ny * p0[:, 1] + nb * p0[:, 2])
+    return np.stack([nx, ny, nb, e], axis=1)
+
+
+def certified_upper_facets_2d(P):
+    """Certified upper facets of the lifted integer points P (n x 3, distinct projections), or None.
+
+    Qhull proposes the upper triangles; then, exactly (Python integers, vectorised):
+
+    1. each triangle's plane ``nx X + ny Y + nb Z + e = 0`` is rebuilt from integer coordinates,
+       with the triangle turned counter-clockwise in the projection so that ``nb > 0``;
+    2. the triangles form a consistently oriented surface: every edge lies on two triangles in
+       opposite directions, or on one triangle and then on a line with every point on its inner
+       side (an edge of ``conv{a_j}``), and no point starts two such boundary edges -- so the
+       boundary runs once around ``conv{a_j}`` and the triangles tile it exactly once;
+    3. the surface is locally concave: across every interior edge ``i -> k`` of triangle ``f``
+       the opposite vertex of the other triangle ``g`` lies on or below ``f``'s plane (this value
+       is the determinant of the four points, the same seen from ``g``); so it is the graph of a
+       concave function ``psi = min_F plane_F`` and every triangle lies in a face of the upper
+       hull.  Edges with the vertex *on* the plane are flat: their triangles merge into one
+       facet, whose polygon is the exact convex hull of their vertices;
+    4. every other point lies on or below ``psi``: in the projection of a triangle (found in
+       floats) and on or below its plane, checked exactly; else below every plane
+       (:func:`tropattn.dot_signs`).
+
+    Returns ``(planes, cycles, eu, ev, ef, eg, tri)``: ``planes`` (F x 4 object array) per
+    facet; ``cycles`` the corners (ccw) of the merged facets, ``{f: [i, ...]}``, every other
+    facet ``f`` being the triangle ``tri[f]`` (ccw); and the facet edges ``eu[t] -> ev[t]`` (ccw
+    on facet ``ef[t]``, ``eg[t]`` the facet across or -1 on the boundary of ``conv{a_j}``).
+    Points too large for floats give None (the LPs decide).
+    """
+    from scipy.spatial import ConvexHull, QhullError
+
+    n = len(P)
+    pts = np.empty((n, 3), dtype=object)
+    pts[:] = P
+    try:
+        flt = pts.astype(float)
+        hull = ConvexHull(flt / (np.abs(flt).max() or 1.0))
+    except (QhullError, ValueError, OverflowError):
+        return None
+    T = hull.simplices[hull.equations[:, 2] > 0].astype(np.int64)  # a proposal: certified below
+    if len(T) == 0:
+        return None
+    planes = _exact_planes(pts, T)                                    # 1.
+    if planes is None:
+        return None
+    m = len(T)
+    a = np.concatenate([T[:, 0], T[:, 1], T[:, 2]])                   # 2. directed edges a -> b
+    b = np.concatenate([T[:, 1], T[:, 2], T[:, 0]])
+    opp = np.concatenate([T[:, 2], T[:, 0], T[:, 1]])
+    tri = np.tile(np.arange(m), 3)
+    paired = _pair_edges(a, b, n)
+    if paired is None:
+        return None
+    first, second, single = paired
+    if not _boundary_ok(pts, a[single], b[single]):
+        return None
+    pl, q = planes[tri[first]], pts[opp[second]]                      # 3. local concavity
+    side = pl[:, 0] * q[:, 0] + pl[:, 1] * q[:, 1] + pl[:, 2] * q[:, 2] + pl[:, 3]
+    if np.any(side > 0):
+        return None
+    flat = side == 0
+    if not _rest_below(pts, flt, T, planes):                         # 4.
+        return None
+    if not flat.any():
+        g = np.full(len(a), -1, dtype=np.int64)
+        g[first], g[second] = tri[second], tri[first]
+        return planes, {}, a, b, tri, g, T
+    return _merge_flat(pts, planes, T, tri[first[flat]], tri[second[flat]])
+
+
+def _boundary_ok(pts, a, b) -> bool:
+    """Boundary edges ``a -> b`` (ccw) run once around ``conv``: all points on their inner side."""
+    if len(a) < 3 or len(np.unique(a)) != len(a):
+        return False
+    ax, ay, bx, by = pts[a, 0], pts[a, 1], pts[b, 0], pts[b, 1]
+    gx, gy = by - ay, ax - bx
+    lines = list(zip(gx.tolist(), gy.tolist(), (-(gx * ax + gy * ay)).tolist()))
+    return dot_signs(lines, [(x, y, 1) for x, y in pts[:, :2].tolist()]).max() <= 0
+
+
+def _rest_below(pts, flt, T, planes) -> bool:
+    """Every point that is no triangle vertex lies on or below the surface (step 4)."""
+    mask = np.ones(len(pts), dtype=bool)
+    mask[T.ravel()] = False
+    rest = np.flatnonzero(mask)
+    if len(rest) == 0:
+        return True
+    from scipy.spatial import cKDTree
+
+    # a float guess of the triangle above each point: the lowest plane among the triangles with
+    # the k nearest centroids, then among all triangles for the misses; checked exactly
+    try:
+        pf = planes.astype(float)
+    except OverflowError:
+        pf = None
+    unsure = rest
+    if pf is not None and np.all(np.isfinite(pf)):
+        w = -pf[:, [0, 1, 3]] / pf[:, 2:3]                 # height over (x, y, 1)
+        k = min(12, len(T))
+        _, near = cKDTree(flt[T, :2].mean(axis=1)).query(flt[rest, :2], k=k)
+        near = near.reshape(len(rest), k)
+        h = w[near, 0] * flt[rest, 0:1] + w[near, 1] * flt[rest, 1:2] + w[near, 2]
+        unsure = rest[~_below_triangle(pts, T, planes, rest, near[np.arange(len(rest)), np.argmin(h, axis=1)])]
+        if len(unsure):
+            h = np.outer(flt[unsure, 0], w[:, 0]) + np.outer(flt[unsure, 1], w[:, 1]) + w[:, 2]
+            unsure = unsure[~_below_triangle(pts, T, planes, unsure, np.argmin(h, axis=1))]
+    if len(unsure) == 0:
+        return True
+    return dot_signs([tuple(r) for r in planes.tolist()],
+                     [(x, y, z, 1) for x, y, z in pts[unsure].tolist()]).max() <= 0
+
+
+def _below_triangle(pts, T, planes, idx, tri):
+    """Exact: point ``idx[r]`` projects into triangle ``tri[r]`` (ccw) and lies on or below its plane."""
+    t, p = T[tri], pts[idx]
+    ok = np.ones(len(idx), dtype=bool)
+    for s in range(3):
+        o, r = pts[t[:, s]], pts[t[:, (s + 1) % 3]]
+        ok &= (r[:, 0] - o[:, 0]) * (p[:, 1] - o[:, 1]) - (r[:, 1] - o[:, 1]) * (p[:, 0] - o[:, 0]) >= 0
+    pl = planes[tri]
+    return ok & (pl[:, 0] * p[:, 0] + pl[:, 1] * p[:, 1] + pl[:, 2] * p[:, 2] + pl[:, 3] <= 0)
+
+
+def _merge_flat(pts, planes, T, f1, f2):
+    """Merge triangles across flat edges into facets (union-find), then re-pair the facet edges."""
+    m = len(T)
+    parent = list(range(m))
+
+    def root(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for x, y in zip(f1.tolist(), f2.tolist()):
+        rx, ry = root(x), root(y)
+        if rx != ry:
+            parent[max(rx, ry)] = min(rx, ry)
+    roots = [root(x) for x in range(m)]
+    groups = {}
+    for x, r in enumerate(roots):
+        groups.setdefault(r, []).append(x)
+    keep = sorted(groups)
+    index = {r: f for f, r in enumerate(keep)}
+    cycles, us, vs, fs = {}, [], [], []
+    Tl = T.tolist()
+    for r in keep:
+        f = index[r]
+        if len(groups[r]) == 1:
+            cyc = Tl[r]
+        else:
+            verts = sorted({v for x in groups[r] for v in Tl[x]})
+            cyc = [verts[i] for i in hull_2d([tuple(pts[v, :2]) for v in verts])]
+            if len(cyc) < 3:
+                return None
+            cycles[f] = cyc
+        for s in range(len(cyc)):
+            us.append(cyc[s])
+            vs.append(cyc[(s + 1) % len(cyc)])
+            fs.append(f)
+    a, b, ef = np.array(us, dtype=np.int64), np.array(vs, dtype=np.int64), np.array(fs, dtype=np.int64)
+    paired = _pair_edges(a, b, len(pts))
+    if paired is None:
+        return None
+    first, second, _ = paired
+    g = np.full(len(a), -1, dtype=np.int64)
+    g[first], g[second] = ef[second], ef[first]
+    return planes[keep], cycles, a, b, ef, g, T[keep]
+
+
+def _det(rows):
+    """Exact determinant of a small square integer matrix (Bareiss, fraction-free)."""
+    m = [list(r) for r in rows]
+    n, sign, prev = len(m), 1, 1
+    for k in range(n - 1):
+        if m[k][k] == 0:
+            swap = next((i for i in range(k + 1, n) if m[i][k] != 0), None)
+            if swap is None:
+                return 0
+            m[k], m[swap] = m[swap], m[k]
+            sign = -sign
+        for i in range(k + 1, n):
+            for j in range(k + 1, n):
+                m[i][j] = (m[i][j] * m[k][k] - m[i][k] * m[k][j]) // prev
+        prev = m[k][k]
+    return sign * m[n - 1][n - 1] if n else 1
+
+
+def _normal(diffs):
+    """Integer normal of the hyperplane spanned by ``len(diffs) = n - 1`` vectors in ``Z^n``."""
+    n = len(diffs[0])
+    return [(-1) ** c * _det([r[:c] + r[c + 1:] for r in diffs]) for c in range(n)]
+
+
+def certified_upper_simplices(P, d):
+    """Certified simplicial upper hull of lifted integer points P (n x (d+1)), or None.
+
+    Qhull proposes the upper facets; then, exactly:
+
+    1. each facet's hyperplane ``n . p + e = 0`` is rebuilt from integer coordinates with
+       ``n_{d+1} > 0``; facets with equal (primitive) hyperplanes are refused (a non-simplicial
+       face: left to the LP path);
+    2. every lifted point lies on or below every facet hyperplane
+       (:func:`tropattn.dot_signs`), so each facet lies in a face of the upper hull;
+    3. every ridge (``d`` vertices) lies on two facets whose opposite vertices project strictly to
+       opposite sides of it, or on one facet and then on a hyperplane of ``R^d`` with every
+       projected point on the facet's side (a facet of ``conv{a_j}``).  So the projected facets
+       cover ``conv{a_j}``: the found facets are *all* faces of the upper hull.
+
+    Returns ``(simplices, planes, boundary)``: vertex-index lists, their primitive hyperplanes
+    ``(n_1, ..., n_{d+1}, e)``, and the boundary ridges with the outward normal in ``R^d`` of the
+    facet of ``conv{a_j}`` they lie on.
+    """
+    from scipy.spatial import ConvexHull, QhullError
+
+    try:
+        flt = np.array(P, dtype=float)
+        hull = ConvexHull(flt / (np.abs(flt).max() or 1.0))
+    except (QhullError, ValueError, OverflowError):
+        return None
+    simplices = hull.simplices[hull.equations[:, d] > 0].tolist()
+    if not simplices:
+        return None
+    planes, keys = [], set()
+    for s in simplices:                                               # 1.
+        p0 = P[s[0]]
+        nrm = _normal([[u - v for u, v in zip(P[i], p0)] for i in s[1:]])
+        if nrm[d] == 0:
+            return None
+        if nrm[d] < 0:
+            nrm = [-c for c in nrm]
+        row = nrm + [-sum(c * v for c, v in zip(nrm, p0))]
+        g = math.gcd(*row)
+        key = tuple(c // g for c in row)
+        if key in keys:
+            return None
+        keys.add(key)
+        planes.append(key)
+    cols = [tuple(p) + (1,) for p in P]                               # 2.
+    step = max(1, 2_000_000 // len(cols))
+    if any(dot_signs(planes[i:i + step], cols).max() > 0 for i in range(0, len(planes), step)):
+        return None
+    ridges = {}                                                       # 3.
+    for s in simplices:
+        for r in range(d + 1):
+            ridges.setdefault(tuple(sorted(s[:r] + s[r + 1:])), []).append(s[r])
+    lines, boundary = [], []
+    for ridge, opposite in ridges.items():
+        if len(opposite) > 2:
+            return None
+        q0 = P[ridge[0]][:d]
+        h = _normal([[u - v for u, v in zip(P[i][:d], q0)] for i in ridge[1:]])
+        c = -sum(a * v for a, v in zip(h, q0))
+        sides = [sum(a * v for a, v in zip(h, P[o][:d])) + c for o in opposite]
+        if len(sides) == 2:
+            if sides[0] * sides[1] >= 0:
+                return None
+        elif sides[0] == 0:
+            return None
+        else:
+            lines.append(tuple(h) + (c,) if sides[0] < 0 else tuple(-a for a in h) + (-c,))
+            boundary.append((ridge, lines[-1][:d]))
+    if lines and dot_signs(lines, [tuple(p[:d]) + (1,) for p in P]).max() > 0:
+        return None
+    return simplices, planes, boundary

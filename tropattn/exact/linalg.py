@@ -1,0 +1,179 @@
+"""Exact linear algebra over Q: elimination, rank, nullspace, solve, minors and determinants.
+
+One elimination (:func:`solve`, fraction-free on integer rows; :func:`nullspace` and
+:func:`rank` through the reduced row echelon form) and one vectorised expansion of
+minors (:func:`maximal_minors`, :func:`determinants`) serve every caller.
+
+>>> solve([[2, 0], [0, 4]], [1, 1])
+(Fraction(1, 2), Fraction(1, 4))
+>>> int(determinants(np.array([[[1, 2], [3, 4]]], dtype=object))[0])
+-2
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
+
+from .numbers import scaled_ints, to_rational
+
+
+__all__ = ["rank", "nullspace", "solve", "maximal_minors", "determinants"]
+
+
+def _rref(rows: Sequence[Sequence[Fraction]]):
+    """Reduced row echelon form over Q; returns (rows, pivot columns)."""
+    m = [list(map(Fraction, r)) for r in rows]
+    pivots = []
+    if not m:
+        return m, pivots
+    ncols = len(m[0])
+    r = 0
+    for c in range(ncols):
+        piv = next((i for i in range(r, len(m)) if m[i][c] != 0), None)
+        if piv is None:
+            continue
+        m[r], m[piv] = m[piv], m[r]
+        inv = 1 / m[r][c]
+        m[r] = [v * inv for v in m[r]]
+        for i in range(len(m)):
+            if i != r and m[i][c] != 0:
+                f = m[i][c]
+                m[i] = [a - f * b for a, b in zip(m[i], m[r])]
+        pivots.append(c)
+        r += 1
+        if r == len(m):
+            break
+    return m[:r], pivots
+
+
+def rank(rows: Sequence[Sequence]) -> int:
+    """Exact rank of a rational matrix.
+
+    >>> rank([[1, 2, 3], [2, 4, 6], [0, 1, 1]])
+    2
+    """
+    return len(_rref([[to_rational(v) for v in r] for r in rows])[1]) if rows else 0
+
+
+def nullspace(rows: Sequence[Sequence], ncols: int | None = None) -> list[tuple[Fraction, ...]]:
+    """A basis of ``{x : M x = 0}`` over Q (one tuple per basis vector).
+
+    >>> nullspace([[1, 1, 0]])
+    [(Fraction(-1, 1), Fraction(1, 1), Fraction(0, 1)), (Fraction(0, 1), Fraction(0, 1), Fraction(1, 1))]
+    """
+    if not rows:
+        return [tuple(Fraction(int(i == j)) for j in range(ncols)) for i in range(ncols)]
+    red, piv = _rref(rows)
+    n = len(rows[0])
+    free = [c for c in range(n) if c not in piv]
+    basis = []
+    for f in free:
+        v = [Fraction(0)] * n
+        v[f] = Fraction(1)
+        for r, p in enumerate(piv):
+            v[p] = -red[r][f]
+        basis.append(tuple(v))
+    return basis
+
+
+def solve(rows: Sequence[Sequence], rhs: Sequence) -> tuple[Fraction, ...] | None:
+    """One exact solution of ``M x = rhs`` (free variables set to 0), or None if inconsistent.
+
+    Fraction-free Gaussian elimination on integer rows (each equation scaled by the
+    lcm of its denominators), so the inner loop is plain integer arithmetic.
+
+    >>> solve([[2, 0], [0, 4]], [1, 1])
+    (Fraction(1, 2), Fraction(1, 4))
+    >>> solve([[1, 1], [2, 2]], [1, 3]) is None
+    True
+    """
+    if not rows:
+        return None
+    n = len(rows[0])
+    m = [list(r) + [c] if all(type(v) is int for v in r) and type(c) is int
+         else scaled_ints([to_rational(v) for v in r] + [to_rational(c)]) for r, c in zip(rows, rhs)]
+    pivots, r = [], 0
+    for c in range(n):
+        piv = next((i for i in range(r, len(m)) if m[i][c] != 0), None)
+        if piv is None:
+            continue
+        m[r], m[piv] = m[piv], m[r]
+        p = m[r][c]
+        for i in range(len(m)):
+            if i != r and m[i][c] != 0:
+                f = m[i][c]
+                row = [p * a - f * b for a, b in zip(m[i], m[r])]
+                g = 0
+                for v in row:
+                    g = math.gcd(g, v)
+                m[i] = [v // g for v in row] if g > 1 else row
+        pivots.append(c)
+        r += 1
+        if r == len(m):
+            break
+    if any(all(v == 0 for v in row[:n]) and row[n] != 0 for row in m[r:]):
+        return None
+    x = [Fraction(0)] * n
+    for i, c in enumerate(pivots):
+        x[c] = Fraction(m[i][n], m[i][c])
+    return tuple(x)
+
+
+def maximal_minors(S: np.ndarray, absolute: bool = False) -> np.ndarray:
+    """All k x k minors of a stack of k x (k+1) integer matrices, by Laplace expansion.
+
+    The minors of the first r rows on every r-subset of columns are built from
+    those of the first r-1 rows (expansion along row r), vectorised over the stack
+    and over the subsets.  Every intermediate is a partial sum of such an expansion,
+    bounded by the product of the rows' L1 norms, so int64 is exact when that
+    product is below 2^62 (the caller decides; object arrays of Python ints
+    otherwise).  Column ``i`` of the result is the minor omitting column ``k - i``
+    (the subsets of size k in lexicographic order).  ``absolute=True`` adds every term
+    (the permanents: on ``|S|`` they bound the minors' terms, for a float filter).
+    """
+    F, k, m = S.shape
+    level = S[:, 0, :]  # 1-subsets {c}, in order
+    for r in range(1, k):
+        cols, rest = _expansion_tables(m, r)
+        terms = S[:, r, :][:, cols] * level[:, rest]  # (F, subsets, r + 1)
+        acc = terms[:, :, 0]
+        for p in range(1, r + 1):  # alternating signs (-1)^(r + p), without multiplying by them
+            acc = acc - terms[:, :, p] if p % 2 and not absolute else acc + terms[:, :, p]
+        level = -acc if r % 2 and not absolute else acc
+    return level
+
+
+@functools.lru_cache(maxsize=None)
+def _expansion_tables(m: int, r: int):
+    """Index tables expanding (r+1)-subsets of ``range(m)`` along their last row.
+
+    For the t-th (r+1)-subset ``s`` (lexicographic order) and position ``p``:
+    ``cols[t, p] = s[p]`` and ``rest[t, p]`` = index of ``s`` minus ``s[p]`` among the
+    r-subsets; the term's sign is ``(-1)^(r + p)``.
+    """
+    index = {s: i for i, s in enumerate(itertools.combinations(range(m), r))}
+    subsets = list(itertools.combinations(range(m), r + 1))
+    cols = np.array(subsets, dtype=np.intp)
+    rest = np.array([[index[s[:p] + s[p + 1:]] for p in range(r + 1)] for s in subsets], dtype=np.intp)
+    return cols, rest
+
+
+def determinants(M: np.ndarray, absolute: bool = False) -> np.ndarray:
+    """Determinants (or, with ``absolute``, permanents) of a stack of k x k matrices, k >= 2.
+
+    Expansion along the last row of the minors of the first k-1 rows
+    (:func:`maximal_minors`; the same int64 bound: the product of the rows' L1 norms).
+    """
+    k = M.shape[1]
+    minors = maximal_minors(M[:, :-1, :], absolute)  # column i omits column k - 1 - i
+    det = 0
+    for c in range(k):
+        term = M[:, -1, c] * minors[:, k - 1 - c]
+        det = det - term if (k - 1 + c) % 2 and not absolute else det + term
+    return det

@@ -1,0 +1,347 @@
+"""Numbers in, exactly: rationals from every input type, integer rows, formatting.
+
+Every number enters tropattn once, through :func:`to_rational` (ints, Fractions,
+``"p/q"`` and decimal strings, Python/numpy floats converted exactly, sympy/gmpy/flint
+rationals); NaN and infinities are refused.  Rows and points are then kept as
+integers over one common denominator (:func:`common_denominator`,
+:func:`homogeneous_point`, :func:`integer_row`): Python integers are exact and much
+faster than Fractions in the hot loops.
+
+>>> to_rational("3/4"), to_rational(0.5)
+(Fraction(3, 4), Fraction(1, 2))
+>>> homogeneous_point([Fraction(1, 2), Fraction(1, 3)])     # (3/6, 2/6)
+((3, 2), 6)
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
+
+import numbers
+import re
+from decimal import Decimal
+
+from ..errors import InvalidInputError
+
+__all__ = ["NEG_INF", "common_denominator", "to_rational", "to_rational_vector", "to_rational_matrix", "to_float_array", "integer_row", "homogeneous_point", "format_rational", "format_point", "scaled_ints", "exact_number", "float_rows", "float_point", "homogeneous_row", "primitive_row", "fraction_array", "row_to_fractions", "set_bits"]
+
+
+#: The tropical zero.  :func:`to_rational` returns it for ``-inf`` when asked to.
+NEG_INF = float("-inf")
+
+
+def to_rational(value, name: str = "value", *, allow_neg_inf: bool = False):
+    """Convert one number to a :class:`~fractions.Fraction`, exactly.
+
+    Floats are converted to the rational they represent (``0.1`` becomes
+    ``3602879701896397/36028797018963968``); write ``"0.1"`` or ``"1/10"`` for the
+    decimal.  ``-inf`` is accepted only where ``allow_neg_inf`` (the tropical zero)
+    and is returned as :data:`NEG_INF`.
+
+    >>> to_rational("3/4"), to_rational(0.5), to_rational("1e-2"), to_rational(2)
+    (Fraction(3, 4), Fraction(1, 2), Fraction(1, 100), Fraction(2, 1))
+    >>> to_rational(float("nan"), "keys[0][1]")
+    Traceback (most recent call last):
+    ...
+    tropattn.errors.InvalidInputError: keys[0][1] is NaN; every weight must be a finite number (check for a division by zero upstream)
+    """
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        raise InvalidInputError(
+            f"{name} is a boolean ({value!r}); expected a number such as 1, 0.5 or '1/3'"
+        )
+    if isinstance(value, (int, np.integer)):
+        return Fraction(int(value))
+    if isinstance(value, (float, np.floating)):
+        return _float_to_rational(float(value) if not isinstance(value, np.longdouble) else value,
+                                  name, allow_neg_inf)
+    if isinstance(value, str):
+        return _string_to_rational(value, name, allow_neg_inf)
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            return _float_to_rational(float(value), name, allow_neg_inf)
+        return Fraction(value)
+    p, q = getattr(value, "p", None), getattr(value, "q", None)  # sympy Rational, flint fmpq
+    if isinstance(p, numbers.Integral) or _is_flint_int(p):
+        return Fraction(int(p), int(q))
+    if isinstance(value, numbers.Rational):  # gmpy2.mpq, mpz, ...
+        return Fraction(int(value.numerator), int(value.denominator))
+    if getattr(value, "is_Float", False):  # sympy.Float: exact binary value
+        import sympy
+
+        r = sympy.Rational(value)
+        return Fraction(int(r.p), int(r.q))
+    if getattr(value, "is_number", False) and getattr(value, "is_infinite", False):
+        return _float_to_rational(float(value), name, allow_neg_inf)
+    if isinstance(value, numbers.Real):
+        return _float_to_rational(float(value), name, allow_neg_inf)
+    raise InvalidInputError(
+        f"{name} has type {type(value).__name__} ({value!r:.60}); expected a number: "
+        "an int, a float, a Fraction, or a string such as '3/4' or '0.25'"
+    )
+
+
+def _is_flint_int(x) -> bool:
+    return type(x).__name__ == "fmpz"
+
+
+def _float_to_rational(x, name, allow_neg_inf):
+    if math.isnan(x):
+        raise InvalidInputError(
+            f"{name} is NaN; every weight must be a finite number (check for a division by zero upstream)"
+        )
+    if math.isinf(x):
+        if x < 0 and allow_neg_inf:
+            return NEG_INF
+        hint = " (-inf is allowed only as the tropical zero coefficient)" if x < 0 else ""
+        raise InvalidInputError(f"{name} is {x}; expected a finite number{hint}")
+    return Fraction(*x.as_integer_ratio())
+
+
+def _string_to_rational(text, name, allow_neg_inf):
+    s = text.strip().replace(" ", "")
+    low = s.lower()
+    exponent = re.search(r"e([+-]?\d+)$", low)
+    if exponent and abs(int(exponent.group(1))) > 10_000:
+        raise InvalidInputError(f"{name} = {text!r} has an exponent beyond 10^10000; such a number is not "
+                                "meant as a weight (write it as an integer or fraction if it really is)")
+    if low in ("-inf", "-infinity", "inf", "+inf", "infinity", "nan", "+nan", "-nan"):
+        return _float_to_rational(float(low), name, allow_neg_inf)
+    try:
+        return Fraction(s)
+    except (ValueError, ZeroDivisionError) as exc:
+        reason = "has a zero denominator" if isinstance(exc, ZeroDivisionError) else "is not a number"
+        raise InvalidInputError(
+            f"{name} = {text!r} {reason}; write an integer, a fraction such as '3/4', "
+            "or a decimal such as '0.25' or '1e-3'"
+        ) from None
+
+
+def _nested_shape(value, name):
+    """Shape of a nested list/tuple/array, refusing ragged input."""
+    if isinstance(value, np.ndarray):
+        return value.shape
+    if isinstance(value, (list, tuple)):
+        if len(value) == 0:
+            return (0,)
+        shapes = [_nested_shape(v, f"{name}[{i}]") for i, v in enumerate(value)]
+        first = shapes[0]
+        for i, s in enumerate(shapes):
+            if s != first:
+                raise InvalidInputError(
+                    f"{name} is ragged: {name}[0] has shape {first} but {name}[{i}] has shape {s}; "
+                    "every row must have the same length"
+                )
+        return (len(value),) + first
+    return ()
+
+
+def _check_shape(shape, expected, name, hint=""):
+    if len(shape) != len(expected) or any(e is not None and e != s for s, e in zip(shape, expected)):
+        want = "(" + ", ".join("n" if e is None else str(e) for e in expected) + ("," if len(expected) == 1 else "") + ")"
+        raise InvalidInputError(f"{name} has shape {tuple(shape)}; expected {want}.{(' ' + hint) if hint else ''}")
+
+
+def to_rational_vector(values, name: str = "vector", length: int | None = None, *,
+                       allow_neg_inf: bool = False) -> tuple:
+    """Convert a 1-D sequence or array to a tuple of Fractions, checking its length.
+
+    >>> to_rational_vector(["1/2", 3, 0.25])
+    (Fraction(1, 2), Fraction(3, 1), Fraction(1, 4))
+    >>> to_rational_vector([[1, 2]], "offsets")
+    Traceback (most recent call last):
+    ...
+    tropattn.errors.InvalidInputError: offsets has shape (1, 2); expected (n,). Pass a flat list of numbers.
+    """
+    shape = _nested_shape(values, name)
+    _check_shape(shape, (length,), name, "Pass a flat list of numbers.")
+    return tuple(to_rational(v, f"{name}[{i}]", allow_neg_inf=allow_neg_inf) for i, v in enumerate(values))
+
+
+def to_rational_matrix(values, name: str = "matrix", rows: int | None = None,
+                       cols: int | None = None) -> tuple:
+    """Convert a 2-D nested sequence or array to a tuple of tuples of Fractions.
+
+    >>> to_rational_matrix([[1, "1/2"], [0, 2.5]])
+    ((Fraction(1, 1), Fraction(1, 2)), (Fraction(0, 1), Fraction(5, 2)))
+    >>> to_rational_matrix([1, 2, 3], "sites")
+    Traceback (most recent call last):
+    ...
+    tropattn.errors.InvalidInputError: sites has shape (3,); expected (n, m). Use a list of rows, e.g. [[1], [2], [3]] for points in one dimension.
+    """
+    fast = _fraction_rows(values, rows, cols)
+    if fast is not None:
+        return fast
+    shape = _nested_shape(values, name)
+    if len(shape) == 1 and shape[0] == 0 and rows in (None, 0):
+        return ()
+    expected = (rows, cols)
+    hint = "Use a list of rows, e.g. [[1], [2], [3]] for points in one dimension."
+    if len(shape) != 2:
+        want = "(" + ("n" if rows is None else str(rows)) + ", " + ("m" if cols is None else str(cols)) + ")"
+        raise InvalidInputError(f"{name} has shape {tuple(shape)}; expected {want}. {hint}")
+    _check_shape(shape, expected, name)
+    return tuple(
+        tuple(to_rational(v, f"{name}[{i}][{j}]") for j, v in enumerate(row)) for i, row in enumerate(values)
+    )
+
+
+def _fraction_rows(values, rows, cols):
+    """The input itself as tuples when it already is equal-length rows of Fractions, else None."""
+    if not isinstance(values, (list, tuple)) or not values or (rows is not None and len(values) != rows):
+        return None
+    width = len(values[0]) if isinstance(values[0], (list, tuple)) else -1
+    if width <= 0 or (cols is not None and width != cols):
+        return None
+    out = []
+    for row in values:
+        if not isinstance(row, (list, tuple)) or len(row) != width or not all(type(v) is Fraction for v in row):
+            return None
+        out.append(tuple(row))
+    return tuple(out)
+
+
+def to_float_array(values) -> np.ndarray:
+    """Nested Fractions (or anything numeric) as a float64 array: for pictures and filters only."""
+    return np.array(values, dtype=float)
+
+
+def common_denominator(values) -> int:
+    """The least positive common denominator of rationals (ints count as denominator 1).
+
+    The one routine that clears denominators in tropattn: integer rows, homogeneous
+    points and integer score forms all start here.
+
+    >>> common_denominator([Fraction(1, 2), Fraction(-3, 4), 5])
+    4
+    """
+    return math.lcm(1, *[v.denominator for v in values])
+
+
+def integer_row(values: Sequence[Fraction]) -> tuple[int, ...]:
+    """Scale a rational vector by the positive lcm of its denominators, then divide by the gcd.
+
+    The result is the primitive integer vector on the same ray: two rows define the
+    same half-space ``a.x <= b`` iff their integer rows ``(a, b)`` are equal.
+
+    >>> integer_row([Fraction(1, 2), Fraction(-3, 4), Fraction(0)])
+    (2, -3, 0)
+    """
+    ints = scaled_ints(values)
+    g = math.gcd(*ints)
+    return tuple(v // g for v in ints) if g > 1 else tuple(ints)
+
+
+def homogeneous_point(point: Sequence[Fraction]) -> tuple[tuple[int, ...], int]:
+    """A rational point as integer numerators over one positive common denominator.
+
+    >>> homogeneous_point([Fraction(1, 2), Fraction(1, 3)])
+    ((3, 2), 6)
+    """
+    den = common_denominator(point)
+    return tuple(v.numerator * (den // v.denominator) for v in point), den
+
+
+def format_rational(x) -> str:
+    """``3``, ``-1/2``: the exact value as text (what JSON output and messages show).
+
+    >>> format_rational(Fraction(-1, 2)), format_rational(3)
+    ('-1/2', '3')
+    """
+    x = Fraction(x)
+    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+
+
+def format_point(x) -> str:
+    """A rational point as text, e.g. ``(1/2, -3)``; a 1-tuple keeps its comma.
+
+    >>> format_point((Fraction(1, 2), Fraction(-3))), format_point((Fraction(0),))
+    ('(1/2, -3)', '(0,)')
+    """
+    return "(" + ", ".join(format_rational(v) for v in x) + ("," if len(x) == 1 else "") + ")"
+
+
+def scaled_ints(values: Sequence[Fraction]) -> list[int]:
+    """A rational vector times the lcm of its denominators (same ray, integer entries).
+
+    >>> scaled_ints([Fraction(1, 2), Fraction(1, 3)])
+    [3, 2]
+    """
+    den = common_denominator(values)
+    return [v.numerator * (den // v.denominator) for v in values]
+
+
+def exact_number(v):
+    """ints and Fractions pass through (both have numerator/denominator); others are converted."""
+    return v if type(v) is int or type(v) is Fraction else to_rational(v)
+
+
+def float_rows(int_rows) -> np.ndarray:
+    """Integer rows as floats, each scaled by a power of two so that nothing overflows.
+
+    A positive factor does not change the half-space a row ``(a, b)`` describes, and
+    every float answer is certified afterwards, so the scaling costs no exactness.
+    """
+    out = []
+    for r in int_rows:
+        shift = max(0, max(abs(v).bit_length() for v in r) - 500)
+        out.append([float(v >> shift) if v >= 0 else -float(-v >> shift) for v in r])
+    return np.array(out, dtype=float)
+
+
+def float_point(point):
+    """A rational point as floats, or None when a coordinate is beyond the float range."""
+    try:
+        return np.array([float(v) for v in point])
+    except OverflowError:
+        return None
+
+
+def homogeneous_row(point: Sequence[Fraction]) -> tuple:
+    """``(num_1, ..., num_n, den)``: the primitive integer row of a rational point.
+
+    >>> homogeneous_row([Fraction(1, 2), Fraction(1, 3)])
+    (3, 2, 6)
+    """
+    nums, den = homogeneous_point(point)
+    return nums + (den,)
+
+
+def primitive_row(row) -> tuple:
+    """Divide an integer row by the gcd of its entries (the zero row stays zero)."""
+    g = 0
+    for v in row:
+        g = math.gcd(g, v)
+    return tuple(row) if g <= 1 else tuple(v // g for v in row)
+
+
+def fraction_array(num: np.ndarray, den: np.ndarray) -> list:
+    """Lists of Fractions ``num[i, j] / den[i]`` (object or int arrays, ``den > 0``).
+
+    Built with the public constructor only: ``Fraction(n)`` when the denominator is
+    1 (no gcd), ``Fraction(n, d)`` otherwise (which reduces the pair itself).
+    """
+    out = []
+    for row, d in zip(num.tolist(), den.tolist()):
+        if d == 1:
+            out.append(list(map(Fraction, row)))
+        else:
+            out.append([Fraction(n, d) for n in row])
+    return out
+
+
+def row_to_fractions(row) -> tuple:
+    return tuple(fraction_array(np.array([row[:-1]], dtype=object), np.array([row[-1]], dtype=object))[0])
+
+
+def set_bits(mask: int):
+    """Indices of the set bits of a Python int, in increasing order."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low

@@ -1,0 +1,286 @@
+"""Filtered exact signs: float arithmetic with a rigorous error bound, exact where unsure.
+
+The CGAL recipe (ALGORITHMS.md section 1): evaluate in float64, decide the sign where
+the value exceeds its error bound, and recompute only the undecided entries in
+integers.  :func:`dot_signs` does this for many dot products at once,
+:func:`matrix_signs` for a matrix of integer rows against prepared points (exact float
+products, int64, int64 limbs), :func:`determinant_signs` for stacks of small
+determinants.  Every entry the filter cannot decide is counted
+(:func:`tropattn.counters.record`).
+
+>>> dot_signs([[1, -1], [2, 2]], [[3, 3], [1, -1]]).tolist()
+[[0, 1], [1, 0]]
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InvalidInputError
+from .counters import record
+from .linalg import determinants
+
+__all__ = ["dot_signs", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "PreparedPoints", "lex_order"]
+
+
+_U = 2.0**-53  # unit roundoff of float64
+
+
+def dot_signs(rows, cols) -> np.ndarray:
+    """Exact signs of every dot product ``rows[i] . cols[k]`` of integer vectors.
+
+    Three tiers, cheapest first, each exact where it answers:
+
+    1. float64 with the bound ``|err| <= gamma_{n+3} * sum |a_i b_i|`` (which also
+       covers rounding the integers to floats); when that sum is below ``2^53`` the
+       float result is the exact integer, zeros included;
+    2. int64 arithmetic on the undecided entries when ``sum |a_i b_i| < 2^62`` proves
+       that nothing overflows;
+    3. Python integers for whatever is left (counted in ``COUNTERS.filter_failures``).
+
+    ``rows`` and ``cols`` may be sequences of int tuples or integer numpy arrays.
+    Returns an int8 array of -1/0/1 of shape ``(len(rows), len(cols))``.
+
+    >>> dot_signs([[1, -1], [2, 2]], [[3, 3], [1, -1]]).tolist()
+    [[0, 1], [1, 0]]
+    >>> big = 3 ** 40                                  # beyond float64 and int64 precision
+    >>> dot_signs([[big, -big + 1]], [[1, 1]]).tolist()
+    [[1]]
+    """
+    nr, nc = len(rows), len(cols)
+    if nr == 0 or nc == 0:
+        return np.zeros((nr, nc), dtype=np.int8)
+    R, C = _as_int_matrix(rows), _as_int_matrix(cols)
+    out = np.zeros((nr, nc), dtype=np.int8)
+    try:
+        Rf, Cf = R.astype(float), C.astype(float)
+    except OverflowError:
+        Rf = None
+    if Rf is not None and np.all(np.isfinite(Rf)) and np.all(np.isfinite(Cf)):
+        n = R.shape[1]
+        gamma = (n + 3) * _U / (1 - (n + 3) * _U)
+        with np.errstate(over="ignore", invalid="ignore"):  # inf/nan entries are simply not "sure"
+            val = Rf @ Cf.T
+            mag = np.abs(Rf) @ np.abs(Cf).T
+            exact_float = mag * (1 + 4 * _U) < 2.0**53       # every partial sum is an exact integer
+            sure = exact_float | (np.abs(val) > gamma * mag * (1 + 4 * _U))
+        out[sure] = np.sign(val[sure]).astype(np.int8)
+        unsure = np.argwhere(~sure)
+        if len(unsure) and R.dtype != object and C.dtype != object:
+            small = mag[unsure[:, 0], unsure[:, 1]] * (1 + 4 * _U) < 2.0**62
+            idx = unsure[small]
+            if len(idx):
+                v = np.einsum("ij,ij->i", R[idx[:, 0]].astype(np.int64), C[idx[:, 1]].astype(np.int64))
+                out[idx[:, 0], idx[:, 1]] = np.sign(v).astype(np.int8)
+            unsure = unsure[~small]
+    else:
+        unsure = np.argwhere(np.ones(out.shape, dtype=bool))
+    record("filter_failures", len(unsure))
+    for i, k in unsure:
+        s = sum(int(a) * int(b) for a, b in zip(R[i], C[k]))
+        out[i, k] = (s > 0) - (s < 0)
+    return out
+
+
+def _as_int_matrix(rows) -> np.ndarray:
+    """An integer matrix as int64 when every entry fits, else as an object array of ints."""
+    if isinstance(rows, np.ndarray) and rows.dtype.kind in "iu":
+        return rows.astype(np.int64, copy=False)
+    A = np.array(rows, dtype=object)
+    if A.ndim != 2:
+        raise InvalidInputError(f"dot_signs needs a 2-D integer array; got shape {A.shape}")
+    try:
+        return A.astype(np.int64)
+    except OverflowError:
+        return A
+
+INT64_SAFE = 1 << 62
+
+
+def as_small_ints(H: np.ndarray) -> np.ndarray:
+    """An object array of ints as int64 when every entry is below 2^62 in absolute value."""
+    if H.dtype == object and H.size and max(H.max(), -H.min()) < INT64_SAFE:
+        return H.astype(np.int64)
+    return H
+
+
+def matrix_signs(H: np.ndarray, pts: "PreparedPoints") -> np.ndarray:
+    """Exact sign matrix of ``H @ P.T``.
+
+    With ``bound = max|P| * m`` (m columns), every partial sum of a row of ``H`` against
+    a point is at most ``max|H| * bound`` in absolute value.  Below ``2^53`` a float
+    matrix product is exact (every product and partial sum is an integer that floats
+    represent, in any summation order); below ``2^62`` an int64 product is.  Otherwise
+    ``H`` is split into digits small enough for exact float products
+    (:func:`_limb_signs`) when the points are small, and the float filter of
+    :func:`tropattn.dot_signs` decides the rest.
+    """
+    H = as_small_ints(H)
+    if H.size == 0:
+        return np.zeros((H.shape[0], len(pts.P)), dtype=np.int8)
+    if pts.P64 is None:
+        return dot_signs(H, pts.Pa)
+    bound = pts.max_abs * H.shape[1]
+    if H.dtype != object:
+        top = max(int(H.max()), -int(H.min()), 0) * bound
+        if top < _FLOAT_EXACT:
+            return np.sign(H.astype(float) @ pts.F.T).astype(np.int8)
+        if top < INT64_SAFE:
+            return np.sign(H @ pts.P64.T).astype(np.int8)
+    bits = _FLOAT_BITS - bound.bit_length()
+    if bits >= _MIN_LIMB:
+        return _limb_signs(H, pts.F, bits)
+    return dot_signs(H, pts.P64)
+
+_FLOAT_BITS = 53
+
+_FLOAT_EXACT = 1 << _FLOAT_BITS
+
+#: Digits narrower than this would need too many float products: use the float filter.
+_MIN_LIMB = 20
+
+
+def _limb_signs(H: np.ndarray, C: np.ndarray, bits: int) -> np.ndarray:
+    """Exact ``sign(H @ C.T)`` for any integers ``H`` (int64 or object) and integer-valued
+    floats ``C`` with ``2^bits * max|C| * m <= 2^53``.
+
+    ``H = sum_l H_l 2^(bits l)`` with digits ``0 <= H_l < 2^bits`` and a signed top digit
+    (``|top| < 2^bits``), so each ``S_l = H_l @ C.T`` is below ``2^53`` in absolute value
+    with every partial sum an integer below ``2^53``: the float product is exact, and so
+    is its conversion to int64.  Carries are then propagated in int64 from the lowest
+    digit: ``t_l = S_l + carry``, ``carry = floor(t_l / 2^bits)``, remainder in
+    ``[0, 2^bits)``.  The value is ``t_top 2^(bits L) + R`` with ``0 <= R < 2^(bits L)``,
+    and ``R > 0`` iff some remainder is nonzero: its sign is that of ``t_top``, or of
+    ``R`` when ``t_top == 0``.
+    """
+    base, mask = 1 << bits, (1 << bits) - 1
+    rest, digits = H, []
+    while max(int(rest.max()), -int(rest.min())) >= base:
+        digits.append((rest & mask).astype(np.int64))
+        rest = rest >> bits  # floor division: rest == (rest >> bits) * 2^bits + (rest & mask)
+    nonzero = np.zeros((H.shape[0], C.shape[0]), dtype=bool)
+    carry = 0
+    for d in digits:
+        t = (d.astype(float) @ C.T).astype(np.int64) + carry  # |t| < 2^53 + 2^(54 - bits)
+        nonzero |= (t & mask) != 0
+        carry = t >> bits
+    top = (rest.astype(np.int64).astype(float) @ C.T).astype(np.int64) + carry
+    return np.where(top != 0, np.sign(top), nonzero).astype(np.int8)
+
+
+def sign_array(x: np.ndarray) -> np.ndarray:
+    """Signs of an int64 or object array, as int64."""
+    return (x > 0).astype(np.int64) - (x < 0).astype(np.int64)
+
+
+def determinant_signs(M: np.ndarray, int64_exact: bool) -> np.ndarray:
+    """Exact signs of the determinants of a stack of k x k integer matrices (int64 or
+    object); ``int64_exact``: the caller's bound proves int64 arithmetic exact.
+
+    Otherwise a float filter comes first: the Laplace expansion in floats
+    makes at most ``n = k^2 + 2k`` roundings along each of its monomials (rounding the
+    entries included), so ``|fl(det) - det| <= gamma_n perm|M|``, and the same
+    expansion of ``|M|`` (:func:`maximal_minors` with ``absolute=True``) computes the
+    permanent to within the factor ``1 + gamma_n``.  Entries with
+    ``|fl(det)| > 2 gamma_n fl(perm)`` take the float sign; the rest (zeros among
+    them) are computed with Python integers.
+    """
+    if int64_exact:
+        return sign_array(determinants(M))
+    out = np.zeros(len(M), dtype=np.int64)
+    unsure = np.ones(len(M), dtype=bool)
+    try:
+        Mf = M.astype(float)
+    except OverflowError:
+        Mf = None
+    if Mf is not None:
+        k = M.shape[1]
+        u = 2.0 ** -53
+        gamma = (k * k + 2 * k) * u / (1 - (k * k + 2 * k) * u)
+        with np.errstate(over="ignore", invalid="ignore"):
+            det, perm = determinants(Mf), determinants(np.abs(Mf), absolute=True)
+            sure = np.isfinite(perm) & (np.abs(det) > 2 * gamma * perm)
+        out[sure] = np.sign(det[sure]).astype(np.int64)
+        unsure = ~sure
+    if np.any(unsure):
+        out[unsure] = sign_array(determinants(M[unsure].astype(object)))
+    return out
+
+
+@dataclass(frozen=True)
+class PreparedPoints:
+    """Homogeneous points as a list, an object array, int64 (if small) and floats (on demand).
+
+    ``max_abs`` is the largest absolute entry, ``l1`` the largest row L1 norm.
+    """
+
+    P: list
+    Pa: np.ndarray
+    P64: np.ndarray | None
+    max_abs: int
+    l1: int
+
+    @classmethod
+    def of(cls, P):
+        """From a list of integer rows, or an int64 array of them."""
+        if isinstance(P, np.ndarray) and P.dtype == np.int64:
+            A = np.abs(P)
+            if len(P) and int(A.max()) * P.shape[1] < INT64_SAFE:
+                return cls(list(map(tuple, P.tolist())), P.astype(object), P, int(A.max()), int(A.sum(axis=1).max()))
+            P = list(map(tuple, P.tolist()))
+        Pa = np.array(P, dtype=object)
+        try:
+            P64 = Pa.astype(np.int64)
+        except OverflowError:
+            P64 = None
+        if P64 is not None and int(P64.max()) < INT64_SAFE and int(P64.min()) > -INT64_SAFE:
+            A = np.abs(P64)
+            max_abs = int(A.max())
+            if max_abs * P64.shape[1] < INT64_SAFE:
+                return cls(P, Pa, P64, max_abs, int(A.sum(axis=1).max()))
+            return cls(P, Pa, P64, max_abs, max(sum(map(abs, r)) for r in P))
+        max_abs = max(max(abs(v) for v in r) for r in P)
+        return cls(P, Pa, None, max_abs, max(sum(map(abs, r)) for r in P))
+
+    @functools.cached_property
+    def F(self) -> np.ndarray:
+        """The int64 rows as floats (exact when ``max_abs < 2^53``; callers check bounds)."""
+        return self.P64.astype(float)
+
+    @functools.cached_property
+    def X(self) -> np.ndarray:
+        """The points as float coordinates (correctly rounded quotients)."""
+        if self.P64 is not None and self.max_abs < 1 << 53:
+            return self.P64[:, :-1] / self.P64[:, -1:]
+        return (self.Pa[:, :-1] / self.Pa[:, -1:]).astype(float)
+
+
+def lex_order(rows) -> list:
+    """Indices sorting homogeneous points lexicographically (float sort, checked exactly).
+
+    Rounding to float is monotone, so a strict float inequality in the first
+    coordinate certifies the exact order of two neighbours; only neighbours whose
+    first coordinates round equal are compared exactly.
+    """
+    if len(rows) < 2:
+        return list(range(len(rows)))
+    X = PreparedPoints.of(rows).X
+    order = np.lexsort(X.T[::-1])
+    sure = X[order[1:], 0] > X[order[:-1], 0]
+    order = order.tolist()
+    if all(sure[k] or _lex_cmp(rows[order[k]], rows[order[k + 1]]) <= 0 for k in range(len(sure))):
+        return order
+    return sorted(range(len(rows)), key=functools.cmp_to_key(lambda i, j: _lex_cmp(rows[i], rows[j])))
+
+
+def _lex_cmp(p, q) -> int:
+    """Exact lexicographic comparison of two homogeneous points (positive denominators)."""
+    dp, dq = p[-1], q[-1]
+    for a, b in zip(p[:-1], q[:-1]):
+        x, y = a * dq, b * dp
+        if x != y:
+            return -1 if x < y else 1
+    return 0

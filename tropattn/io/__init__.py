@@ -1,0 +1,13 @@
+"""Model files in and results out: ``tropattn.model/1`` JSON (score or weight form) and ``.npz``.
+
+>>> from tropattn.attention import sawtooth_model
+>>> model_to_json(model_from_json(model_to_json(sawtooth_model(1, 2, 1)))) == model_to_json(sawtooth_model(1, 2, 1))
+True
+"""
+
+from .files import load_model, save_model
+from .model_file import FORMAT, load_json, load_sites, model_from_json, model_to_json
+from .npz import load_npz, save_npz
+
+__all__ = ["FORMAT", "load_json", "load_model", "save_model", "model_from_json", "model_to_json", "load_npz",
+           "save_npz", "load_sites"]

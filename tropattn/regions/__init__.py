@@ -1,0 +1,13 @@
+"""Exact activation and linear regions of small hard-attention transformers.
+
+>>> from tropattn.attention import sawtooth_model
+>>> len(enumerate_regions(sawtooth_model(1, 3, 2)).activation_regions)   # N^(dL) = 9
+9
+"""
+
+from .affine import AffineMap
+from .brute_force import brute_force_regions
+from .search import ActivationRegion, RegionSet, box_rows, enumerate_regions, group_linear_regions, overlay_regions
+
+__all__ = ["AffineMap", "ActivationRegion", "RegionSet", "enumerate_regions", "overlay_regions",
+           "brute_force_regions", "group_linear_regions", "box_rows"]

@@ -1,0 +1,74 @@
+"""Region patterns by brute force over label tuples: an independent check for tests.
+
+>>> from tropattn.attention import Head, Layer, Transformer
+>>> model = Transformer([Layer([Head([[0], [1], [2]], [0, -5, 0])])])   # key 1 never wins
+>>> brute_force_regions(model)
+[(((0,), ()),), (((2,), ()),)]
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import product
+
+from ..exact import interior_point
+from .affine import AffineMap
+from .search import box_rows
+from .steps import AttentionStep, ReluStep, append_pattern, duplicate_before, model_steps, wall_rows
+
+
+__all__ = ["brute_force_regions"]
+
+
+def brute_force_regions(model, box=None) -> list:
+    """All realisable full patterns, by trying every label tuple with an exact LP.
+
+    Independent of the search: every comparison row (not only power-diagram facets),
+    one certified LP per partial pattern, exponential in the number of heads and
+    layers; for tests and benchmarks only.  Returns the sorted list of patterns.
+
+    >>> from tropattn.attention import Head, Layer, Transformer
+    >>> model = Transformer([Layer([Head([[0], [1], [2]], [0, -5, 0])])])   # key 1 never wins
+    >>> brute_force_regions(model)
+    [(((0,), ()),), (((2,), ()),)]
+    """
+    d = model.dim
+    A0, b0 = box_rows(box, d) if box is not None else ((), ())
+    found = []
+
+    def grow(s, pattern, A, b, f, steps):
+        if s == len(steps):
+            if interior_point(A, b).feasible if A else True:
+                found.append(pattern)
+            return
+        step = steps[s]
+        for labels in _all_labels(step):
+            rA, rb, _ = _all_rows(step, labels, f)
+            A2, b2 = list(A) + rA, list(b) + rb
+            if A2 and not interior_point(A2, b2).feasible:
+                continue
+            grow(s + 1, append_pattern(pattern, step, labels), A2, b2, step.output_map(labels, f), steps)
+
+    grow(0, (), list(A0), list(b0), AffineMap.identity(d), model_steps(model))
+    return sorted(found)
+
+
+def _all_labels(step):
+    if isinstance(step, AttentionStep):
+        return product(*[range(len(h.keys)) for h in step.heads])
+    return product((0, 1), repeat=len(step.ffn.W1))
+
+
+def _all_rows(step, labels, f):
+    """Every comparison row (not only cell facets): independent of the power diagrams."""
+    if isinstance(step, ReluStep):
+        return step.rows(labels, f)
+    A, b, walls = [], [], []
+    for h, (head, j) in enumerate(zip(step.heads, labels)):
+        if duplicate_before(head, j):
+            never = tuple(Fraction(0) for _ in f.M[0])                      # 0 . x <= -1: empty
+            return [never], [Fraction(-1)], [("duplicate", step.index, h, j)]
+        rivals = [k for k in range(len(head.keys))
+                  if (head.keys[k], head.offsets[k]) != (head.keys[j], head.offsets[j])]
+        wall_rows(head, j, rivals, f, ("head", step.index, h), A, b, walls)
+    return A, b, walls

@@ -1,0 +1,156 @@
+"""Sub-layers as refinement steps: a layer's heads, then its ReLU FFN.
+
+Each step knows, for a parent region with affine map ``f``, the exact labels at a
+point, the rows that cut out the piece of given labels, and the output map there.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..errors import InvalidInputError
+from ..exact import integer_row
+from .affine import AffineMap
+
+
+__all__ = ["AttentionStep", "ReluStep", "model_steps", "append_pattern", "wall_rows", "duplicate_before"]
+
+
+class AttentionStep:
+    """The heads of one layer as a step of the refinement."""
+
+    def __init__(self, layer, index):
+        self.layer, self.index = layer, index
+        self.heads = tuple(layer.heads)
+        self.cells = [h.power_diagram().cells() for h in self.heads]
+        self.projection = getattr(layer, "projection", None)
+
+    def labels_at(self, f: AffineMap, X, D):
+        """Exact argmax label of every head at ``f(X / D)`` (integers), or None on a tie.
+
+        Keys equal in both key and offset are one key: the earlier index wins (the
+        convention of :meth:`tropattn.attention.Head.label`).
+        """
+        Z, E = f.apply_homogeneous(X, D)
+        out = []
+        for head in self.heads:
+            label = head.distinct_winner(head.argmax_homogeneous(Z, E))
+            if label is None:
+                return None
+            out.append(label)
+        return tuple(out)
+
+    def rows(self, labels, f: AffineMap):
+        """Pulled-back facet rows of the cells picked by ``labels``."""
+        A, b, walls = [], [], []
+        for h, (head, j) in enumerate(zip(self.heads, labels)):
+            wall_rows(head, j, self.cells[h][j].neighbors, f, ("head", self.index, h), A, b, walls)
+        return A, b, walls
+
+    def realisable(self, labels) -> bool:
+        return all(self.cells[h][j] is not None for h, j in enumerate(labels))
+
+    def output_map(self, labels, f: AffineMap) -> AffineMap:
+        d_out = len(f.M)
+        total = [Fraction(0)] * len(self.heads[0].values[0])
+        for head, j in zip(self.heads, labels):
+            total = [t + v for t, v in zip(total, head.values[j])]
+        if self.projection is not None:
+            total = [sum(p * t for p, t in zip(row, total)) for row in self.projection]
+        if len(total) != d_out:
+            raise InvalidInputError(
+                f"layer {self.index}: the heads' outputs have dimension {len(total)} but the model has "
+                f"dimension {d_out}; give values of length {d_out} or a projection of shape ({d_out}, {len(total)})")
+        if self.layer.residual:
+            return AffineMap(f.M, tuple(ci + t for ci, t in zip(f.c, total)))
+        zero_row = tuple(Fraction(0) for _ in f.M[0])
+        return AffineMap(tuple(zero_row for _ in f.M), tuple(total))
+
+
+class ReluStep:
+    """The ReLU FFN of one layer: ``y -> y + W2 relu(W1 y + b1) + b2``."""
+
+    def __init__(self, ffn, index):
+        self.ffn, self.index = ffn, index
+        self.units = [integer_row(list(row) + [bi]) for row, bi in zip(ffn.W1, ffn.b1)]  # positive multiples
+
+    def labels_at(self, f: AffineMap, X, D):
+        """On/off bit of every unit at ``f(X / D)``, or None where a pre-activation is 0.
+
+        A unit whose pre-activation is identically 0 on the parent region (its row
+        pulls back to zero) is off there, as in :meth:`tropattn.attention.FFN.evaluate`:
+        both bits give the same map, so it is no wall and no tie.
+        """
+        Z, E = f.apply_homogeneous(X, D)
+        bits = []
+        for i, r in enumerate(self.units):
+            p = sum(w * z for w, z in zip(r, Z)) + r[-1] * E
+            if p == 0 and not self._constant_zero(f, i):
+                return None
+            bits.append(int(p > 0))
+        return tuple(bits)
+
+    def _constant_zero(self, f: AffineMap, i) -> bool:
+        a, beta = f.pull_back(self.ffn.W1[i], -self.ffn.b1[i])
+        return beta == 0 and all(v == 0 for v in a)
+
+    def rows(self, bits, f: AffineMap):
+        A, b, walls = [], [], []
+        for i, (row, bi, bit) in enumerate(zip(self.ffn.W1, self.ffn.b1, bits)):
+            sign = -1 if bit else 1  # on: -(W1 y + b1) <= 0 ; off: W1 y + b1 <= 0
+            a, beta = f.pull_back(tuple(sign * w for w in row), -sign * bi)
+            if beta == 0 and all(v == 0 for v in a):  # identically 0 here: off by convention
+                if not bit:
+                    continue
+                a, beta = a, Fraction(-1)                # "on" is then impossible: 0 <= -1
+            A.append(a)
+            b.append(beta)
+            walls.append(("relu", self.index, i, bit))
+        return A, b, walls
+
+    def realisable(self, bits) -> bool:
+        return True
+
+    def output_map(self, bits, f: AffineMap) -> AffineMap:
+        W1, b1, W2, b2 = self.ffn.W1, self.ffn.b1, self.ffn.W2, self.ffn.b2
+        d = len(f.M[0]) if f.M else 0
+        # hidden = D (W1 f(x) + b1)
+        hid_M = [tuple(sum(W1[i][r] * f.M[r][k] for r in range(len(f.M))) * bits[i] for k in range(d))
+                 for i in range(len(W1))]
+        hid_c = [(sum(W1[i][r] * f.c[r] for r in range(len(f.c))) + b1[i]) * bits[i] for i in range(len(W1))]
+        M = tuple(tuple(f.M[o][k] + sum(W2[o][i] * hid_M[i][k] for i in range(len(W1))) for k in range(d))
+                  for o in range(len(f.M)))
+        c = tuple(f.c[o] + sum(W2[o][i] * hid_c[i] for i in range(len(W1))) + b2[o] for o in range(len(f.M)))
+        return AffineMap(M, c)
+
+
+def model_steps(model):
+    steps = []
+    for l, layer in enumerate(model.layers):
+        steps.append(AttentionStep(layer, l))
+        if getattr(layer, "ffn", None) is not None:
+            steps.append(ReluStep(layer.ffn, l))
+    return steps
+
+
+def append_pattern(pattern, step, labels):
+    """Patterns are tuples over layers of (head labels, relu bits)."""
+    if isinstance(step, AttentionStep):
+        return pattern + ((labels, ()),)
+    last = pattern[-1]
+    return pattern[:-1] + ((last[0], labels),)
+
+
+def wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls):
+    """Append the rows "label j beats k" (k in rivals), pulled back through f."""
+    keys, offsets = head.integer_form()
+    for k in rivals:
+        a, beta = f.pull_back_integer(tuple(u - v for u, v in zip(keys[k], keys[j])), offsets[j] - offsets[k])
+        A.append(a)
+        b.append(beta)
+        walls.append(tag + (j, k))
+
+
+def duplicate_before(head, j) -> bool:
+    """Key j repeats an earlier key exactly (same key and offset): it never wins."""
+    return any((head.keys[k], head.offsets[k]) == (head.keys[j], head.offsets[j]) for k in range(j))

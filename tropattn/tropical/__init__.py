@@ -1,0 +1,20 @@
+"""Tropical (max-plus) algebra: polynomials, rational functions and maps, their regions and subdivisions.
+
+>>> f = parse_polynomial("max(0, x)")            # the ReLU
+>>> f(3), len(f.linear_regions())
+(Fraction(3, 1), 2)
+"""
+
+from .cells import LinearRegion, linear_regions, redundant_terms
+from .parsing import parse_polynomial, polynomial_from_json, polynomial_to_json
+from .polynomial import TropicalPolynomial
+from .rational import RationalPiece, TropicalRationalFunction, TropicalRationalMap, common_refinement
+from .semiring import NEG_INF, tropical_add, tropical_mul
+from .subdivision import HypersurfaceCell, dual_subdivision, hypersurface_cells, lifted_polytope, newton_polytope
+
+__all__ = [
+    "NEG_INF", "tropical_add", "tropical_mul", "TropicalPolynomial", "LinearRegion", "HypersurfaceCell",
+    "RationalPiece", "TropicalRationalFunction", "TropicalRationalMap", "newton_polytope", "lifted_polytope",
+    "redundant_terms", "linear_regions", "dual_subdivision", "hypersurface_cells", "common_refinement",
+    "parse_polynomial", "polynomial_from_json", "polynomial_to_json",
+]
