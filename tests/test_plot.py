@@ -55,7 +55,7 @@ def test_one_dimensional_heads_are_drawn_as_intervals(tmp_path):
 def test_overlay_regions_match_exact_labels(tmp_path, heads2d):
     """The overlay's cells are the label tuples that occur: cross-check with sampled exact labels."""
     from tropattn.attention.soft import as_heads, hard_labels
-    from tropattn.plot import _overlay_diagram
+    from tropattn.plot.power import _overlay_diagram
 
     hs = as_heads(heads2d)
     overlay, tuples = _overlay_diagram(hs)

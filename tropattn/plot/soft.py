@@ -1,0 +1,99 @@
+"""Finite-temperature pictures: soft weights over the exact cells, and the weight defect."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..attention.soft import head_arrays, soft_weights
+from ..errors import InvalidInputError
+from ..temperature import pointwise_defects, resolve_box
+from .common import as_diagram, check_dim, colors, pyplot, save
+
+__all__ = ["plot_soft_weights"]
+
+
+def plot_soft_weights(head, taus, box, path, resolution: int = 200):
+    """Soft attention weights at several temperatures over the exact cells, saved as a PNG.
+
+    Top row: each pixel is the soft-weighted mixture ``sum_j p_j(x) colour_j``, so
+    a cell is a flat colour at small ``tau`` and the colours bleed across the walls
+    (black lines: the exact cell boundaries) as ``tau`` grows.  Bottom row:
+    ``log10(1 - p*)``, the weight defect, linear in the distance to the nearest wall
+    with slope ``-||a_j - a_{j*}|| / (tau ln 10)``.  In ``d = 1`` the weights are drawn
+    as curves ``p_j(x)`` with the walls as vertical lines.
+
+    Parameters
+    ----------
+    head : a Head or a head as ``(keys, offsets[, values])``
+    taus : sequence of float > 0
+    box : None, R, or (lo, hi)
+    path : str or Path
+    resolution : int
+        Pixels per side (2-D) or sample points (1-D).
+
+    Returns
+    -------
+    pathlib.Path
+
+    >>> import tempfile, os
+    >>> p = plot_soft_weights(([[0, 0], [2, 0], [0, 2]], [0, -2, -2]), [0.1, 1], 3,
+    ...                       os.path.join(tempfile.mkdtemp(), "soft.png"), resolution=40)
+    >>> p.stat().st_size > 0
+    True
+    """
+    h = head_arrays(head)
+    check_dim(h.dim, "this head's query space")
+    taus = [float(t) for t in np.atleast_1d(taus)]
+    if not taus:
+        raise InvalidInputError("taus is empty; give at least one temperature, e.g. [0.05, 0.2, 1]")
+    lo, hi = resolve_box(box, [h])
+    diagram = as_diagram(h.source if h.source is not None else h)
+    palette = colors(h.N)
+    plt = pyplot()
+    cols = len(taus)
+    if h.dim == 1:
+        fig, axes = plt.subplots(1, cols, figsize=(4.2 * cols, 3.2), squeeze=False)
+        xs = np.linspace(lo[0], hi[0], max(int(resolution), 2))[:, None]
+        walls = sorted({float(v) for iv in diagram.clip_to_box(list(lo), list(hi)).values() for v in iv}
+                       - {float(lo[0]), float(hi[0])})
+        for ax, tau in zip(axes[0], taus):
+            W = soft_weights(h, xs, tau)
+            for j in range(h.N):
+                ax.plot(xs[:, 0], W[:, j], color=palette[j], lw=1.5, label=f"key {j}")
+            for w in walls:
+                ax.axvline(w, color="k", lw=0.6, ls="--")
+            ax.set_ylim(-0.02, 1.02)
+            ax.set_title(f"soft weights, tau = {tau:g}", fontsize=9)
+        axes[0][0].legend(fontsize=7, loc="best")
+    else:
+        fig, axes = plt.subplots(2, cols, figsize=(4.2 * cols, 8.2), squeeze=False)
+        r = max(int(resolution), 2)
+        gx, gy = np.meshgrid(np.linspace(lo[0], hi[0], r), np.linspace(lo[1], hi[1], r))
+        X = np.column_stack([gx.ravel(), gy.ravel()])
+        polys = diagram.clip_to_box(list(lo), list(hi))
+        extent = (lo[0], hi[0], lo[1], hi[1])
+        for i, tau in enumerate(taus):
+            W = soft_weights(h, X, tau)
+            img = np.clip(W @ palette, 0, 1).reshape(r, r, 3)
+            axes[0][i].imshow(img, origin="lower", extent=extent, interpolation="nearest")
+            axes[0][i].set_title(f"soft weights (colour mix), tau = {tau:g}", fontsize=9)
+            with np.errstate(divide="ignore"):
+                defect = pointwise_defects(h, X, tau).log_weight[0] / np.log(10)
+            im = axes[1][i].imshow(np.maximum(defect, -30).reshape(r, r), origin="lower", extent=extent,
+                                   cmap="viridis", vmin=-30, vmax=0, interpolation="nearest")
+            axes[1][i].set_title(f"log10(1 - p*), tau = {tau:g}", fontsize=9)
+            fig.colorbar(im, ax=axes[1][i], shrink=0.8)
+            for ax in (axes[0][i], axes[1][i]):
+                for poly in polys.values():
+                    ax.plot(*poly.exterior.xy, color="k", lw=0.7)
+                S = np.array(diagram.sites, dtype=float)
+                inside = np.all((S >= lo) & (S <= hi), axis=1)
+                ax.scatter(S[inside, 0], S[inside, 1], c="w", edgecolors="k", s=16, zorder=3)
+                ax.set_xlim(lo[0], hi[0])
+                ax.set_ylim(lo[1], hi[1])
+    fig.tight_layout()
+    path = Path(path)
+    save(fig, path, 100)
+    return path
