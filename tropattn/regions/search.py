@@ -32,7 +32,6 @@ from typing import Sequence
 
 
 import functools
-import sys
 import time
 from itertools import product
 
@@ -40,6 +39,7 @@ import networkx as nx
 
 from ..errors import DegenerateInputError, Interrupted, InvalidInputError, TieError
 from ..backends import get_executor
+from ..progress import Progress
 from ..exact import (counting, format_point, homogeneous_point, integer_facets, integer_row, interior_point,
                      relative_interior_point, to_rational_vector)
 from ..attention import Layer, Transformer
@@ -272,41 +272,6 @@ def _touches_at(int_rows, P, D, key) -> bool:
     return True
 
 
-class _Progress:
-    """A progress bar on a terminal, silent otherwise.
-
-    The search refines one sub-layer at a time; the number of parent regions of a
-    sub-layer is known, so the bar counts parents done, and the line also shows the
-    regions found so far and their rate.
-    """
-
-    def __init__(self, enabled=None, steps=1):
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self.steps, self.last = steps, 0.0
-        self.start_step(0, 1)
-
-    def start_step(self, index, parents):
-        self.index, self.parents, self.done, self.found = index, parents, 0, 0
-        self.start = time.perf_counter()
-
-    def advance(self, parents=1, found=0):
-        self.done += parents
-        self.found += found
-        now = time.perf_counter()
-        if self.enabled and (now - self.last > 0.2 or self.done == self.parents):
-            self.last = now
-            filled = int(30 * self.done / max(self.parents, 1))
-            rate = self.found / max(now - self.start, 1e-9)
-            end = "\n" if self.done == self.parents else ""
-            sys.stderr.write(f"\rsub-layer {self.index + 1}/{self.steps} [{'#' * filled}{'.' * (30 - filled)}] "
-                             f"{self.done}/{self.parents} parents, {self.found} regions ({rate:,.0f}/s){end}")
-            sys.stderr.flush()
-
-    def close(self):
-        if self.enabled and self.done != self.parents:
-            sys.stderr.write("\n")
-
-
 def enumerate_regions(model, box=None, progress: bool | None = None, workers: int = 1,
                       executor="serial") -> RegionSet:
     """All activation regions of ``model`` over ``R^d`` (or inside ``box``), exactly.
@@ -363,7 +328,7 @@ def enumerate_regions(model, box=None, progress: bool | None = None, workers: in
                           tuple(integer_row(list(a) + [bi]) for a, bi in zip(A, b)))
         done, edges = [(root, ())], []           # the last complete sub-layer
         steps = model_steps(model)
-        bar = _Progress(progress, len(steps))
+        bar = Progress(progress, len(steps))
         s = 0
         try:
             for s, step in enumerate(steps):
