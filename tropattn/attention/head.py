@@ -23,6 +23,14 @@ head remembers it as the float ``score_scale``: ``soft(X, tau=1)`` is standard s
 dot-product attention.  (A head built directly in score form has ``score_scale = 1``; to
 reproduce standard attention from raw ``q . k`` scores use ``tau = sqrt(d_k)``.)
 
+**Ties.**  Where two distinct keys share the best score, ``ties`` decides: ``"refuse"``
+(the default) raises :class:`~tropattn.errors.TieError`; ``"first"`` picks the lowest
+index among the best, as ``torch.argmax`` does.  A tie on a wall (a set of measure zero)
+changes no region; a tie on a whole region (a layer that feeds a constant to the next
+one) makes the lowest index win that region, which is again a polyhedral function of
+the query, so the regions are counted exactly (:mod:`tropattn.regions.steps`).  Keys
+equal in both ``a_j`` and ``b_j`` are one key under either rule: the earlier index wins.
+
 If the query also attends to *itself*, its score ``x^T W_Q^T W_K x + ...`` is quadratic
 in ``x`` and the walls are quadrics: tropattn refuses that case with
 :class:`~tropattn.errors.QuadraticWallError` (``include_query=True``) rather than
@@ -46,7 +54,7 @@ as the Minkowski sum of the lifted polytopes ``conv{(a_j, b_j)}`` has upper vert
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 import numpy as np
@@ -56,10 +64,29 @@ from ..exact import format_point, homogeneous_point, to_rational, to_rational_ma
 from ..geometry.power import PowerDiagram, scores_to_weights
 from ..tropical import TropicalPolynomial, TropicalRationalFunction, TropicalRationalMap
 
-__all__ = ["Head"]
+__all__ = ["Head", "TIE_RULES", "check_tie_rule"]
+
+#: The tie rules: ``"refuse"`` (raise :class:`~tropattn.errors.TieError`) or ``"first"`` (lowest index wins).
+TIE_RULES = ("refuse", "first")
 
 
 _EMPTY_CONTEXT = "the context is empty; attention needs at least one key"
+
+
+def check_tie_rule(rule, where="ties") -> str:
+    """``rule`` if it is a tie rule, else :class:`~tropattn.errors.InvalidInputError`.
+
+    >>> check_tie_rule("first")
+    'first'
+    >>> check_tie_rule("last")
+    Traceback (most recent call last):
+    ...
+    tropattn.errors.InvalidInputError: ties = 'last'; the tie rule must be 'refuse' (raise on a tie) or 'first' (the lowest index wins, as argmax)
+    """
+    if rule not in TIE_RULES:
+        raise InvalidInputError(f"{where} = {rule!r}; the tie rule must be 'refuse' (raise on a tie) or 'first' "
+                                "(the lowest index wins, as argmax)")
+    return rule
 
 
 def _matrix(M, name, rows=None, cols=None, what="rows"):
@@ -88,6 +115,12 @@ class Head:
     score_scale : float, optional
         Positive factor applied to the scores by :meth:`soft` only (``1 / sqrt(d_k)``
         for heads built by :meth:`from_weights`); exact results never use it.
+    d_k : rational, optional
+        The key dimension of a head built from weights: sets ``score_scale = 1 / sqrt(d_k)``
+        and is kept exactly (model files store it, so a save/load round trip keeps the scale).
+    ties : {"refuse", "first"}, optional
+        What :meth:`label` does where distinct keys tie: raise ``TieError`` (default) or
+        pick the lowest index.
 
     >>> h = Head([[1, 0], [0, 1]], values=[[10], [20]])
     >>> h.N, h.dim, h.dim_out, h.hard([2, 1])
@@ -98,6 +131,8 @@ class Head:
     offsets: tuple = None
     values: tuple = None
     score_scale: float = 1.0
+    d_k: object = None
+    ties: str = "refuse"
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self):
@@ -112,9 +147,9 @@ class Head:
         values = keys if self.values is None else to_rational_matrix(self.values, "values", rows=n)
         if values and not values[0]:
             raise InvalidInputError("values have 0 coordinates; give values of shape (N, d_out), d_out >= 1")
-        scale = float(self.score_scale)
-        if not (math.isfinite(scale) and scale > 0):
-            raise InvalidInputError(f"score_scale = {self.score_scale!r}; it must be a positive finite number")
+        scale, d_k = _scale(self.score_scale, self.d_k)
+        check_tie_rule(self.ties)
+        object.__setattr__(self, "d_k", d_k)
         object.__setattr__(self, "keys", keys)
         object.__setattr__(self, "offsets", offsets)
         object.__setattr__(self, "values", values)
@@ -168,7 +203,15 @@ class Head:
             offsets.append(sum((q * c for q, c in zip(b_Q, k)), Fraction(0)))
             v = tuple(s + c for s, c in zip(_matvec(W_V, y), b_V))
             values.append(v if W_O is None else _matvec(W_O, v))
-        return cls(tuple(keys), tuple(offsets), tuple(values), score_scale=1.0 / math.sqrt(float(d_k)))
+        return cls(tuple(keys), tuple(offsets), tuple(values), d_k=d_k)
+
+    def with_ties(self, rule) -> "Head":
+        """The same head with the tie rule ``rule`` (``"refuse"`` or ``"first"``).
+
+        >>> Head([[1], [-1]]).with_ties("first").label([0])          # 0 and 1 tie at x = 0
+        0
+        """
+        return replace(self, ties=check_tie_rule(rule))
 
     # ------------------------------------------------------------- basics
     @property
@@ -249,12 +292,14 @@ class Head:
         """The argmax label at ``x`` (hard attention), exactly.
 
         Keys equal in both ``a_j`` and ``b_j`` are one key for the diagram: the earlier
-        index wins (as :class:`~tropattn.power.PowerDiagram` hides the later one).
+        index wins (as :class:`~tropattn.power.PowerDiagram` hides the later one).  With
+        ``ties="first"`` the lowest index of the best score wins every tie.
 
         Raises
         ------
         TieError
-            If two distinct keys tie for the best score; ``labels`` holds them.
+            If two distinct keys tie for the best score and ``ties="refuse"``; ``labels``
+            holds them.
 
         >>> Head([[1], [-1]]).label([0])
         Traceback (most recent call last):
@@ -262,7 +307,7 @@ class Head:
         tropattn.errors.TieError: x = (0,) is on a wall: labels (0, 1) tie with score 0; hard attention is undefined there (move x off the wall)
         """
         winners = self.argmax_all(x)
-        if self.distinct_winner(winners) is None:
+        if self.ties == "refuse" and self.distinct_winner(winners) is None:
             seen, distinct = set(), []
             for j in winners:
                 key = (self.keys[j], self.offsets[j])
@@ -374,6 +419,30 @@ class Head:
             coeffs = [b + u[c] if u[c] != float("-inf") else u[c] for b, u in zip(self.offsets, U)]
             comps.append(TropicalRationalFunction(TropicalPolynomial(self.keys, coeffs), G))
         return TropicalRationalMap(comps)
+
+
+def _scale(score_scale, d_k):
+    """``(score_scale, d_k)`` checked; a given ``d_k`` sets the scale ``1 / sqrt(d_k)``."""
+    if d_k is not None:
+        d_k = to_rational(d_k, "d_k")
+        try:
+            root = math.sqrt(float(d_k)) if d_k > 0 else 0.0
+        except OverflowError:
+            root = math.inf
+        if not (math.isfinite(root) and root > 0 and math.isfinite(1.0 / root) and 1.0 / root > 0):
+            raise InvalidInputError(f"d_k = {d_k}; it must be positive, and 1/sqrt(d_k) a positive float "
+                                    "(the softmax scale)")
+        if score_scale != 1.0 and float(score_scale) != 1.0 / root:
+            raise InvalidInputError(f"score_scale = {score_scale!r} disagrees with d_k = {d_k} "
+                                    f"(1/sqrt(d_k) = {1.0 / root!r}); give one of them")
+        return 1.0 / root, d_k
+    try:
+        scale = float(score_scale)
+    except (TypeError, ValueError):
+        scale = float("nan")
+    if not (math.isfinite(scale) and scale > 0):
+        raise InvalidInputError(f"score_scale = {score_scale!r}; it must be a positive finite number")
+    return scale, None
 
 
 def _log_value_matrix(U, n):

@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 
@@ -137,6 +137,10 @@ class Layer:
         """Regions of this layer's head overlay (see :func:`count_dual`)."""
         return count_dual(self.heads)
 
+    def with_ties(self, rule) -> "Layer":
+        """The same layer with every head's tie rule set to ``rule`` (see :class:`Head`)."""
+        return replace(self, heads=tuple(h.with_ties(rule) for h in self.heads))
+
 
 @dataclass(frozen=True)
 class Transformer:
@@ -184,6 +188,21 @@ class Transformer:
             raise InvalidInputError(f"count_dual counts one layer; this model has {len(self.layers)}. "
                                     "Use tropattn.regions.enumerate_regions for deeper models")
         return self.layers[0].count_dual()
+
+    @property
+    def ties(self) -> str | None:
+        """The tie rule shared by every head (``"refuse"`` or ``"first"``), None if they differ."""
+        rules = {h.ties for layer in self.layers for h in layer.heads}
+        return rules.pop() if len(rules) == 1 else None
+
+    def with_ties(self, rule) -> "Transformer":
+        """The same model with every head's tie rule set to ``rule``.
+
+        >>> T = Transformer([Layer([Head([[1], [-1]])])]).with_ties("first")
+        >>> T.ties, T.evaluate([0])[1]                      # keys 0 and 1 tie at x = 0: 0 wins
+        ('first', (((0,), ()),))
+        """
+        return Transformer(tuple(layer.with_ties(rule) for layer in self.layers))
 
     @classmethod
     def from_weights(cls, context, layers, include_query=False) -> "Transformer":

@@ -11,10 +11,12 @@ from __future__ import annotations
 from fractions import Fraction
 from itertools import product
 
-from ..exact import interior_point
+from ..errors import TieError
+from ..exact import format_point, interior_point
 from .affine import AffineMap
 from .search import box_rows
-from .steps import AttentionStep, ReluStep, append_pattern, duplicate_before, model_steps, wall_rows
+from .steps import (AttentionStep, ReluStep, append_pattern, distinct_rivals, duplicate_before, model_steps,
+                    wall_rows)
 
 
 __all__ = ["brute_force_regions"]
@@ -26,6 +28,14 @@ def brute_force_regions(model, box=None) -> list:
     Independent of the search: every comparison row (not only power-diagram facets),
     one certified LP per partial pattern, exponential in the number of heads and
     layers; for tests and benchmarks only.  Returns the sorted list of patterns.
+    Ties follow each head's rule as :func:`~tropattn.regions.enumerate_regions` does:
+    a whole-region tie raises :class:`~tropattn.errors.TieError` under ``"refuse"``
+    and goes to the lowest index under ``"first"``.
+
+    Raises
+    ------
+    TieError
+        Two distinct keys of a head with ``ties="refuse"`` tie on a full-dimensional set.
 
     >>> from tropattn.attention import Head, Layer, Transformer
     >>> model = Transformer([Layer([Head([[0], [1], [2]], [0, -5, 0])])])   # key 1 never wins
@@ -43,10 +53,12 @@ def brute_force_regions(model, box=None) -> list:
             return
         step = steps[s]
         for labels in _all_labels(step):
-            rA, rb, _ = _all_rows(step, labels, f)
+            rA, rb, tied = _all_rows(step, labels, f)
             A2, b2 = list(A) + rA, list(b) + rb
             if A2 and not interior_point(A2, b2).feasible:
                 continue
+            if tied:
+                raise _whole_region_tie(step, tied, interior_point(A2, b2).point if A2 else (Fraction(0),) * d)
             grow(s + 1, append_pattern(pattern, step, labels), A2, b2, step.output_map(labels, f), steps)
 
     grow(0, (), list(A0), list(b0), AffineMap.identity(d), model_steps(model))
@@ -60,15 +72,23 @@ def _all_labels(step):
 
 
 def _all_rows(step, labels, f):
-    """Every comparison row (not only cell facets): independent of the power diagrams."""
+    """Every comparison row (not only cell facets), and the whole-region ties that
+    ``ties="refuse"`` cannot label as ``(head, j, k)``: independent of the power diagrams."""
     if isinstance(step, ReluStep):
-        return step.rows(labels, f)
-    A, b, walls = [], [], []
+        return (*step.rows(labels, f)[:2], [])
+    A, b, tied = [], [], []
     for h, (head, j) in enumerate(zip(step.heads, labels)):
         if duplicate_before(head, j):
             never = tuple(Fraction(0) for _ in f.M[0])                      # 0 . x <= -1: empty
-            return [never], [Fraction(-1)], [("duplicate", step.index, h, j)]
-        rivals = [k for k in range(len(head.keys))
-                  if (head.keys[k], head.offsets[k]) != (head.keys[j], head.offsets[j])]
-        wall_rows(head, j, rivals, f, ("head", step.index, h), A, b, walls)
-    return A, b, walls
+            return [never], [Fraction(-1)], []
+        ties = wall_rows(head, j, distinct_rivals(head, j), f, ("head", step.index, h), A, b, [])
+        tied += [(h, j, k) for k in ties if head.ties == "refuse"]
+    return A, b, tied
+
+
+def _whole_region_tie(step, tied, point):
+    h, j, k = tied[0]
+    return TieError(f"head {h} of layer {step.index} ties keys {j} and {k} on a whole region around "
+                    f"{format_point(point)} (their scores are the same function there); hard attention is "
+                    "undefined on a full-dimensional set: use ties='first' (the lowest index wins) or break the tie",
+                    (j, k))

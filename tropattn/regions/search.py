@@ -165,7 +165,8 @@ def _tie_free_point(parent: _Piece, step):
         f"the {kind} of layer {step.index} tie on a whole region around {tuple(map(str, x))}: their scores "
         "(or pre-activations) do not depend on x there, e.g. because a layer without residual feeds a "
         "constant into the next layer; hard attention is undefined on a full-dimensional set. Break the tie "
-        "(change an offset or a value) or enable the residual"))
+        "(change an offset or a value), enable the residual, or let the lowest index win with ties='first' "
+        "(Transformer.with_ties, \"ties\": \"first\" in the model file, --ties first)"))
 
 
 def _whole_region_tie(point, error):

@@ -2,6 +2,13 @@
 
 Each step knows, for a parent region with affine map ``f``, the exact labels at a
 point, the rows that cut out the piece of given labels, and the output map there.
+
+**Ties.**  Two keys ``j < k`` whose scores, pulled back through ``f``, are the same
+affine function tie on the whole parent (a *whole-region tie*: e.g. a layer without
+residual feeds a constant to the next).  With a head's ``ties="refuse"`` no label is
+defined there (the search raises :class:`~tropattn.errors.TieError`); with
+``ties="first"`` the lower index ``j`` wins the whole tie, so the row "j beats k" is
+dropped (it reads ``0 <= 0``) and ``k`` gets the impossible row ``0 <= -1``.
 """
 
 from __future__ import annotations
@@ -13,7 +20,8 @@ from ..exact import integer_row
 from .affine import AffineMap
 
 
-__all__ = ["AttentionStep", "ReluStep", "model_steps", "append_pattern", "wall_rows", "duplicate_before"]
+__all__ = ["AttentionStep", "ReluStep", "model_steps", "append_pattern", "wall_rows", "duplicate_before",
+           "distinct_rivals"]
 
 
 class AttentionStep:
@@ -29,12 +37,19 @@ class AttentionStep:
         """Exact argmax label of every head at ``f(X / D)`` (integers), or None on a tie.
 
         Keys equal in both key and offset are one key: the earlier index wins (the
-        convention of :meth:`tropattn.attention.Head.label`).
+        convention of :meth:`tropattn.attention.Head.label`).  With ``ties="first"`` a
+        whole-region tie (every winner's pulled-back score is the same function) goes
+        to the lowest index; a tie on a wall is None under either rule (the point is
+        then moved off the wall).
         """
         Z, E = f.apply_homogeneous(X, D)
         out = []
         for head in self.heads:
-            label = head.distinct_winner(head.argmax_homogeneous(Z, E))
+            winners = head.argmax_homogeneous(Z, E)
+            label = head.distinct_winner(winners)
+            if label is None and head.ties == "first" and not any(
+                    _pulled_back_difference(head, winners[0], k, f) for k in winners[1:]):
+                label = winners[0]
             if label is None:
                 return None
             out.append(label)
@@ -44,11 +59,14 @@ class AttentionStep:
         """Pulled-back facet rows of the cells picked by ``labels``."""
         A, b, walls = [], [], []
         for h, (head, j) in enumerate(zip(self.heads, labels)):
-            wall_rows(head, j, self.cells[h][j].neighbors, f, ("head", self.index, h), A, b, walls)
+            cell = self.cells[h][j]
+            rivals = cell.neighbors if cell is not None else distinct_rivals(head, j)  # hidden: wins a tie only
+            wall_rows(head, j, rivals, f, ("head", self.index, h), A, b, walls)
         return A, b, walls
 
     def realisable(self, labels) -> bool:
-        return all(self.cells[h][j] is not None for h, j in enumerate(labels))
+        """Every label has a cell, or wins a whole-region tie under ``ties="first"``."""
+        return all(self.cells[h][j] is not None or self.heads[h].ties == "first" for h, j in enumerate(labels))
 
     def output_map(self, labels, f: AffineMap) -> AffineMap:
         d_out = len(f.M)
@@ -141,14 +159,39 @@ def append_pattern(pattern, step, labels):
     return pattern[:-1] + ((last[0], labels),)
 
 
-def wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls):
-    """Append the rows "label j beats k" (k in rivals), pulled back through f."""
+def _pulled_back_difference(head, j, k, f: AffineMap):
+    """The integer row "j beats k" pulled back through ``f``: ``(a, beta)`` for ``a . x <= beta``,
+    or None where it reads ``0 <= 0`` (``j`` and ``k`` tie on the whole parent)."""
     keys, offsets = head.integer_form()
+    a, beta = f.pull_back_integer(tuple(u - v for u, v in zip(keys[k], keys[j])), offsets[j] - offsets[k])
+    return None if beta == 0 and not any(a) else (a, beta)
+
+
+def wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls) -> list:
+    """Append the rows "label j beats k" (k in rivals), pulled back through f.
+
+    Returns the rivals that tie ``j`` on the whole parent.  Under ``ties="first"`` the
+    row is dropped for ``k > j`` (``j`` wins) and is the impossible ``0 <= -1`` for
+    ``k < j``; under ``"refuse"`` it is dropped and the caller decides.
+    """
+    tied = []
     for k in rivals:
-        a, beta = f.pull_back_integer(tuple(u - v for u, v in zip(keys[k], keys[j])), offsets[j] - offsets[k])
-        A.append(a)
-        b.append(beta)
+        row = _pulled_back_difference(head, j, k, f)
+        if row is None:
+            tied.append(k)
+            if head.ties != "first" or k > j:
+                continue
+            row = (tuple(0 for _ in f.M[0]), -1)
+        A.append(row[0])
+        b.append(row[1])
         walls.append(tag + (j, k))
+    return tied
+
+
+def distinct_rivals(head, j) -> list:
+    """Every key that differs from key ``j`` (in key or offset)."""
+    return [k for k in range(len(head.keys))
+            if (head.keys[k], head.offsets[k]) != (head.keys[j], head.offsets[j])]
 
 
 def duplicate_before(head, j) -> bool:
