@@ -15,7 +15,9 @@ faster than Fractions in the hot loops.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import sys
 from fractions import Fraction
 from typing import Sequence
 
@@ -27,7 +29,31 @@ from decimal import Decimal
 
 from ..errors import InvalidInputError
 
-__all__ = ["NEG_INF", "common_denominator", "to_rational", "to_rational_vector", "to_rational_matrix", "to_float_array", "integer_row", "homogeneous_point", "format_rational", "format_point", "scaled_ints", "exact_number", "float_rows", "float_point", "homogeneous_row", "primitive_row", "fraction_array", "row_to_fractions", "set_bits"]
+__all__ = ["NEG_INF", "common_denominator", "to_rational", "to_rational_vector", "to_rational_matrix", "to_float_array", "integer_row", "homogeneous_point", "format_rational", "format_point", "scaled_ints", "exact_number", "float_rows", "float_point", "homogeneous_row", "primitive_row", "fraction_array", "row_to_fractions", "set_bits", "unlimited_int_digits"]
+
+
+@contextlib.contextmanager
+def unlimited_int_digits():
+    """Lift Python's int/str digit limit (4,300 digits) inside the block, then restore it.
+
+    The one place tropattn handles the limit: parsing numbers (:func:`to_rational`),
+    reading JSON files and printing exact results all go through it, so the Python API
+    and the command line accept and print the same 5,000-digit numbers.
+
+    >>> with unlimited_int_digits():
+    ...     len(str(10 ** 5000))
+    5001
+    """
+    get = getattr(sys, "get_int_max_str_digits", None)
+    if get is None:
+        yield
+        return
+    old = get()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(old)
 
 
 #: The tropical zero.  :func:`to_rational` returns it for ``-inf`` when asked to.
@@ -113,7 +139,8 @@ def _string_to_rational(text, name, allow_neg_inf):
     if low in ("-inf", "-infinity", "inf", "+inf", "infinity", "nan", "+nan", "-nan"):
         return _float_to_rational(float(low), name, allow_neg_inf)
     try:
-        return Fraction(s)
+        with unlimited_int_digits():
+            return Fraction(s)
     except (ValueError, ZeroDivisionError) as exc:
         reason = "has a zero denominator" if isinstance(exc, ZeroDivisionError) else "is not a number"
         raise InvalidInputError(
@@ -254,7 +281,8 @@ def format_rational(x) -> str:
     ('-1/2', '3')
     """
     x = Fraction(x)
-    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+    with unlimited_int_digits():
+        return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
 
 
 def format_point(x) -> str:

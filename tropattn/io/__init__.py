@@ -6,8 +6,8 @@ True
 """
 
 from .files import load_model, save_model
-from .model_file import FORMAT, load_json, load_sites, model_from_json, model_to_json
+from .model_file import FIELDS, FORMAT, check_fields, load_json, load_sites, model_from_json, model_to_json
 from .npz import load_npz, save_npz
 
-__all__ = ["FORMAT", "load_json", "load_model", "save_model", "model_from_json", "model_to_json", "load_npz",
+__all__ = ["FORMAT", "FIELDS", "check_fields", "load_json", "load_model", "save_model", "model_from_json", "model_to_json", "load_npz",
            "save_npz", "load_sites"]
