@@ -134,7 +134,16 @@ class Layer:
         return y, tuple(labels), bits
 
     def count_dual(self) -> int:
-        """Regions of this layer's head overlay (see :func:`count_dual`)."""
+        """Regions of this layer (its head overlay, see :func:`count_dual`); refuses an FFN.
+
+        The dual counts the overlay of the heads' power diagrams, which are the layer's
+        activation regions whatever the residual and projection; a ReLU FFN cuts them
+        further, which the dual does not model, so it is refused rather than ignored.
+        """
+        if self.ffn is not None:
+            raise InvalidInputError("the dual count does not model the layer's ReLU FFN (it would count the "
+                                    "head overlay only, too few regions); use the primal search "
+                                    "(enumerate_regions, or --method primal)")
         return count_dual(self.heads)
 
     def with_ties(self, rule) -> "Layer":

@@ -454,10 +454,14 @@ def group_linear_regions(regions: Sequence[ActivationRegion], graph) -> tuple:
 def overlay_regions(heads, box=None, progress=None) -> RegionSet:
     """The common refinement of the heads' power diagrams (one layer, no residual effect).
 
+    The heads form one layer without residual, so values of any common dimension are
+    accepted (as :func:`~tropattn.attention.count_dual` does); linear regions join
+    adjacent regions whose value sums agree.
+
     >>> from tropattn.attention import Head
     >>> h = [Head([[0], [1]], [0, 0]), Head([[0], [1]], [0, -1])]     # walls x = 0 and x = 1
     >>> len(overlay_regions(h).activation_regions)
     3
     """
 
-    return enumerate_regions(Transformer([Layer(list(heads))]), box=box, progress=progress)
+    return enumerate_regions(Transformer([Layer(list(heads), residual=False)]), box=box, progress=progress)

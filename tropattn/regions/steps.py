@@ -75,14 +75,14 @@ class AttentionStep:
             total = [t + v for t, v in zip(total, head.values[j])]
         if self.projection is not None:
             total = [sum(p * t for p, t in zip(row, total)) for row in self.projection]
-        if len(total) != d_out:
+        if self.layer.residual and len(total) != d_out:
             raise InvalidInputError(
                 f"layer {self.index}: the heads' outputs have dimension {len(total)} but the model has "
                 f"dimension {d_out}; give values of length {d_out} or a projection of shape ({d_out}, {len(total)})")
         if self.layer.residual:
             return AffineMap(f.M, tuple(ci + t for ci, t in zip(f.c, total)))
         zero_row = tuple(Fraction(0) for _ in f.M[0])
-        return AffineMap(tuple(zero_row for _ in f.M), tuple(total))
+        return AffineMap(tuple(zero_row for _ in total), tuple(total))
 
 
 class ReluStep:
