@@ -155,3 +155,192 @@ def test_npz_weight_form_matches_the_json_weight_form(tmp_path):
     from_json = model_from_json(obj)
     assert model_to_json(from_npz) == model_to_json(from_json)
     assert len(from_npz.layers[0].heads) == 2 and from_npz.layers[0].heads[0].N == N
+
+
+# ---------------------------------------------------------------- strict files (issue 9, point 1)
+
+WEIGHTS = {"format": "tropattn.model/1", "form": "weights", "dim": 1, "context": [[1], [2]],
+           "layers": [{"d_k": 4, "heads": [{"W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]}],
+                       "ffn": {"W1": [[1]], "b1": [0], "W2": [[1]], "b2": [0]}}]}
+
+
+@pytest.mark.parametrize("where,bad,good", [
+    (lambda o: o, "layer", "layers"),                                        # top level
+    (lambda o: o, "Dim", "dim"),
+    (lambda o: o, "tie", "ties"),
+    (lambda o: o["layers"][0], "resdiual", "residual"),                      # a layer
+    (lambda o: o["layers"][0], "projections", "projection"),
+    (lambda o: o["layers"][0], "FFN", "ffn"),
+    (lambda o: o["layers"][0]["heads"][1], "offset", "offsets"),             # a head
+    (lambda o: o["layers"][0]["heads"][1], "value", "values"),
+    (lambda o: o["layers"][0]["heads"][1], "dk", "d_k"),
+    (lambda o: o["layers"][0]["heads"][1], "score_scal", "score_scale"),
+])
+def test_misspelt_score_form_field_names_path_and_suggestion(where, bad, good):
+    obj = copy.deepcopy(BASE)
+    where(obj)[bad] = [[0]]
+    path = {id(obj): "(top level)", id(obj["layers"][0]): "layers[0]",
+            id(obj["layers"][0]["heads"][1]): "layers[0].heads[1]"}[id(where(obj))]
+    with pytest.raises(ModelFileError) as info:
+        model_from_json(obj)
+    assert str(info.value) == f"{path}: unknown field {bad!r}; did you mean {good!r}?"
+
+
+def test_misspelt_ffn_and_weight_form_fields():
+    obj = copy.deepcopy(BASE)
+    obj["layers"][0]["ffn"] = {"W1": [[1, 0]], "b1": [0], "W2": [[1], [0]], "b2": [0, 0], "b_2": [0]}
+    with pytest.raises(ModelFileError, match=r"^layers\[0\]\.ffn: unknown field 'b_2'; did you mean 'b2'\?"):
+        model_from_json(obj)
+    for where, bad, good in [(lambda o: o, "contxt", "context"),
+                             (lambda o: o["layers"][0], "dk", "d_k"),
+                             (lambda o: o["layers"][0]["heads"][0], "W_Qs", "W_Q"),
+                             (lambda o: o["layers"][0]["heads"][0], "bQ", "b_Q")]:
+        obj = copy.deepcopy(WEIGHTS)
+        where(obj)[bad] = 1
+        with pytest.raises(ModelFileError, match=f"unknown field '{bad}'; did you mean '{good}'"):
+            model_from_json(obj)
+
+
+def test_unknown_field_without_a_close_name_lists_the_valid_ones():
+    obj = copy.deepcopy(BASE)
+    obj["layers"][0]["heads"][0]["b_O"] = [0, 0]
+    with pytest.raises(ModelFileError, match=r"unknown field 'b_O'; the fields of a head are keys, offsets"):
+        model_from_json(obj)
+
+
+def test_include_query_is_refused_not_dropped():
+    obj = copy.deepcopy(WEIGHTS)
+    model_from_json(obj)
+    obj["include_query"] = True
+    with pytest.raises(ModelFileError, match="^include_query: the query attends to itself"):
+        model_from_json(obj)
+
+
+def test_misspelt_offsets_no_longer_changes_the_count():
+    obj = {"format": "tropattn.model/1", "dim": 1,
+           "layers": [{"heads": [{"keys": [[0], [1], [2], [3]], "offset": [0, -1, -3, -6]}]}]}
+    with pytest.raises(ModelFileError, match="did you mean 'offsets'"):
+        model_from_json(obj)
+
+
+def test_equal_keys_with_different_values_are_refused_with_both_indices():
+    obj = copy.deepcopy(BASE)
+    head = obj["layers"][0]["heads"][0]
+    head["keys"][2], head["offsets"][2] = [1, 0], 0            # key 2 repeats key 0, value differs
+    with pytest.raises(ModelFileError, match=r"^layers\[0\]\.heads\[0\]: keys\[0\] and keys\[2\] are equal"):
+        model_from_json(obj)
+    obj["ties"] = "first"                                      # the lower index wins, as argmax does
+    model = model_from_json(obj)
+    assert model.layers[0].heads[0].label([5, 0]) == 0
+    head["values"][2] = [1, 0]                                 # an exact duplicate is one key: accepted
+    del obj["ties"]
+    model_from_json(obj)
+
+
+def test_npz_names_are_checked(tmp_path):
+    model = sawtooth_model(1, 2, 1)
+    save_model(model, tmp_path / "m.npz")
+    data = dict(np.load(tmp_path / "m.npz"))
+    data["layers.0.heads.0.offset"] = data.pop("layers.0.heads.0.offsets")
+    np.savez(tmp_path / "bad.npz", **data)
+    with pytest.raises(ModelFileError, match=r"layers\[0\]\.heads\[0\]: unknown field 'offset'; did you mean"):
+        load_model(tmp_path / "bad.npz")
+    data = dict(np.load(tmp_path / "m.npz"))
+    data["dims"] = data["dim"]
+    np.savez(tmp_path / "bad2.npz", **data)
+    with pytest.raises(ModelFileError, match="unexpected array 'dims'; did you mean 'dim'"):
+        load_model(tmp_path / "bad2.npz")
+
+
+def test_garbage_npz_gets_a_clear_message(tmp_path):
+    (tmp_path / "g.npz").write_bytes(b"not a zip file at all" * 10)
+    with pytest.raises(ModelFileError, match="not a NumPy .npz archive") as info:
+        load_model(tmp_path / "g.npz")
+    assert "pickle" not in str(info.value)
+    np.save(tmp_path / "one.npy", np.zeros(3))
+    (tmp_path / "one.npz").write_bytes((tmp_path / "one.npy").read_bytes())
+    with pytest.raises(ModelFileError, match="single array"):
+        load_model(tmp_path / "one.npz")
+    np.savez(tmp_path / "obj.npz", dim=np.array([{"a": 1}], dtype=object))
+    with pytest.raises(ModelFileError, match="plain numeric arrays"):
+        load_model(tmp_path / "obj.npz")
+
+
+def test_npz_refuses_big_integers_floats_cannot_hold(tmp_path):
+    from tropattn.attention import Head, Layer, Transformer
+    for bad in (2 ** 53 + 1, 10 ** 400):
+        with pytest.raises(ModelFileError, match="no exact float64 value"):
+            save_model(Transformer([Layer([Head([[0], [bad]])])]), tmp_path / "m.npz")
+
+
+def test_five_thousand_digit_numbers_api_equals_file(tmp_path):
+    big = "1" + "0" * 5000 + "/3"
+    obj = {"format": "tropattn.model/1", "dim": 1, "layers": [{"heads": [{"keys": [[0], [1]], "offsets": [0, big]}]}]}
+    model = model_from_json(obj)
+    assert model.layers[0].heads[0].offsets[1] == Fraction(10 ** 5000, 3)
+    save_model(model, tmp_path / "big.json")
+    assert load_model(tmp_path / "big.json") == model
+    text = (tmp_path / "big.json").read_text().replace(f'"{big}"', "1" + "0" * 5000)   # a bare JSON integer
+    (tmp_path / "big2.json").write_text(text)
+    assert load_model(tmp_path / "big2.json").layers[0].heads[0].offsets[1] == 10 ** 5000
+
+
+# ---------------------------------------------------------------- lossless round trips (point 2)
+
+from hypothesis import given, settings, strategies as st                      # noqa: E402
+
+from tropattn.attention import FFN, Head, Layer, Transformer                  # noqa: E402
+
+_num = st.one_of(st.integers(-5, 5), st.fractions(min_value=-8, max_value=8, max_denominator=7))
+
+
+@st.composite
+def models(draw):
+    d = draw(st.integers(1, 2))
+    ties = draw(st.sampled_from(["refuse", "first"]))
+    layers = []
+    for _ in range(draw(st.integers(1, 2))):
+        m = draw(st.integers(1, 2))
+        heads = []
+        for _ in range(draw(st.integers(1, 2))):
+            n = draw(st.integers(1, 3))
+            keys = [[draw(_num) for _ in range(d)] for _ in range(n)]
+            offsets = [Fraction(i, 2) + draw(_num) / 100 for i in range(n)]    # distinct offsets: no duplicates
+            values = [[draw(_num) for _ in range(m)] for _ in range(n)]
+            scale = draw(st.sampled_from([dict(), dict(d_k=draw(st.integers(1, 64))), dict(score_scale=0.3)]))
+            heads.append(Head(keys, offsets, values, ties=draw(st.sampled_from([ties, "first", "refuse"])), **scale))
+        residual = draw(st.booleans())
+        projection = [[draw(_num) for _ in range(m)] for _ in range(d)] if (m != d or draw(st.booleans())) else None
+        ffn = FFN([[draw(_num) for _ in range(d)]], [draw(_num)], [[draw(_num)] for _ in range(d)],
+                  [draw(_num) for _ in range(d)]) if draw(st.booleans()) else None
+        layers.append(Layer(heads, residual=residual, projection=projection, ffn=ffn))
+    return Transformer(layers)
+
+
+@settings(max_examples=40, deadline=None)
+@given(models())
+def test_save_load_round_trip_is_lossless(tmp_path_factory, model):
+    path = tmp_path_factory.mktemp("rt") / "m.json"
+    save_model(model, path)
+    assert load_model(path) == model                     # keys, offsets, values, d_k, scale, ties, residual, FFN
+    assert model_from_json(model_to_json(model)) == model
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(1, 9), st.booleans(), st.integers(0, 3))
+def test_weight_form_round_trip_keeps_the_scale(tmp_path_factory, d_k, bias, seed):
+    rng = np.random.default_rng(seed)
+    obj = copy.deepcopy(WEIGHTS)
+    obj["context"] = rng.integers(-3, 4, size=(3, 1)).tolist()
+    obj["layers"][0]["d_k"] = d_k
+    if bias:
+        obj["layers"][0]["heads"][0].update(b_Q=[1], b_K=["1/2"], b_V=[-1])
+    model = model_from_json(obj)
+    assert model.layers[0].heads[0].score_scale == pytest.approx(d_k ** -0.5)
+    for suffix in ("json", "npz"):
+        path = tmp_path_factory.mktemp("w") / f"m.{suffix}"
+        save_model(model, path)
+        again = load_model(path)
+        assert again == model
+        X = np.linspace(-2, 2, 9)[:, None]
+        assert np.array_equal(again.layers[0].heads[0].soft(X, 1.0), model.layers[0].heads[0].soft(X, 1.0))

@@ -102,8 +102,10 @@ def check_fields(obj, kind, path=""):
     allowed = FIELDS[kind]
     for key in obj:
         if key not in allowed:
-            close = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.6)
-            hint = f"did you mean {close[0]!r}?" if close else f"a {kind} has the fields {', '.join(allowed)}"
+            lower = {a.lower(): a for a in allowed}
+            close = difflib.get_close_matches(str(key).lower(), list(lower), n=1, cutoff=0.6)
+            hint = (f"did you mean {lower[close[0]]!r}?" if close
+                    else f"the fields of a {kind} are {', '.join(allowed)}")
             raise ModelFileError(f"unknown field {key!r}; {hint}", path or "(top level)")
 
 
