@@ -1,4 +1,9 @@
-"""Progress of long computations: a bar on a terminal, quiet otherwise.
+"""Progress of long computations: a bar on stderr, shown on a terminal unless told otherwise.
+
+``--progress auto|always|never`` on the command line maps to ``enabled`` = None (only
+when stderr is a terminal), True, False (:func:`progress_enabled`).  The bar counts
+units of work of one stage (the parent regions of a sub-layer, the models of a table)
+and shows the regions found so far and their rate.
 
 >>> bar = Progress(enabled=False, steps=1)
 >>> bar.start_step(0, 10); bar.advance(10, found=3); bar.found
@@ -10,27 +15,50 @@ from __future__ import annotations
 import sys
 import time
 
-__all__ = ["Progress"]
+from .errors import InvalidInputError
+
+__all__ = ["Progress", "PROGRESS_CHOICES", "progress_enabled"]
+
+#: The values of ``--progress``.
+PROGRESS_CHOICES = ("auto", "always", "never")
+
+
+def progress_enabled(choice) -> bool | None:
+    """``"auto"`` -> None (a terminal decides), ``"always"`` -> True, ``"never"`` -> False.
+
+    >>> [progress_enabled(c) for c in PROGRESS_CHOICES]
+    [None, True, False]
+    """
+    if choice not in PROGRESS_CHOICES:
+        raise InvalidInputError(f"progress = {choice!r}; use one of {', '.join(PROGRESS_CHOICES)}")
+    return {"auto": None, "always": True, "never": False}[choice]
 
 
 class Progress:
-    """A progress bar on a terminal, silent otherwise.
+    """A progress bar on stderr: on a terminal by default, or always / never.
 
-    The search refines one sub-layer at a time; the number of parent regions of a
-    sub-layer is known, so the bar counts parents done, and the line also shows the
-    regions found so far and their rate.
+    Parameters
+    ----------
+    enabled : bool or None
+        None: only when stderr is a terminal.
+    steps : int
+        Number of stages (sub-layers); each has a known number of units.
+    stage, unit : str
+        How the line names a stage and a unit (``"sub-layer"`` and ``"parents"``).
     """
 
-    def __init__(self, enabled=None, steps=1):
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self.steps, self.last = steps, 0.0
+    def __init__(self, enabled=None, steps=1, stage="sub-layer", unit="parents"):
+        self.enabled = sys.stderr.isatty() if enabled is None else bool(enabled)
+        self.steps, self.last, self.stage, self.unit = steps, 0.0, stage, unit
         self.start_step(0, 1)
 
     def start_step(self, index, parents):
+        """Start stage ``index`` with ``parents`` units of work."""
         self.index, self.parents, self.done, self.found = index, parents, 0, 0
         self.start = time.perf_counter()
 
     def advance(self, parents=1, found=0):
+        """``parents`` more units done, ``found`` more regions found."""
         self.done += parents
         self.found += found
         now = time.perf_counter()
@@ -39,10 +67,12 @@ class Progress:
             filled = int(30 * self.done / max(self.parents, 1))
             rate = self.found / max(now - self.start, 1e-9)
             end = "\n" if self.done == self.parents else ""
-            sys.stderr.write(f"\rsub-layer {self.index + 1}/{self.steps} [{'#' * filled}{'.' * (30 - filled)}] "
-                             f"{self.done}/{self.parents} parents, {self.found} regions ({rate:,.0f}/s){end}")
+            where = f"{self.stage} {self.index + 1}/{self.steps}" if self.steps > 1 else self.stage
+            sys.stderr.write(f"\r{where} [{'#' * filled}{'.' * (30 - filled)}] "
+                             f"{self.done}/{self.parents} {self.unit}, {self.found} regions ({rate:,.0f}/s){end}")
             sys.stderr.flush()
 
     def close(self):
+        """End the line if the stage did not finish (an interruption)."""
         if self.enabled and self.done != self.parents:
             sys.stderr.write("\n")

@@ -21,6 +21,7 @@ import csv
 import time
 from pathlib import Path
 
+from .progress import Progress
 from .attention import grid_model, random_model, sawtooth_model
 from .region_bounds import bounds, deep_bound
 from .regions import enumerate_regions
@@ -46,29 +47,39 @@ def _constructions(d, H, N, L):
 
 
 def region_rows(shapes=None, seeds: int = 3, progress=None):
-    """One row (a dict with :data:`COLUMNS`) per model of every shape."""
-    rows = []
+    """One row (a dict with :data:`COLUMNS`) per model of every shape.
+
+    ``progress`` (None: on a terminal) shows one bar over all the models of the table.
+    """
+    jobs = []
     for d, H, N, L in shapes if shapes is not None else DEFAULT_SHAPES:
-        b = bounds(d, H, N, L)
         models = list(_constructions(d, H, N, L))
         models += [(f"random seed {s}", random_model(d, H, N, L, seed=s)) for s in range(seeds)]
-        for name, model in models:
+        jobs += [((d, H, N, L), name, model) for name, model in models]
+    bar = Progress(progress, 1, stage="table", unit="models")
+    bar.start_step(0, len(jobs))
+    rows = []
+    try:
+        for (d, H, N, L), name, model in jobs:
+            b = bounds(d, H, N, L)
             t0 = time.perf_counter()
-            result = enumerate_regions(model, progress=progress)
+            result = enumerate_regions(model, progress=False)
             n = len(result.activation_regions)
             rows.append(dict(dim=d, heads=H, keys=N, layers=L, model=name, activation_regions=n,
                              linear_regions=len(result.linear_regions), product_bound=b.deep_product,
                              per_layer_bound=b.per_layer, deep_bound=b.deep, lower_bound=b.lower,
                              product_attainable=b.product_attainable, attains_product=n == b.deep_product,
                              seconds=round(time.perf_counter() - t0, 3)))
+            bar.advance(1, n)
+    finally:
+        bar.close()
     return rows
 
 
-def write_region_table(path="data/region_counts.csv", quick: bool = False, seeds: int = 3) -> Path:
-    """Compute the table and write it as CSV; returns the path."""
-    rows = region_rows(QUICK_SHAPES if quick else None, seeds=seeds)
+def write_region_table(path="data/region_counts.csv", quick: bool = False, seeds: int = 3, progress=None) -> Path:
+    """Compute the table and write it as CSV; returns the path (its directory must exist)."""
+    rows = region_rows(QUICK_SHAPES if quick else None, seeds=seeds, progress=progress)
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=COLUMNS)
         writer.writeheader()

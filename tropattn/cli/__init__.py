@@ -3,7 +3,8 @@
 Every sub-command prints a readable table, or one JSON object with ``--json``.  Bad
 input prints one line ``tropattn: error: ...`` naming the problem (for model files,
 its JSON path) and exits with status 2; Ctrl-C exits with status 130 after printing
-what was found so far.
+the last complete result (as text, or JSON with ``--json``); a closed output pipe
+exits quietly with status 141.  ``python -m tropattn`` is the same program.
 
 Each sub-command lives in a module of this package with a ``register(sub)`` function;
 :data:`COMMAND_MODULES` lists them in the order ``tropattn --help`` shows.
@@ -12,11 +13,13 @@ Each sub-command lives in a module of this package with a ``register(sub)`` func
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from .._version import __version__
 from ..errors import Interrupted, TropattnError
 from . import demo, models, polynomials
+from .common import EXIT_CODES, glue_negative_values
 
 __all__ = ["main", "build_parser", "COMMAND_MODULES"]
 
@@ -26,7 +29,12 @@ COMMAND_MODULES = (demo, polynomials, models)
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``tropattn`` argument parser with every sub-command of :data:`COMMAND_MODULES`."""
-    p = argparse.ArgumentParser(prog="tropattn", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(
+        prog="tropattn", description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="model files: tropattn.model/1 JSON (score form: keys, offsets, values per head; or weight form: "
+               "W_Q, W_K, W_V, W_O and a context) or .npz arrays with the same names; every number exact "
+               "(integers, 'p/q' strings, decimals).\n"
+               "run 'tropattn COMMAND --help' for a command's arguments and examples.\n" + EXIT_CODES)
     p.add_argument("--version", action="version", version=f"tropattn {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     for module in COMMAND_MODULES:
@@ -35,18 +43,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    """Run the command line; returns the exit status (0 ok, 2 bad input, 130 interrupted)."""
+    """Run the command line; returns the exit status (0 ok, 2 bad input, 130 interrupted, 141 closed pipe)."""
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser().parse_args(glue_negative_values(argv))
     if hasattr(sys, "set_int_max_str_digits"):
         sys.set_int_max_str_digits(0)  # exact answers may have more than 4,300 digits; print them all
-    args = build_parser().parse_args(argv)
     try:
         args.func(args)
+        sys.stdout.flush()
     except Interrupted as exc:
         print(f"tropattn: interrupted: {exc}", file=sys.stderr)
         return 130
     except KeyboardInterrupt:
-        print("tropattn: interrupted", file=sys.stderr)
+        print("tropattn: interrupted before any result was complete", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        return 141
     except TropattnError as exc:
         print(f"tropattn: error: {exc}", file=sys.stderr)
         return 2
@@ -55,3 +68,12 @@ def main(argv=None) -> int:
         print(f"tropattn: error: {exc.strerror or exc}{where}", file=sys.stderr)
         return 2
     return 0
+
+
+def _silence_stdout():
+    """After a broken pipe: point stdout at /dev/null so the interpreter's final flush stays quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a real file (e.g. under pytest's capture)
+        pass

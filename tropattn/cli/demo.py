@@ -38,4 +38,5 @@ def cmd_demo(args):
 
 def register(sub):
     """Add ``demo`` to the sub-command parsers."""
-    add_command(sub, "demo", cmd_demo, "run the main job on a built-in example", json_output=False)
+    add_command(sub, "demo", cmd_demo, "run the main job on a built-in example", json_output=False,
+                examples=("tropattn demo",))

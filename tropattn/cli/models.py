@@ -3,23 +3,23 @@
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from fractions import Fraction
 
-from ..attention import count_dual
 from ..errors import Interrupted, InvalidInputError
 from ..geometry import PowerDiagram
 from ..io import load_model, load_sites
 from ..plot import plot_overlay, plot_soft_weights
 from ..region_bounds import bounds
 from ..regions import enumerate_regions
+from ..regions.steps import model_steps
 from ..table import write_region_table
 from ..temperature import convention_check, stability_report
-from .common import add_command, emit, format_point as _point, format_rational as _fmt, parse_pair
+from .common import (BOX_HELP, add_command, add_progress_argument, emit, format_point as _point,
+                     format_rational as _fmt, output_path, parse_pair, progress_from_args)
 
-__all__ = ["count_model", "register"]
+__all__ = ["count_model", "dual_refusal", "register", "MODEL_HELP"]
 
 
 def _model_summary(model):
@@ -31,6 +31,10 @@ def _model_summary(model):
 def count_model(model, method="primal", box=None, progress=None, workers=1) -> dict:
     """Exact region counts of a model as a JSON-ready dict (what ``tropattn count`` prints).
 
+    ``method="dual"`` counts one FFN-free layer over all of ``R^d`` (the upper vertices of
+    a Minkowski sum); anything else it cannot count (several layers, an FFN, a box) is
+    refused with :class:`~tropattn.errors.InvalidInputError`, never answered wrongly.
+
     >>> from tropattn.attention import sawtooth_model
     >>> out = count_model(sawtooth_model(1, 3, 2))
     >>> out["activation_regions"], out["linear_regions"], out["method"]
@@ -40,39 +44,78 @@ def count_model(model, method="primal", box=None, progress=None, workers=1) -> d
     t0 = time.perf_counter()
     out = _model_summary(model)
     if method == "dual":
-        if len(model.layers) != 1 or box is not None:
-            raise InvalidInputError("--method dual counts one layer over all of R^d; use --method primal for "
-                                    "several layers or a box")
-
-        n = count_dual(model.layers[0].heads)
-        out.update(activation_regions=n, linear_regions=None, method="dual")
+        refused = dual_refusal(model, box)
+        if refused:
+            raise InvalidInputError(f"--method dual cannot count this: {refused}; use --method primal")
+        out.update(activation_regions=model.layers[0].count_dual(), linear_regions=None, method="dual")
     else:
         result = enumerate_regions(model, box=box, progress=progress, workers=workers)
         out.update(activation_regions=len(result.activation_regions),
                    linear_regions=len(result.linear_regions), method="primal",
                    certificates=result.counters)
     out["box"] = None if box is None else [_fmt(box[0]), _fmt(box[1])]
+    out["ties"] = model.ties
     out["seconds"] = round(time.perf_counter() - t0, 4)
     return out
+
+
+def dual_refusal(model, box=None) -> str | None:
+    """Why the dual count cannot count ``model`` (in ``box``), or None if it can.
+
+    The dual counts the overlay of one layer's heads over all of ``R^d``: that is the
+    layer's activation regions whatever its residual and projection, but not with a
+    ReLU FFN, a second layer, or a box.
+
+    >>> from tropattn.attention import sawtooth_model
+    >>> dual_refusal(sawtooth_model(1, 3, 2))
+    'the model has 2 layers and the dual counts one'
+    """
+    if len(model.layers) != 1:
+        return f"the model has {len(model.layers)} layers and the dual counts one"
+    if model.layers[0].ffn is not None:
+        return "the layer has a ReLU FFN, which cuts the head overlay further and which the dual does not model"
+    if box is not None:
+        return "the dual counts all of R^d, not a box"
+    return None
 
 
 def cmd_count(args):
 
     model = load_model(args.model)
+    if args.ties:
+        model = model.with_ties(args.ties)
     box = parse_pair(args.box, "--box") if args.box else None
     try:
-        out = count_model(model, args.method, box, workers=args.workers)
+        out = count_model(model, args.method, box, progress=progress_from_args(args), workers=args.workers)
     except Interrupted as exc:
-        partial = exc.partial
-        print(json.dumps({"interrupted": True, "activation_regions_so_far": len(partial.activation_regions)}))
+        _print_partial(model, exc.partial, args.json)
         raise
     lines = [f"model: d = {out['dim']}, {out['layers']} layer(s), heads per layer {out['heads']}",
-             f"method: {out['method']}" + (f", box {out['box']}" if out["box"] else ", all of R^d"),
+             f"method: {out['method']}" + (f", box {out['box']}" if out["box"] else ", all of R^d")
+             + (f", ties: {out['ties']}" if out["ties"] != "refuse" else ""),
              f"activation regions: {out['activation_regions']}"]
     lines.append(f"linear regions:     {out['linear_regions']}" if out["linear_regions"] is not None
                  else "linear regions:     not computed by the dual method (use --method primal)")
     lines.append(f"time: {out['seconds']} s")
     emit(out, args.json, lines)
+
+
+def _print_partial(model, partial, as_json):
+    """After Ctrl-C: the count of the last complete sub-layer (none if the first did not complete)."""
+    steps = model_steps(model)
+    regions = partial.activation_regions if partial is not None else ()
+    pattern = regions[0].pattern if regions else ()
+    done = sum(1 + (len(bits) > 0) for _, bits in pattern)
+    obj = {"interrupted": True, "sub_layers_complete": done, "sub_layers": len(steps),
+           "activation_regions_after_complete_sub_layers": len(regions) if done else None}
+    if done == 0:
+        text = f"interrupted in sub-layer 1 of {len(steps)}: no sub-layer was complete, so there is no count yet"
+    else:
+        last = steps[done - 1]
+        kind = "FFN" if hasattr(last, "ffn") else "heads"
+        text = (f"interrupted: after {done} of {len(steps)} sub-layers (up to the {kind} of layer {last.index}) "
+                f"there are {len(regions)} activation regions; the full model has at least as many")
+    emit(obj, as_json, [text])
 
 
 def cmd_power(args):
@@ -100,7 +143,7 @@ def cmd_diagram(args):
     if len(model.layers) != 1:
         raise InvalidInputError(f"diagram draws one layer; the model has {len(model.layers)} layers")
     box = parse_pair(args.box, "--box") if args.box else None
-    plot_overlay(model.layers[0].heads, box, args.output)
+    plot_overlay(model.layers[0].heads, box, output_path(args.output, "--output"))
     print(f"wrote {args.output}")
 
 
@@ -127,7 +170,8 @@ def cmd_table(args):
     if args.seeds < 0:
         raise InvalidInputError(f"--seeds must be 0 or more; got {args.seeds}")
 
-    path = write_region_table(args.output, quick=args.quick, seeds=args.seeds)
+    path = write_region_table(output_path(args.output, "--output"), quick=args.quick, seeds=args.seeds,
+                              progress=progress_from_args(args))
     print(f"wrote {path}")
 
 
@@ -158,7 +202,7 @@ def cmd_stability(args):
                  else "WARNING: a measured defect exceeds its bound")
     if args.plot:
 
-        plot_soft_weights(layer.heads[0], taus, box, args.plot)
+        plot_soft_weights(layer.heads[0], taus, box, output_path(args.plot, "--plot"))
         lines.append(f"wrote {args.plot}")
     emit(report, args.json, lines)
 
@@ -181,37 +225,61 @@ def cmd_conventions(args):
     emit(c, args.json, lines)
 
 
+MODEL_HELP = ("a model file: tropattn.model/1 JSON (score form with keys/offsets/values per head, or weight "
+              "form with W_Q/W_K/W_V/W_O and a context) or .npz arrays of the same names")
+
+
 def register(sub):
     """Add the model, shape and temperature sub-commands."""
-    s = add_command(sub, "count", cmd_count, "exact region count of a model file")
-    s.add_argument("model")
-    s.add_argument("--method", choices=("primal", "dual"), default="primal")
-    s.add_argument("--box", help="LO,HI: count inside [LO, HI]^d")
+    s = add_command(sub, "count", cmd_count, "exact region count of a model file", examples=(
+        "tropattn count model.json", "tropattn count model.json --box -1 1 --json",
+        "tropattn count model.json --method dual      # one FFN-free layer, all of R^d",
+        "tropattn count model.json --ties first --workers 2 --progress always"))
+    s.add_argument("model", help=MODEL_HELP)
+    s.add_argument("--method", choices=("primal", "dual"), default="primal",
+                   help="primal: the exact region search (any model, default); dual: upper vertices of a "
+                        "Minkowski sum (one layer without FFN, all of R^d; other models are refused)")
+    s.add_argument("--box", help=BOX_HELP)
+    s.add_argument("--ties", choices=("refuse", "first"), default=None,
+                   help="tie rule for every head, overriding the file's: refuse (an error where distinct keys tie "
+                        "on a whole region) or first (the lowest index wins, as argmax)")
     s.add_argument("--workers", type=int, default=1, help="processes for the primal search (default 1)")
-    s = add_command(sub, "power", cmd_power, "power diagram of weighted sites")
-    s.add_argument("sites")
+    add_progress_argument(s)
+    s = add_command(sub, "power", cmd_power, "power diagram of weighted sites", examples=(
+        "tropattn power sites.json      # {\"sites\": [[0, 0], [1, 0]], \"weights\": [0, \"1/2\"]}",))
+    s.add_argument("sites", help='a JSON file {"sites": [[...], ...], "weights": [...]} (weights default to 0)')
     s = add_command(sub, "diagram", cmd_diagram, "draw each head's power cells and their overlay (d <= 2)",
-                    json_output=False)
-    s.add_argument("model")
-    s.add_argument("-o", "--output", required=True)
-    s.add_argument("--box", help="LO,HI")
-    s = add_command(sub, "bounds", cmd_bounds, "upper and lower bounds for a shape")
-    for flag in ("--dim", "--heads", "--keys"):
-        s.add_argument(flag, type=int, required=True)
-    s.add_argument("--layers", type=int, default=1)
-    s = add_command(sub, "table", cmd_table, "regenerate data/region_counts.csv", json_output=False)
-    s.add_argument("-o", "--output", default="data/region_counts.csv")
-    s.add_argument("--seeds", type=int, default=3)
+                    json_output=False, examples=("tropattn diagram model.json -o overlay.png",
+                                                 "tropattn diagram model.json -o figs/overlay.png --box -2 2"))
+    s.add_argument("model", help=MODEL_HELP + " (one layer, d <= 2)")
+    s.add_argument("-o", "--output", required=True,
+                   help="the picture file (.png, .pdf, .svg, in an existing directory)")
+    s.add_argument("--box", help=BOX_HELP + " (default: a box holding every bounded cell)")
+    s = add_command(sub, "bounds", cmd_bounds, "upper and lower bounds for a shape", examples=(
+        "tropattn bounds --dim 2 --heads 3 --keys 3", "tropattn bounds --dim 1 --heads 2 --keys 4 --layers 3 --json"))
+    s.add_argument("--dim", type=int, required=True, help="query dimension d")
+    s.add_argument("--heads", type=int, required=True, help="heads per layer H")
+    s.add_argument("--keys", type=int, required=True, help="keys (context tokens) per head N")
+    s.add_argument("--layers", type=int, default=1, help="layers L (default 1)")
+    s = add_command(sub, "table", cmd_table, "regenerate data/region_counts.csv", json_output=False, examples=(
+        "tropattn table", "tropattn table --quick --seeds 1 -o /tmp/counts.csv --progress never"))
+    s.add_argument("-o", "--output", default="data/region_counts.csv",
+                   help="the CSV file (default data/region_counts.csv, in an existing directory)")
+    s.add_argument("--seeds", type=int, default=3, help="random models per shape (default 3)")
     s.add_argument("--quick", action="store_true", help="a smaller grid (for tests)")
+    add_progress_argument(s)
     s = add_command(sub, "conventions", cmd_conventions,
-                    "the paper's temperature convention against standard attention")
+                    "the paper's temperature convention against standard attention",
+                    examples=("tropattn conventions --margin 2 --dk 64",))
     s.add_argument("--margin", type=float, default=2.0, help="raw score margin on q.k (default 2)")
     s.add_argument("--dk", type=int, default=64, help="key dimension d_k (default 64)")
     s.add_argument("--keys", type=int, default=2, help="number of keys N (default 2)")
-    s = add_command(sub, "stability", cmd_stability, "soft attention against the hard skeleton")
-    s.add_argument("model")
-    s.add_argument("--taus", default="0.05,0.2,1")
+    s = add_command(sub, "stability", cmd_stability, "soft attention against the hard skeleton", examples=(
+        "tropattn stability model.json", "tropattn stability model.json --taus 0.1,1 --box -2 2 --plot soft.png"))
+    s.add_argument("model", help=MODEL_HELP + " (one layer)")
+    s.add_argument("--taus", default="0.05,0.2,1", help="temperatures tau, comma-separated (default 0.05,0.2,1)")
     s.add_argument("--delta", type=float, default=None, help="keep points this far from every wall "
                    "(default: 2%% of the box side)")
-    s.add_argument("--box", help="LO,HI")
-    s.add_argument("--plot", help="draw the soft weights of the first head (d <= 2) to this PNG")
+    s.add_argument("--box", help=BOX_HELP)
+    s.add_argument("--plot", help="draw the soft weights of the first head (d <= 2) to this picture file "
+                   "(in an existing directory)")

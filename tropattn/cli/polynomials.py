@@ -63,5 +63,6 @@ def cmd_regions(args):
 
 def register(sub):
     """Add ``regions`` to the sub-command parsers."""
-    s = add_command(sub, "regions", cmd_regions, "linear regions of a tropical polynomial")
+    s = add_command(sub, "regions", cmd_regions, "linear regions of a tropical polynomial", examples=(
+        'tropattn regions "max(0, x + 1, 2*y - 1/2)"', "tropattn regions poly.json --json"))
     s.add_argument("poly", help='a string such as "max(0, x + 1, 2*y - 1/2)" or a JSON file')
