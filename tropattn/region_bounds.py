@@ -16,6 +16,13 @@ Lower bounds are constructions whose counts are exact: *grid heads* (head ``h`` 
 coordinate ``h``; ``N^{min(H, d)}`` regions) and the *sawtooth* model of THEORY §4
 (``d`` heads per layer, exactly ``N^{dL}`` regions).
 
+For ``H > d`` the product ``N^H`` stays a valid upper bound for every ``N``, but its
+*order* is not attainable: as ``N`` grows with ``d`` and ``H`` fixed, the largest
+per-layer count is ``Theta(N^{min(H, d)})`` (the upper vertices of a Minkowski sum of
+``H`` polytopes in ``R^{d+1}``), and the grid construction attains the lower figure
+``N^{min(H, d)}``.  :class:`Bounds` therefore reports the per-layer upper bound, the
+attainable order and the construction separately, never one number as both.
+
 >>> layer_bound(dim=2, heads=2, keys=3)        # 3^2 = 9 attainable (grid)
 9
 >>> layer_bound(dim=1, heads=3, keys=3)        # on a line: 3 * 2 + 1 = 7 < 27
@@ -122,21 +129,26 @@ class Bounds:
     deep: int
     lower: int
     product_attainable: bool
+    order_exponent: int = 0
+    construction: str = ""
 
     def as_dict(self) -> dict:
+        """Every field, JSON-ready."""
         return dict(self.__dict__)
 
 
 def bounds(dim: int, heads: int, keys: int, layers: int = 1) -> Bounds:
     """Every bound of this module for one shape.
 
-    ``lower`` is the count of an explicit construction (grid heads, or the sawtooth
-    model when ``H >= d``): ``N^{min(H, d) L}``.  ``product_attainable`` says whether
-    ``N^H`` per layer can be reached at all (``H <= d``).
+    ``lower`` is the count of an explicit construction (``construction``: grid heads
+    for one layer, the sawtooth model otherwise): ``N^{min(H, d) L}``.
+    ``product_attainable`` says whether the order ``N^H`` per layer is attainable
+    (``H <= d``); the attainable order is ``N^order_exponent`` with
+    ``order_exponent = min(H, d)``.
 
     >>> b = bounds(1, 3, 4)
-    >>> b.product, b.per_layer, b.product_attainable
-    (64, 10, False)
+    >>> b.product, b.per_layer, b.product_attainable, b.order_exponent, b.lower
+    (64, 10, False, 1, 4)
     """
     _positive("layers", layers)
     _positive("dim", dim), _positive("heads", heads), _positive("keys", keys)
@@ -148,4 +160,5 @@ def bounds(dim: int, heads: int, keys: int, layers: int = 1) -> Bounds:
     return Bounds(dim, heads, keys, layers, single_head_bound(keys), product_bound([keys] * heads),
                   arrangement_bound(dim, heads, keys), line_bound(heads, keys) if dim == 1 else None,
                   per, product_bound([keys] * heads) ** layers, per ** layers,
-                  keys ** (min(heads, dim) * layers), heads <= dim or keys == 1)
+                  keys ** (min(heads, dim) * layers), heads <= dim or keys == 1, min(heads, dim),
+                  "grid" if layers == 1 and heads <= dim else "sawtooth")

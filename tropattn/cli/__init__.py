@@ -52,7 +52,9 @@ def main(argv=None) -> int:
         args.func(args)
         sys.stdout.flush()
     except Interrupted as exc:
-        print(f"tropattn: interrupted: {exc}", file=sys.stderr)
+        # a command that printed its last complete result marks the error as reported
+        print("tropattn: interrupted" if getattr(exc, "reported", False) else f"tropattn: interrupted: {exc}",
+              file=sys.stderr)
         return 130
     except KeyboardInterrupt:
         print("tropattn: interrupted before any result was complete", file=sys.stderr)

@@ -19,7 +19,7 @@ from ..temperature import convention_check, stability_report
 from .common import (BOX_HELP, add_command, add_progress_argument, emit, format_point as _point,
                      format_rational as _fmt, output_path, parse_pair, progress_from_args)
 
-__all__ = ["count_model", "dual_refusal", "register", "MODEL_HELP"]
+__all__ = ["count_model", "dual_refusal", "bounds_lines", "register", "MODEL_HELP"]
 
 
 def _model_summary(model):
@@ -89,6 +89,7 @@ def cmd_count(args):
         out = count_model(model, args.method, box, progress=progress_from_args(args), workers=args.workers)
     except Interrupted as exc:
         _print_partial(model, exc.partial, args.json)
+        exc.reported = True
         raise
     lines = [f"model: d = {out['dim']}, {out['layers']} layer(s), heads per layer {out['heads']}",
              f"method: {out['method']}" + (f", box {out['box']}" if out["box"] else ", all of R^d")
@@ -150,19 +151,38 @@ def cmd_diagram(args):
 def cmd_bounds(args):
 
     b = bounds(args.dim, args.heads, args.keys, args.layers)
-    obj = b.as_dict()
+    emit(b.as_dict(), args.json, bounds_lines(b))
+
+
+def bounds_lines(b) -> list:
+    """The text of ``tropattn bounds``: upper bounds, the attainable order, the construction.
+
+    >>> for line in bounds_lines(bounds(2, 3, 3)):
+    ...     print(line)
+    d = 2, H = 3, N = 3, L = 1
+      single head (per layer):         3
+      product N^H (per layer):         27   (an upper bound; for H > d its order N^H is not attained as N grows)
+      hyperplane arrangement bound:    46
+      per-layer upper bound (min):     27
+      attainable order per layer:      Theta(N^2) = Theta(N^min(H,d)), since H > d
+      deep upper bound (per-layer^L):  27
+      deep product (N^H)^L:            27
+      lower bound (construction):      9 = N^(min(H,d)*L), attained by the sawtooth model
+    """
     lines = [f"d = {b.dim}, H = {b.heads}, N = {b.keys}, L = {b.layers}",
-             f"  single head (per layer):        {b.single_head}",
-             f"  product N^H (per layer):        {b.product}" +
-             ("" if b.product_attainable else "   (not attainable: H > d)"),
-             f"  hyperplane arrangement bound:   {b.arrangement}"]
+             f"  single head (per layer):         {b.single_head}",
+             f"  product N^H (per layer):         {b.product}" +
+             ("" if b.product_attainable else "   (an upper bound; for H > d its order N^H is not attained as N grows)"),
+             f"  hyperplane arrangement bound:    {b.arrangement}"]
     if b.line is not None:
-        lines.append(f"  line bound H(N-1)+1:            {b.line}")
-    lines += [f"  per-layer upper bound (min):    {b.per_layer}",
-              f"  deep upper bound (per-layer^L): {b.deep}",
-              f"  deep product (N^H)^L:           {b.deep_product}",
-              f"  lower bound (construction):     {b.lower}  = N^(min(H,d)·L)"]
-    emit(obj, args.json, lines)
+        lines.append(f"  line bound H(N-1)+1:             {b.line}")
+    lines.append(f"  per-layer upper bound (min):     {b.per_layer}")
+    if not b.product_attainable:
+        lines.append(f"  attainable order per layer:      Theta(N^{b.order_exponent}) = Theta(N^min(H,d)), since H > d")
+    lines += [f"  deep upper bound (per-layer^L):  {b.deep}",
+              f"  deep product (N^H)^L:            {b.deep_product}",
+              f"  lower bound (construction):      {b.lower} = N^(min(H,d)*L), attained by the {b.construction} model"]
+    return lines
 
 
 def cmd_table(args):
