@@ -153,3 +153,197 @@ def test_absurd_numbers_are_refused_quickly(capsys, argv, needle):
 def test_numbers_with_thousands_of_digits_are_printed(capsys):
     code, out, _ = run(capsys, "bounds", "--dim", "1", "--heads", "1", "--keys", "2", "--layers", "20000", "--json")
     assert code == 0 and json.loads(out)["deep_product"] == 2 ** 20000
+
+
+# ---------------------------------------------------------------- issue 9: a CLI that behaves
+
+import argparse                                                             # noqa: E402
+import subprocess                                                           # noqa: E402
+import sys                                                                  # noqa: E402
+
+from hypothesis import given, settings, strategies as st                   # noqa: E402
+
+from tropattn.attention import Head, Layer, Transformer, random_model      # noqa: E402
+from tropattn.cli import build_parser                                       # noqa: E402
+from tropattn.cli.models import count_model                                 # noqa: E402
+from tropattn.errors import Interrupted                                     # noqa: E402
+from tropattn.io import load_model                                          # noqa: E402
+import tropattn.regions.search as search                                    # noqa: E402
+
+FFN_MODEL = {"format": "tropattn.model/1", "dim": 1, "layers": [{
+    "heads": [{"keys": [[0], [1]], "offsets": [0, 0]}], "ffn": {"W1": [[1]], "b1": [-5], "W2": [[1]], "b2": [0]}}]}
+
+
+def _file(tmp_path, obj, name="m.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(obj))
+    return str(path)
+
+
+@pytest.mark.parametrize("box", [["--box", "-1", "1"], ["--box", "-1,1"], ["--box=-1,1"], ["--box", "-1/1", "1.0"]])
+def test_negative_numbers_in_box(tmp_path, capsys, box):
+    path = tmp_path / "m.json"
+    save_model(sawtooth_model(1, 3, 1), path)
+    code, out, err = run(capsys, "count", str(path), "--json", *box)
+    assert code == 0, err
+    assert json.loads(out)["box"] == ["-1", "1"]
+    assert json.loads(out)["activation_regions"] == count_model(load_model(path), box=(-1, 1))["activation_regions"]
+
+
+def test_every_argument_has_help_and_every_command_examples_and_exit_codes():
+    parser = build_parser()
+    assert "exit status" in parser.epilog and "130" in parser.epilog and "tropattn.model/1" in parser.epilog
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(sub.choices) >= {"count", "diagram", "bounds", "table", "stability", "power", "regions", "demo"}
+    for name, p in sub.choices.items():
+        assert "examples:" in p.epilog and f"tropattn {name}" in p.epilog and "exit status: 0" in p.epilog, name
+        for action in p._actions:
+            assert action.help, f"{name} {action.dest} has no help"
+
+
+def test_version_and_python_m(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0 and capsys.readouterr().out.startswith("tropattn ")
+    done = subprocess.run([sys.executable, "-m", "tropattn", "bounds", "--dim", "1", "--heads", "2", "--keys", "3",
+                           "--json"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and json.loads(done.stdout)["line"] == 5
+
+
+def test_dual_refuses_an_ffn_instead_of_answering_wrongly(tmp_path, capsys):
+    path = _file(tmp_path, FFN_MODEL)
+    code, out, _ = run(capsys, "count", path, "--json")
+    assert code == 0 and json.loads(out)["activation_regions"] == 3        # x < 0 | 0 < x < 4 | x > 4
+    code, out, err = run(capsys, "count", path, "--method", "dual")
+    assert code == 2 and out == "" and "FFN" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("model,extra,needle", [
+    (sawtooth_model(1, 3, 2), [], "2 layers"),
+    (sawtooth_model(1, 3, 1), ["--box", "-1", "1"], "box"),
+])
+def test_dual_refuses_what_it_cannot_count(tmp_path, capsys, model, extra, needle):
+    path = tmp_path / "m.json"
+    save_model(model, path)
+    code, out, err = run(capsys, "count", str(path), "--method", "dual", *extra)
+    assert code == 2 and needle in err and "--method primal" in err
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10 ** 6), st.integers(1, 2), st.integers(1, 3), st.integers(2, 4), st.booleans(),
+       st.booleans())
+def test_primal_equals_dual_on_random_ffn_free_layers(seed, d, H, N, residual, project):
+    import random as _random
+    rng = _random.Random(seed)
+    m = 3 if project else d
+    heads = [Head([[rng.randint(-3, 3) for _ in range(d)] for _ in range(N)], [rng.randint(-4, 4) for _ in range(N)],
+                  [[rng.randint(-2, 2) for _ in range(m)] for _ in range(N)]) for _ in range(H)]
+    projection = [[rng.randint(-1, 1) for _ in range(m)] for _ in range(d)] if project else None
+    model = Transformer([Layer(heads, residual=residual, projection=projection)])
+    assert count_model(model, "dual")["activation_regions"] == count_model(model)["activation_regions"]
+
+
+def _tie_model():
+    l0 = Layer([Head([[1], [2]], [0, 0], [[0], [0]])], residual=False)     # outputs the constant 0
+    l1 = Layer([Head([[1], [-1], [0]], [0, 0, 0], [[1], [2], [3]])])          # all three keys tie at 0
+    return Transformer([l0, l1])
+
+
+def test_ties_flag_and_file_field(tmp_path, capsys):
+    path = tmp_path / "m.json"
+    save_model(_tie_model(), path)
+    code, out, err = run(capsys, "count", str(path))
+    assert code == 2 and "ties='first'" in err
+    code, out, err = run(capsys, "count", str(path), "--ties", "first", "--json")
+    assert code == 0 and json.loads(out)["activation_regions"] == 2 and json.loads(out)["ties"] == "first"
+    obj = json.loads(path.read_text())
+    obj["ties"] = "first"
+    code, out, _ = run(capsys, "count", _file(tmp_path, obj, "first.json"), "--json")
+    assert code == 0 and json.loads(out)["activation_regions"] == 2
+
+
+def _interrupt_at(monkeypatch, call):
+    real, calls = search._refine_all, []
+
+    def refine_all(*args, **kw):
+        calls.append(1)
+        if len(calls) == call:
+            raise KeyboardInterrupt
+        return real(*args, **kw)
+
+    monkeypatch.setattr(search, "_refine_all", refine_all)
+
+
+def test_ctrl_c_in_the_first_sub_layer_gives_no_count(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "m.json"
+    save_model(sawtooth_model(1, 3, 2), path)
+    _interrupt_at(monkeypatch, 1)
+    code, out, err = run(capsys, "count", str(path))
+    assert code == 130 and "no sub-layer was complete" in out and "{" not in out
+    assert "1 regions" not in out + err and err == "tropattn: interrupted\n"
+
+
+def test_ctrl_c_prints_the_last_complete_count_as_text_or_json(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "m.json"
+    save_model(sawtooth_model(1, 3, 2), path)
+    _interrupt_at(monkeypatch, 2)
+    code, out, err = run(capsys, "count", str(path))
+    assert code == 130 and "after 1 of 2 sub-layers" in out and "3 activation regions" in out
+    _interrupt_at(monkeypatch, 2)
+    code, out, err = run(capsys, "count", str(path), "--json")
+    obj = json.loads(out)
+    assert code == 130 and obj["interrupted"] and obj["sub_layers_complete"] == 1
+    assert obj["activation_regions_after_complete_sub_layers"] == 3
+
+
+def test_interrupted_api_keeps_the_partial_of_the_last_complete_sub_layer(monkeypatch):
+    _interrupt_at(monkeypatch, 2)
+    with pytest.raises(Interrupted) as info:
+        search.enumerate_regions(sawtooth_model(1, 3, 2))
+    assert len(info.value.partial.activation_regions) == 3 and not info.value.partial.complete
+
+
+def test_broken_pipe_exits_quietly(tmp_path, capsys, monkeypatch):
+    import tropattn.cli.models as models
+
+    def closed(*args):
+        raise BrokenPipeError
+
+    monkeypatch.setattr(models, "emit", closed)
+    code, out, err = run(capsys, "bounds", "--dim", "1", "--heads", "1", "--keys", "2")
+    assert code == 141 and err == ""
+
+
+@pytest.mark.parametrize("argv", [
+    ["diagram", "MODEL", "-o", "MISSING/x.png"],
+    ["table", "--quick", "--seeds", "0", "-o", "MISSING/t.csv"],
+    ["stability", "MODEL", "--plot", "MISSING/s.png"],
+])
+def test_every_command_refuses_a_missing_output_directory(tmp_path, capsys, argv):
+    path = tmp_path / "m.json"
+    save_model(random_model(2, 1, 3, seed=2), path)
+    argv = [str(path) if a == "MODEL" else a.replace("MISSING", str(tmp_path / "missing")) for a in argv]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and "does not exist" in err and not (tmp_path / "missing").exists()
+
+
+def test_progress_flag_and_one_bar_for_table(tmp_path, capsys):
+    path = tmp_path / "m.json"
+    save_model(sawtooth_model(1, 3, 2), path)
+    assert run(capsys, "count", str(path), "--progress", "never")[2] == ""
+    err = run(capsys, "count", str(path), "--progress", "always")[2]
+    assert "sub-layer 2/2" in err
+    code, out, err = run(capsys, "table", "--quick", "--seeds", "0", "-o", str(tmp_path / "t.csv"),
+                         "--progress", "always")
+    assert code == 0 and "table [" in err and "sub-layer" not in err
+    assert err.rstrip().endswith("models, " + err.rstrip().split("models, ")[-1])
+
+
+def test_five_thousand_digits_cli_equals_api(tmp_path, capsys):
+    big = "1" + "0" * 5000
+    obj = {"format": "tropattn.model/1", "dim": 1,
+           "layers": [{"heads": [{"keys": [[0], [1], [2]], "offsets": [0, big, "-" + big + "/7"]}]}]}
+    path = _file(tmp_path, obj)
+    code, out, err = run(capsys, "count", path, "--json")
+    assert code == 0, err
+    assert json.loads(out)["activation_regions"] == count_model(load_model(path))["activation_regions"]
