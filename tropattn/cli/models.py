@@ -4,8 +4,11 @@
 from __future__ import annotations
 
 import math
+import sys
 import time
+import warnings
 from fractions import Fraction
+from pathlib import Path
 
 from ..errors import Interrupted, InvalidInputError
 from ..geometry import PowerDiagram
@@ -144,7 +147,11 @@ def cmd_diagram(args):
     if len(model.layers) != 1:
         raise InvalidInputError(f"diagram draws one layer; the model has {len(model.layers)} layers")
     box = parse_pair(args.box, "--box") if args.box else None
-    plot_overlay(model.layers[0].heads, box, output_path(args.output, "--output"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        plot_overlay(model.layers[0], box, output_path(args.output, "--output"), title=Path(args.model).name)
+    for w in caught:
+        print(f"tropattn: warning: {w.message}", file=sys.stderr)
     print(f"wrote {args.output}")
 
 
@@ -222,7 +229,8 @@ def cmd_stability(args):
                  else "WARNING: a measured defect exceeds its bound")
     if args.plot:
 
-        plot_soft_weights(layer.heads[0], taus, box, output_path(args.plot, "--plot"))
+        plot_soft_weights(layer.heads[0], taus, box, output_path(args.plot, "--plot"),
+                          title=f"{Path(args.model).name}, head 0")
         lines.append(f"wrote {args.plot}")
     emit(report, args.json, lines)
 

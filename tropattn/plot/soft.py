@@ -9,20 +9,38 @@ import numpy as np
 from ..attention.soft import head_arrays, soft_weights
 from ..errors import InvalidInputError
 from ..temperature import pointwise_defects, resolve_box
-from .common import as_diagram, check_dim, colors, pyplot, save
+from .common import as_diagram, axis_titles, check_dim, colors, label_sites, pyplot, save
 
 __all__ = ["plot_soft_weights"]
 
 
-def plot_soft_weights(head, taus, box, path, resolution: int = 200):
+def _fitted_range(values):
+    """A colour range fitted to the finite values: their min and max (floored at -300).
+
+    >>> _fitted_range(np.array([-0.5, -0.1, -np.inf]))
+    (-0.5, -0.1)
+    """
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return -1.0, 0.0
+    vmin, vmax = max(float(finite.min()), -300.0), float(finite.max())
+    if vmax - vmin < 1e-9:
+        vmin, vmax = vmin - 0.5, vmax + 0.5
+    return vmin, vmax
+
+
+def plot_soft_weights(head, taus, box, path, resolution: int = 200, title=None):
     """Soft attention weights at several temperatures over the exact cells, saved as a PNG.
 
     Top row: each pixel is the soft-weighted mixture ``sum_j p_j(x) colour_j``, so
     a cell is a flat colour at small ``tau`` and the colours bleed across the walls
     (black lines: the exact cell boundaries) as ``tau`` grows.  Bottom row:
     ``log10(1 - p*)``, the weight defect, linear in the distance to the nearest wall
-    with slope ``-||a_j - a_{j*}|| / (tau ln 10)``.  In ``d = 1`` the weights are drawn
-    as curves ``p_j(x)`` with the walls as vertical lines.
+    with slope ``-||a_j - a_{j*}|| / (tau ln 10)``; each panel's colour scale is fitted
+    to its own defects (at ``tau = 1`` they may span a fraction of a decade, at
+    ``tau = 0.05`` hundreds).  In ``d = 1`` the weights are drawn as curves ``p_j(x)``
+    with the walls as vertical lines.  Soft weights are floats (a simulation); the walls
+    are exact.
 
     Parameters
     ----------
@@ -32,6 +50,8 @@ def plot_soft_weights(head, taus, box, path, resolution: int = 200):
     path : str or Path
     resolution : int
         Pixels per side (2-D) or sample points (1-D).
+    title : str, optional
+        Names the model in the figure title (e.g. its file name).
 
     Returns
     -------
@@ -66,6 +86,8 @@ def plot_soft_weights(head, taus, box, path, resolution: int = 200):
                 ax.axvline(w, color="k", lw=0.6, ls="--")
             ax.set_ylim(-0.02, 1.02)
             ax.set_title(f"soft weights, tau = {tau:g}", fontsize=9)
+            axis_titles(ax, 1)
+            ax.set_ylabel("attention weight p_j(x)")
         axes[0][0].legend(fontsize=7, loc="best")
     else:
         fig, axes = plt.subplots(2, cols, figsize=(4.2 * cols, 8.2), squeeze=False)
@@ -81,19 +103,22 @@ def plot_soft_weights(head, taus, box, path, resolution: int = 200):
             axes[0][i].set_title(f"soft weights (colour mix), tau = {tau:g}", fontsize=9)
             with np.errstate(divide="ignore"):
                 defect = pointwise_defects(h, X, tau).log_weight[0] / np.log(10)
-            im = axes[1][i].imshow(np.maximum(defect, -30).reshape(r, r), origin="lower", extent=extent,
-                                   cmap="viridis", vmin=-30, vmax=0, interpolation="nearest")
-            axes[1][i].set_title(f"log10(1 - p*), tau = {tau:g}", fontsize=9)
-            fig.colorbar(im, ax=axes[1][i], shrink=0.8)
+            vmin, vmax = _fitted_range(defect)
+            im = axes[1][i].imshow(np.clip(defect, vmin, vmax).reshape(r, r), origin="lower", extent=extent,
+                                   cmap="viridis", vmin=vmin, vmax=vmax, interpolation="nearest")
+            axes[1][i].set_title(f"weight defect log10(1 - p*), tau = {tau:g}", fontsize=9)
+            fig.colorbar(im, ax=axes[1][i], shrink=0.8, label="log10(1 - p*)")
             for ax in (axes[0][i], axes[1][i]):
                 for poly in polys.values():
                     ax.plot(*poly.exterior.xy, color="k", lw=0.7)
-                S = np.array(diagram.sites, dtype=float)
-                inside = np.all((S >= lo) & (S <= hi), axis=1)
-                ax.scatter(S[inside, 0], S[inside, 1], c="w", edgecolors="k", s=16, zorder=3)
                 ax.set_xlim(lo[0], hi[0])
                 ax.set_ylim(lo[1], hi[1])
-    fig.tight_layout()
+                axis_titles(ax, 2)
+                label_sites(ax, diagram.sites, lo, hi)
+    name = f"{title}: " if title else ""
+    fig.suptitle(f"{name}soft attention of one head ({h.N} keys) at {len(taus)} temperature(s); "
+                 "black lines: the exact walls", fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.96))
     path = Path(path)
     save(fig, path, 100)
     return path
