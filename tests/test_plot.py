@@ -75,3 +75,108 @@ def test_three_dimensional_input_is_refused(tmp_path):
     with pytest.raises(InvalidInputError, match="project|Project"):
         plot_soft_weights(head, [1.0], 1, tmp_path / "y.png")
     assert not (tmp_path / "x.png").exists()
+
+
+# ---------------------------------------------------------------- issue 9, point 7: pictures that teach
+
+import itertools                                                           # noqa: E402
+import warnings                                                            # noqa: E402
+
+import tropattn.plot.power as power_mod                                    # noqa: E402
+import tropattn.plot.soft as soft_mod                                      # noqa: E402
+from tropattn.attention import count_dual, random_model                    # noqa: E402
+from tropattn.plot.common import head_palettes, mix_colors                 # noqa: E402
+from tropattn.plot.power import overlay_box                                # noqa: E402
+
+
+def _capture(monkeypatch, module):
+    """Keep the figure that ``module`` saves (the real save still runs)."""
+    kept, real = [], module.save
+
+    def save(fig, path, dpi):
+        fig.canvas.draw()
+        fig.kept_renderer = fig.canvas.get_renderer()       # before the real save closes the figure
+        kept.append(fig)
+        real(fig, path, dpi)
+
+    monkeypatch.setattr(module, "save", save)
+    return kept
+
+
+@pytest.mark.parametrize("seed", [6, 7, 9, 36, 39])           # seeds where the old default box hid regions
+def test_automatic_box_shows_every_region_count_finds(seed):
+    heads = random_model(2, 3, 3, seed=seed).layers[0].heads
+    lo, hi, shown, total = overlay_box(heads)
+    assert shown == total == count_dual(heads)
+
+
+def test_a_box_that_hides_regions_warns_and_says_so(tmp_path, monkeypatch):
+    kept = _capture(monkeypatch, power_mod)
+    heads = random_model(2, 3, 3, seed=6).layers[0].heads
+    with pytest.warns(UserWarning, match="the box hides 1 of the 14 regions"):
+        plot_overlay(heads, (-3, 3), tmp_path / "o.png", title="seed 6")
+    captions = [t.get_text() for t in kept[0].texts]
+    assert any(c.startswith("WARNING: the box hides 1 of the 14") for c in captions)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plot_overlay(heads, None, tmp_path / "o2.png")             # the automatic box hides nothing
+
+
+def _overlaps(a, b):
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+@pytest.mark.parametrize("heads,box", [
+    ([Head([[0], [1], [2]], [0, 0, -2]), Head([[0], [1]], [0, "-1/2"]), Head([[0], [1]], [0, "-0.52"])], None),
+    (None, None),
+])
+def test_titles_and_labels_that_never_overlap(tmp_path, monkeypatch, heads, box):
+    heads = heads or random_model(2, 3, 3, seed=36).layers[0].heads
+    kept = _capture(monkeypatch, power_mod)
+    plot_overlay(heads, box, tmp_path / "o.png", title="my-model.json")
+    fig = kept[0]
+    assert fig._suptitle.get_text().startswith("my-model.json:")
+    renderer = fig.kept_renderer
+    for ax in fig.axes:
+        assert ax.get_xlabel() and ax.get_title()
+        boxes = [t.get_window_extent(renderer) for t in ax.texts]
+        assert not any(_overlaps(a, b) for a, b in itertools.combinations(boxes, 2))
+        frame = ax.get_window_extent(renderer)
+        assert all(frame.x0 <= b.x0 and b.x1 <= frame.x1 for b in boxes)   # labels stay inside the panel
+
+
+def test_overlay_colours_are_mixed_from_the_heads_colours(tmp_path, monkeypatch, heads2d):
+    from tropattn.attention.soft import as_heads
+    from tropattn.plot.power import _overlay_diagram
+
+    kept = _capture(monkeypatch, power_mod)
+    plot_overlay(heads2d, (-3, 3), tmp_path / "o.png")
+    fig = kept[0]
+    palettes = head_palettes([h.N for h in heads2d])
+    head_fill = {tuple(np.round(p.get_facecolor()[:3], 6)) for p in fig.axes[0].patches}
+    assert head_fill <= {tuple(np.round(c, 6)) for c in palettes[0]}
+    _, tuples = _overlay_diagram(as_heads(heads2d))
+    expected = {tuple(np.round(mix_colors(palettes, t), 6)) for t in tuples}
+    overlay_fill = {tuple(np.round(p.get_facecolor()[:3], 6)) for p in fig.axes[-1].patches}
+    assert overlay_fill and overlay_fill <= expected
+
+
+def test_defect_colour_scale_is_fitted_to_the_data(tmp_path, monkeypatch):
+    from tropattn.temperature import pointwise_defects, resolve_box
+
+    kept = _capture(monkeypatch, soft_mod)
+    head = random_model(2, 1, 3, seed=2).layers[0].heads[0]
+    plot_soft_weights(head, [0.05, 1.0], None, tmp_path / "s.png", resolution=40, title="m.json")
+    fig = kept[0]
+    lo, hi = resolve_box(None, [head])
+    gx, gy = np.meshgrid(np.linspace(lo[0], hi[0], 40), np.linspace(lo[1], hi[1], 40))
+    X = np.column_stack([gx.ravel(), gy.ravel()])
+    defect_axes = [ax for ax in fig.axes if ax.images and "defect" in ax.get_title()]
+    assert len(defect_axes) == 2
+    for ax, tau in zip(defect_axes, (0.05, 1.0)):
+        with np.errstate(divide="ignore"):
+            d = pointwise_defects(head, X, tau).log_weight[0] / np.log(10)
+        d = d[np.isfinite(d)]
+        vmin, vmax = ax.images[0].get_clim()
+        assert vmin == pytest.approx(max(d.min(), -300)) and vmax == pytest.approx(d.max())
+    assert fig._suptitle.get_text().startswith("m.json:")
