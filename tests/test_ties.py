@@ -122,3 +122,36 @@ def test_model_file_tie_rule_round_trips():
     obj["ties"] = "lowest"
     with pytest.raises(ModelFileError, match="^ties: ties = 'lowest'"):
         model_from_json(obj)
+
+
+# ---------------------------------------------------------------- every method accepts and refuses alike
+
+def test_overlay_regions_accepts_values_of_another_dimension_like_count_dual():
+    from tropattn.attention import count_dual
+    from tropattn.regions import overlay_regions
+
+    heads = [Head([[0, 0], [1, 0], [2, 1]], [0, -1, -3], [[1, 2, 3], [0, 0, 1], [1, 1, 1]]),
+             Head([[0, 1], [0, -1]], [0, 1], [[0, 0, 0], [1, 0, 0]])]
+    assert len(overlay_regions(heads).activation_regions) == count_dual(heads)
+    layer = Layer(heads, projection=[[1, 0, 0], [0, 1, 0]])               # the same heads in a layer
+    assert len(enumerate_regions(Transformer([layer])).activation_regions) == count_dual(heads)
+
+
+def test_dual_count_refuses_an_ffn_through_the_api():
+    from tropattn.attention import FFN
+
+    layer = Layer([Head([[0], [1]], [0, 0])], ffn=FFN([[1]], [-5], [[1]], [0]))
+    with pytest.raises(InvalidInputError, match="FFN"):
+        layer.count_dual()
+    with pytest.raises(InvalidInputError, match="FFN"):
+        Transformer([layer]).count_dual()
+    assert len(enumerate_regions(Transformer([layer])).activation_regions) == 3   # x < 0 | 0 < x < 4 | x > 4
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.integers(0, 10 ** 6))
+def test_brute_force_equals_search_with_ffns(seed):
+    from tropattn.attention import random_model
+
+    model = random_model(1, 1, 3, 2, seed=seed % 1000, ffn_hidden=2)
+    assert patterns(enumerate_regions(model)) == brute_force_regions(model)
