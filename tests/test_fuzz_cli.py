@@ -52,6 +52,20 @@ def score_models(draw, number=NUMBER):
     return obj
 
 
+@st.composite
+def weight_models(draw, number=SMALL):
+    d, n, k = draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(1, 2))
+
+    def mat(rows, cols):
+        return [[draw(number) for _ in range(cols)] for _ in range(rows)]
+
+    head = {"W_Q": mat(k, d), "W_K": mat(k, d), "W_V": mat(d, d)}
+    if draw(st.booleans()):
+        head["b_Q"] = [draw(number) for _ in range(k)]
+    layer = {"heads": [head], "d_k": draw(st.sampled_from([1, 4, "1/2"]))}
+    return {"format": "tropattn.model/1", "form": "weights", "dim": d, "context": mat(n, d), "layers": [layer]}
+
+
 def _objects(obj, path=()):
     """Every JSON object inside ``obj`` with its path of keys."""
     if isinstance(obj, dict):
@@ -113,7 +127,7 @@ def _run(tmp_path, capsys, obj):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.data())
 def test_fuzzed_model_files_exit_0_or_2(tmp_path, capsys, data):
-    obj = data.draw(score_models(number=SMALL))
+    obj = data.draw(st.one_of(score_models(number=SMALL), weight_models()))
     if data.draw(st.booleans()):
         obj = data.draw(broken(obj))
     _run(tmp_path, capsys, obj)

@@ -16,7 +16,7 @@ from ..io import load_model, load_sites
 from ..plot import plot_overlay, plot_soft_weights
 from ..region_bounds import bounds
 from ..regions import enumerate_regions
-from ..regions.steps import model_steps
+from ..regions.steps import ReluStep, model_steps
 from ..table import write_region_table
 from ..temperature import convention_check, stability_report
 from .common import (BOX_HELP, add_command, add_progress_argument, emit, format_point as _point,
@@ -116,7 +116,7 @@ def _print_partial(model, partial, as_json):
         text = f"interrupted in sub-layer 1 of {len(steps)}: no sub-layer was complete, so there is no count yet"
     else:
         last = steps[done - 1]
-        kind = "FFN" if hasattr(last, "ffn") else "heads"
+        kind = "FFN" if isinstance(last, ReluStep) else "heads"
         text = (f"interrupted: after {done} of {len(steps)} sub-layers (up to the {kind} of layer {last.index}) "
                 f"there are {len(regions)} activation regions; the full model has at least as many")
     emit(obj, as_json, [text])
