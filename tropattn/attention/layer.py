@@ -15,7 +15,8 @@ from fractions import Fraction
 from ..errors import InvalidInputError, TieError
 from ..exact import to_rational_matrix, to_rational_vector
 from .dual import count_dual
-from .head import _EMPTY_CONTEXT, Head, _matrix, _matvec
+from .head import Head, _matrix, _matvec
+from .score_form import EMPTY_CONTEXT
 
 
 __all__ = ["FFN", "Layer", "Transformer", "MultiHeadAttention"]
@@ -210,7 +211,7 @@ class Transformer:
         """
         Y = to_rational_matrix(context, "context") if context is not None else ()
         if not Y:
-            raise InvalidInputError(_EMPTY_CONTEXT)
+            raise InvalidInputError(EMPTY_CONTEXT)
         built = []
         for l, spec in enumerate(layers):
             if not isinstance(spec, dict) or "heads" not in spec:
