@@ -1,7 +1,7 @@
 """Attention heads, layers and transformers with a fixed context, exact.
 
 The context tokens ``y_1, ..., y_N`` are fixed and only the query ``x in Q^d`` varies
-(THEORY §2).  A head then scores context token ``j`` by an *affine* function
+(docs/THEORY.md §2).  A head then scores context token ``j`` by an *affine* function
 
     s_j(x) = a_j . x + b_j            (the **score form**: keys a_j, offsets b_j)
 
@@ -32,9 +32,9 @@ silently dropping the term.
 ``x -> (x if residual else 0) + P sum_h v^h_{j_h(x)}``, then the ReLU FFN
 ``x -> x + W2 relu(W1 x + b1) + b2``.  A :class:`Transformer` stacks layers; its
 activation pattern (every head's label and every ReLU bit) cuts ``Q^d`` into convex
-pieces on which it is affine (THEORY §4).  One layer of ``H`` heads has as many regions
+pieces on which it is affine (docs/THEORY.md §4).  One layer of ``H`` heads has as many regions
 as the Minkowski sum of the lifted polytopes ``conv{(a_j, b_j)}`` has upper vertices
-(:func:`count_dual`, THEORY §3).
+(:func:`count_dual`, docs/THEORY.md §3).
 
 >>> head = Head([[0], [1], [2]], [0, 0, -1])          # scores 0, x, 2x - 1
 >>> head.label([-1]), head.label(["1/2"]), head.label([3])
@@ -322,7 +322,7 @@ class Head:
     def tropical_rational_map(self, log_values):
         """The zero-temperature limit of ``tau log`` of attention with values ``e^{u_jc / tau}``.
 
-        Component ``c`` is ``max_j (s_j(x) + u_jc) ⊘ G(x)`` (THEORY §2); ``log_values`` is the
+        Component ``c`` is ``max_j (s_j(x) + u_jc) ⊘ G(x)`` (docs/THEORY.md §2); ``log_values`` is the
         ``(N, m)`` matrix ``u`` (``-inf`` allowed: a value 0 that never contributes).  This
         is the paper's object, not attention with fixed signed values.
 

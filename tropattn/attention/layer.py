@@ -192,7 +192,7 @@ class Transformer:
 
         ``layers`` is a sequence of dicts ``{"heads": [{W_Q, W_K, W_V, W_O, b_Q?, b_K?, b_V?,
         d_k?}, ...], "residual": True, "projection": None, "ffn": FFN or dict or None,
-        "d_k": None}``.  Convention (THEORY §4):
+        "d_k": None}``.  Convention (docs/THEORY.md §4):
 
         * layer ``l``'s keys and values come from the context states ``Y^l`` alone
           (``Y^0 = context``), so each layer is a :class:`Layer` in score form;

@@ -9,13 +9,48 @@ that tiles ``conv{a_j}`` once, local concavity, and every other point on or belo
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
+from .hull import qhull_simplices
+from .linalg import maximal_minors
 from .predicates import dot_signs
 
 
-__all__ = ["cross2", "hull_2d", "certified_upper_facets_2d", "certified_upper_simplices"]
+__all__ = ["cross2", "hull_2d", "PlanarUpperHull", "SimplicialUpperHull", "certified_upper_facets_2d",
+           "certified_upper_simplices"]
+
+
+class PlanarUpperHull(NamedTuple):
+    """The certified upper facets of points lifted over the plane (:func:`certified_upper_facets_2d`).
+
+    ``planes`` (F x 4 object array): the exact plane ``nx X + ny Y + nb Z + e = 0`` of each facet;
+    ``cycles``: the ccw corners of merged (non-triangular) facets, ``{f: [i, ...]}``, every other
+    facet ``f`` being the triangle ``tri[f]`` (ccw); ``eu[t] -> ev[t]``: the facet edges (ccw on
+    facet ``ef[t]``; ``eg[t]`` the facet across, or -1 on the boundary of ``conv{a_j}``).
+    """
+
+    planes: np.ndarray
+    cycles: dict
+    eu: np.ndarray
+    ev: np.ndarray
+    ef: np.ndarray
+    eg: np.ndarray
+    tri: np.ndarray
+
+
+class SimplicialUpperHull(NamedTuple):
+    """The certified simplicial upper hull over ``R^d`` (:func:`certified_upper_simplices`).
+
+    ``simplices``: vertex-index lists; ``planes``: their primitive hyperplanes
+    ``(n_1, ..., n_{d+1}, e)``; ``boundary``: the boundary ridges with the outward normal in
+    ``R^d`` of the facet of ``conv{a_j}`` they lie on.
+    """
+
+    simplices: list
+    planes: list
+    boundary: list
 
 
 def cross2(o, p, q):
@@ -112,17 +147,18 @@ def certified_upper_facets_2d(P):
     on facet ``ef[t]``, ``eg[t]`` the facet across or -1 on the boundary of ``conv{a_j}``).
     Points too large for floats give None (the LPs decide).
     """
-    from scipy.spatial import ConvexHull, QhullError
-
     n = len(P)
     pts = np.empty((n, 3), dtype=object)
     pts[:] = P
     try:
         flt = pts.astype(float)
-        hull = ConvexHull(flt / (np.abs(flt).max() or 1.0))
-    except (QhullError, ValueError, OverflowError):
+    except OverflowError:
         return None
-    T = hull.simplices[hull.equations[:, 2] > 0].astype(np.int64)  # a proposal: certified below
+    run = qhull_simplices(flt)
+    if run is None:
+        return None
+    simplices, equations = run
+    T = simplices[equations[:, 2] > 0].astype(np.int64)  # a proposal: certified below
     if len(T) == 0:
         return None
     planes = _exact_planes(pts, T)                                    # 1.
@@ -149,7 +185,7 @@ def certified_upper_facets_2d(P):
     if not flat.any():
         g = np.full(len(a), -1, dtype=np.int64)
         g[first], g[second] = tri[second], tri[first]
-        return planes, {}, a, b, tri, g, T
+        return PlanarUpperHull(planes, {}, a, b, tri, g, T)
     return _merge_flat(pts, planes, T, tri[first[flat]], tri[second[flat]])
 
 
@@ -250,31 +286,17 @@ def _merge_flat(pts, planes, T, f1, f2):
     first, second, _ = paired
     g = np.full(len(a), -1, dtype=np.int64)
     g[first], g[second] = ef[second], ef[first]
-    return planes[keep], cycles, a, b, ef, g, T[keep]
-
-
-def _det(rows):
-    """Exact determinant of a small square integer matrix (Bareiss, fraction-free)."""
-    m = [list(r) for r in rows]
-    n, sign, prev = len(m), 1, 1
-    for k in range(n - 1):
-        if m[k][k] == 0:
-            swap = next((i for i in range(k + 1, n) if m[i][k] != 0), None)
-            if swap is None:
-                return 0
-            m[k], m[swap] = m[swap], m[k]
-            sign = -sign
-        for i in range(k + 1, n):
-            for j in range(k + 1, n):
-                m[i][j] = (m[i][j] * m[k][k] - m[i][k] * m[k][j]) // prev
-        prev = m[k][k]
-    return sign * m[n - 1][n - 1] if n else 1
+    return PlanarUpperHull(planes[keep], cycles, a, b, ef, g, T[keep])
 
 
 def _normal(diffs):
-    """Integer normal of the hyperplane spanned by ``len(diffs) = n - 1`` vectors in ``Z^n``."""
-    n = len(diffs[0])
-    return [(-1) ** c * _det([r[:c] + r[c + 1:] for r in diffs]) for c in range(n)]
+    """Integer normal of the hyperplane spanned by ``len(diffs) = n - 1`` vectors in ``Z^n``.
+
+    The generalised cross product: ``h_c = (-1)^c`` times the minor without column ``c``
+    (:func:`tropattn.exact.linalg.maximal_minors`, exact on Python integers).
+    """
+    minors = maximal_minors(np.array([diffs], dtype=object))[0]      # column i omits column n - 1 - i
+    return [(-1) ** c * int(m) for c, m in enumerate(minors[::-1])]
 
 
 def certified_upper_simplices(P, d):
@@ -296,14 +318,14 @@ def certified_upper_simplices(P, d):
     ``(n_1, ..., n_{d+1}, e)``, and the boundary ridges with the outward normal in ``R^d`` of the
     facet of ``conv{a_j}`` they lie on.
     """
-    from scipy.spatial import ConvexHull, QhullError
-
     try:
         flt = np.array(P, dtype=float)
-        hull = ConvexHull(flt / (np.abs(flt).max() or 1.0))
-    except (QhullError, ValueError, OverflowError):
+    except OverflowError:
         return None
-    simplices = hull.simplices[hull.equations[:, d] > 0].tolist()
+    run = qhull_simplices(flt)
+    if run is None:
+        return None
+    simplices = run[0][run[1][:, d] > 0].tolist()
     if not simplices:
         return None
     planes, keys = [], set()
@@ -347,4 +369,4 @@ def certified_upper_simplices(P, d):
             boundary.append((ridge, lines[-1][:d]))
     if lines and dot_signs(lines, [tuple(p[:d]) + (1,) for p in P]).max() > 0:
         return None
-    return simplices, planes, boundary
+    return SimplicialUpperHull(simplices, planes, boundary)

@@ -1,6 +1,6 @@
 """Filtered exact signs: float arithmetic with a rigorous error bound, exact where unsure.
 
-The CGAL recipe (ALGORITHMS.md section 1): evaluate in float64, decide the sign where
+The CGAL recipe (docs/ALGORITHMS.md §1): evaluate in float64, decide the sign where
 the value exceeds its error bound, and recompute only the undecided entries in
 integers.  :func:`dot_signs` does this for many dot products at once,
 :func:`matrix_signs` for a matrix of integer rows against prepared points (exact float

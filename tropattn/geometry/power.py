@@ -10,7 +10,7 @@ Expanding the square, ``pow_j(x) = ||x||^2 - 2 (a_j . x + b_j)`` with the **scor
 is common to every site, so the nearest site (in power distance) is the site of
 largest score: the diagram *is* the set of linear regions of the convex piecewise
 affine function ``G(x) = max_j (a_j . x + b_j)`` -- and a zero-temperature attention
-head with keys ``a_j`` and offsets ``b_j`` picks exactly that site (THEORY §2).
+head with keys ``a_j`` and offsets ``b_j`` picks exactly that site (docs/THEORY.md §2).
 
 The cell of site ``j`` is the polyhedron cut out by the *bisector rows*
 
@@ -30,7 +30,7 @@ and it is full-dimensional iff the lifted point ``(a_j, b_j)`` is a vertex of th
 Special cases: weights 0 give the Voronoi diagram (nearest site); ``b_j = 0`` (weights
 ``||a_j||^2``) give the normal fan of ``conv{a_j}`` (cones from the origin).
 
-How the cells are computed and certified (ALGORITHMS §2-3), in integer (homogeneous)
+How the cells are computed and certified (docs/ALGORITHMS.md §2-3), in integer (homogeneous)
 coordinates ``L (a_j . x + b_j) = A_j . x + B_j`` throughout:
 
 * on the line (``d = 1``), the upper hull of the lifted points ``(A_j, B_j)`` is an exact

@@ -21,7 +21,7 @@ from collections import deque
 from typing import TYPE_CHECKING
 
 from .. import exact
-from ..errors import InvalidInputError, TropattnError
+from ..errors import InternalError, InvalidInputError
 from ..geometry.lifting import upper_hull
 from ..geometry.power import PowerDiagram
 
@@ -162,7 +162,7 @@ def _search_regions(f):
                 seen.add(k)
                 todo.append(k)
     if not found:  # cannot happen for a valid certificate chain; refuse to guess
-        raise TropattnError("internal error: no linear region found; please report this polynomial")
+        raise InternalError("no linear region found; please report this polynomial")
     return tuple(found[j] for j in sorted(found))
 
 
