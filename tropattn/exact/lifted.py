@@ -289,14 +289,20 @@ def _merge_flat(pts, planes, T, f1, f2):
     return PlanarUpperHull(planes[keep], cycles, a, b, ef, g, T[keep])
 
 
-def _normal(diffs):
-    """Integer normal of the hyperplane spanned by ``len(diffs) = n - 1`` vectors in ``Z^n``.
+def _normals(P, groups) -> list:
+    """Integer normals of the hyperplanes through each group of ``n`` points of ``P`` (rows in ``Z^n``).
 
-    The generalised cross product: ``h_c = (-1)^c`` times the minor without column ``c``
-    (:func:`tropattn.exact.linalg.maximal_minors`, exact on Python integers).
+    The generalised cross product of the differences to the group's first point:
+    ``h_c = (-1)^c`` times the minor without column ``c``, for all groups at once
+    (:func:`tropattn.exact.linalg.maximal_minors` on Python integers, exact).
     """
-    minors = maximal_minors(np.array([diffs], dtype=object))[0]      # column i omits column n - 1 - i
-    return [(-1) ** c * int(m) for c, m in enumerate(minors[::-1])]
+    A = np.empty((len(P), len(P[0])), dtype=object)
+    A[:] = [list(p) for p in P]
+    G = np.array(groups, dtype=np.intp)
+    diffs = A[G[:, 1:]] - A[G[:, :1]]                                 # (groups, n - 1, n)
+    minors = maximal_minors(diffs)[:, ::-1]                           # column c omits column c
+    signs = np.array([(-1) ** c for c in range(minors.shape[1])], dtype=object)
+    return (minors * signs).tolist()
 
 
 def certified_upper_simplices(P, d):
@@ -329,9 +335,8 @@ def certified_upper_simplices(P, d):
     if not simplices:
         return None
     planes, keys = [], set()
-    for s in simplices:                                               # 1.
+    for s, nrm in zip(simplices, _normals(P, simplices)):             # 1.
         p0 = P[s[0]]
-        nrm = _normal([[u - v for u, v in zip(P[i], p0)] for i in s[1:]])
         if nrm[d] == 0:
             return None
         if nrm[d] < 0:
@@ -351,12 +356,12 @@ def certified_upper_simplices(P, d):
     for s in simplices:
         for r in range(d + 1):
             ridges.setdefault(tuple(sorted(s[:r] + s[r + 1:])), []).append(s[r])
+    if any(len(opposite) > 2 for opposite in ridges.values()):
+        return None
     lines, boundary = [], []
-    for ridge, opposite in ridges.items():
-        if len(opposite) > 2:
-            return None
+    projected = [p[:d] for p in P]
+    for (ridge, opposite), h in zip(ridges.items(), _normals(projected, list(ridges))):
         q0 = P[ridge[0]][:d]
-        h = _normal([[u - v for u, v in zip(P[i][:d], q0)] for i in ridge[1:]])
         c = -sum(a * v for a, v in zip(h, q0))
         sides = [sum(a * v for a, v in zip(h, P[o][:d])) + c for o in opposite]
         if len(sides) == 2:

@@ -41,7 +41,7 @@ from ..exact.lifted import certified_upper_facets_2d, certified_upper_simplices,
 from ..exact.numbers import common_denominator, homogeneous_row, primitive_row, set_bits
 from .polytope import _to_points
 
-__all__ = ["UpperHull", "upper_hull", "upper_vertex_count"]
+__all__ = ["UpperHull", "upper_hull", "integer_upper_hull", "upper_vertex_count"]
 
 _KERNELS = ("chain", "planar", "simplicial", "general")
 
@@ -132,10 +132,24 @@ def upper_hull(points, method: str = "auto") -> UpperHull:
     pts = _to_points(points, "points")
     if len(pts[0]) < 2:
         raise InvalidInputError("points need at least one coordinate and a height, e.g. [[0, 1], [1, 0]]")
+    if all(v.denominator == 1 for p in pts for v in p):
+        pts = tuple(tuple(v.numerator for v in p) for p in pts)
+    return integer_upper_hull(pts, method)
+
+
+def integer_upper_hull(pts, method: str = "auto") -> UpperHull:
+    """:func:`upper_hull` of points given as tuples of Python ints (or Fractions), unchecked.
+
+    The entry point for callers that already hold exact integer rows (power diagrams keep
+    their scores as integers over one denominator): nothing is converted on the way in.
+
+    >>> integer_upper_hull([(0, 0), (1, 1), (2, 0)]).vertices
+    (0, 1, 2)
+    """
     owners, top = _top_points(pts)
     d = len(pts[0]) - 1
     den = common_denominator([v for p in top for v in pts[p]])
-    lifted = tuple(tuple(int(v * den) for v in pts[p]) for p in top)
+    lifted = tuple(tuple(int(v * den) for v in pts[p]) for p in top) if den != 1 else tuple(pts[p] for p in top)
     result = None
     if method == "auto":
         if d == 1:

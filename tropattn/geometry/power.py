@@ -78,7 +78,7 @@ from ..exact import facets, format_point, homogeneous_point, interior_point, to_
 from ..exact.counters import record
 from ..exact.hull import certified_hull
 from ..exact.numbers import homogeneous_row
-from .lifting import upper_hull
+from .lifting import integer_upper_hull
 
 
 __all__ = ["PowerCell", "weights_to_scores", "scores_to_weights", "PowerDiagram", "power_cells"]
@@ -791,7 +791,7 @@ def power_cells(diagram: PowerDiagram) -> tuple:
     dups = diagram.duplicates
     unique = [j for j in range(diagram.N) if j not in dups]
     A_int, B_int, _ = diagram._int_scores()
-    hull = upper_hull([tuple(A_int[j]) + (B_int[j],) for j in unique])
+    hull = integer_upper_hull([tuple(A_int[j]) + (B_int[j],) for j in unique])
     kernels = {"chain": _cells_line, "planar": _cells_planar, "simplicial": _cells_lifted}
     out = None
     if hull.kernel in kernels:
