@@ -54,11 +54,42 @@ class SimplicialUpperHull(NamedTuple):
 
 
 def cross2(o, p, q):
+    """The exact cross product ``(p - o) x (q - o)`` of points in the plane.
+
+    Parameters
+    ----------
+    o, p, q : pairs of int (or Fractions)
+
+    Returns
+    -------
+    int
+        Positive for a left turn ``o -> p -> q``, zero when the three are collinear.
+
+    Examples
+    --------
+    >>> cross2((0, 0), (1, 0), (0, 1)), cross2((0, 0), (1, 1), (2, 2))
+    (1, 0)
+    """
     return (p[0] - o[0]) * (q[1] - o[1]) - (p[1] - o[1]) * (q[0] - o[0])
 
 
 def hull_2d(points):
-    """Indices of the strict convex hull of integer points (counter-clockwise), exact."""
+    """Indices of the strict convex hull of integer points (counter-clockwise), exact.
+
+    Parameters
+    ----------
+    points : sequence of pairs of int
+
+    Returns
+    -------
+    list of int
+        The indices of the strict corners, counter-clockwise; collinear points are dropped.
+
+    Examples
+    --------
+    >>> hull_2d([(0, 0), (2, 0), (1, 0), (2, 2), (0, 2), (1, 1)])
+    [0, 1, 3, 4]
+    """
     order = sorted(range(len(points)), key=lambda i: points[i])
     if len(order) < 3:
         return order
@@ -146,6 +177,22 @@ def certified_upper_facets_2d(P):
     facet ``f`` being the triangle ``tri[f]`` (ccw); and the facet edges ``eu[t] -> ev[t]`` (ccw
     on facet ``ef[t]``, ``eg[t]`` the facet across or -1 on the boundary of ``conv{a_j}``).
     Points too large for floats give None (the LPs decide).
+
+    Parameters
+    ----------
+    P : sequence of (X, Y, Z) triples of int
+        Lifted points with distinct projections ``(X, Y)``.
+
+    Returns
+    -------
+    PlanarUpperHull or None
+        None when Qhull fails or a check does not hold (the caller then uses the general hull).
+
+    Examples
+    --------
+    >>> hull = certified_upper_facets_2d([(0, 0, 0), (2, 0, 0), (0, 2, 0), (2, 2, 1)])
+    >>> len(hull.planes), sorted(sorted(t) for t in hull.tri.tolist())
+    (2, [[0, 1, 3], [0, 2, 3]])
     """
     n = len(P)
     pts = np.empty((n, 3), dtype=object)
@@ -323,6 +370,24 @@ def certified_upper_simplices(P, d):
     Returns ``(simplices, planes, boundary)``: vertex-index lists, their primitive hyperplanes
     ``(n_1, ..., n_{d+1}, e)``, and the boundary ridges with the outward normal in ``R^d`` of the
     facet of ``conv{a_j}`` they lie on.
+
+    Parameters
+    ----------
+    P : sequence of integer rows of length ``d + 1``
+        Lifted points with distinct projections.
+    d : int
+        The dimension of the projection, ``d >= 3``.
+
+    Returns
+    -------
+    SimplicialUpperHull or None
+        None when Qhull fails, a face is not a simplex, or a check does not hold.
+
+    Examples
+    --------
+    >>> hull = certified_upper_simplices([(0, 0, 0, 0), (4, 0, 0, 0), (0, 4, 0, 0), (0, 0, 4, 0), (1, 1, 1, 5)], 3)
+    >>> len(hull.simplices), len(hull.boundary)
+    (4, 4)
     """
     try:
         flt = np.array(P, dtype=float)

@@ -143,6 +143,18 @@ def integer_upper_hull(pts, method: str = "auto") -> UpperHull:
     The entry point for callers that already hold exact integer rows (power diagrams keep
     their scores as integers over one denominator): nothing is converted on the way in.
 
+    Parameters
+    ----------
+    pts : sequence of tuples of int (or Fraction)
+        Points ``(x, height)``; not checked or converted.
+    method : {"auto", "exact"}
+
+    Returns
+    -------
+    UpperHull
+
+    Examples
+    --------
     >>> integer_upper_hull([(0, 0), (1, 1), (2, 0)]).vertices
     (0, 1, 2)
     """
@@ -275,6 +287,16 @@ def _with_apex(top: list) -> list:
 def upper_vertex_count(points) -> int:
     """Number of upper vertices: the non-redundant terms of a max-plus polynomial.
 
+    Parameters
+    ----------
+    points : (n, d + 1) rationals
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
     >>> upper_vertex_count([[0, 0], [1, 0], [2, 0]])   # max(0, x, 2x): the middle term is hidden
     2
     """

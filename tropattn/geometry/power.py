@@ -161,6 +161,23 @@ class PowerCell:
 def weights_to_scores(sites, weights) -> tuple:
     """Offsets ``b_j = (w_j - ||a_j||^2) / 2`` of the scores ``a_j . x + b_j``.
 
+    Parameters
+    ----------
+    sites : (N, d) rationals
+    weights : (N,) rationals
+
+    Returns
+    -------
+    tuple of Fraction
+        The offsets ``b_j``: the score of site ``j`` is ``a_j . x + b_j``.
+
+    Raises
+    ------
+    InvalidInputError
+        Shapes that do not match, NaN or infinite entries.
+
+    Examples
+    --------
     >>> weights_to_scores([[1, 1]], [0])          # Voronoi site (1, 1): b = -||a||^2 / 2
     (Fraction(-1, 1),)
     """
@@ -172,6 +189,25 @@ def weights_to_scores(sites, weights) -> tuple:
 def scores_to_weights(keys, offsets) -> tuple:
     """Weights ``w_j = ||a_j||^2 + 2 b_j`` of the power diagram of ``max_j (a_j . x + b_j)``.
 
+    Parameters
+    ----------
+    keys : (N, d) rationals
+        The slopes ``a_j``.
+    offsets : (N,) rationals
+        The intercepts ``b_j``.
+
+    Returns
+    -------
+    tuple of Fraction
+        The weights ``w_j`` (power distance ``||x - a_j||^2 - w_j``).
+
+    Raises
+    ------
+    InvalidInputError
+        Shapes that do not match, NaN or infinite entries.
+
+    Examples
+    --------
     >>> scores_to_weights([[1, 1]], [-1])
     (Fraction(0, 1),)
     """
@@ -218,6 +254,16 @@ class PowerDiagram:
     def voronoi(cls, sites) -> "PowerDiagram":
         """The Voronoi diagram (all weights 0): each point goes to its nearest site.
 
+        Parameters
+        ----------
+        sites : (N, d) rationals
+
+        Returns
+        -------
+        PowerDiagram
+
+        Examples
+        --------
         >>> PowerDiagram.voronoi([[0, 0], [4, 0]]).locate([1, 5])
         0
         """
@@ -230,6 +276,18 @@ class PowerDiagram:
 
         Sites are the slopes, weights ``||a_j||^2 + 2 b_j``.
 
+        Parameters
+        ----------
+        slopes : (N, d) rationals
+        intercepts : (N,) rationals
+
+        Returns
+        -------
+        PowerDiagram
+            Cell ``j`` is where term ``j`` is the unique max.
+
+        Examples
+        --------
         >>> PowerDiagram.from_max_affine([[1], [-1]], [0, 0]).weights     # |x| = max(x, -x)
         (Fraction(1, 1), Fraction(1, 1))
         """
@@ -240,6 +298,12 @@ class PowerDiagram:
     def to_max_affine(self) -> tuple:
         """``(slopes, intercepts)`` with ``argmax_j (slopes_j . x + intercepts_j)`` = nearest site.
 
+        Returns
+        -------
+        (slopes, intercepts) : tuple of tuples of Fraction, tuple of Fraction
+
+        Examples
+        --------
         >>> PowerDiagram.voronoi([[2]]).to_max_affine()
         (((Fraction(2, 1),),), (Fraction(-2, 1),))
         """
@@ -300,6 +364,18 @@ class PowerDiagram:
     def power(self, x, j: int) -> Fraction:
         """Power distance ``||x - a_j||^2 - w_j``, exact.
 
+        Parameters
+        ----------
+        x : (d,) rationals
+        j : int
+            A site index.
+
+        Returns
+        -------
+        Fraction
+
+        Examples
+        --------
         >>> PowerDiagram([[0, 0]], [1]).power([1, 1], 0)
         Fraction(1, 1)
         """
@@ -310,6 +386,17 @@ class PowerDiagram:
     def locate_all(self, x) -> tuple:
         """Every site of minimal power distance at ``x`` (= maximal score), increasing.
 
+        Parameters
+        ----------
+        x : (d,) rationals
+
+        Returns
+        -------
+        tuple of int
+            Every site index of smallest power distance, increasing (more than one on a wall).
+
+        Examples
+        --------
         >>> PowerDiagram.voronoi([[0], [2]]).locate_all([1])
         (0, 1)
         """
@@ -324,6 +411,16 @@ class PowerDiagram:
         """The site whose cell contains ``x`` in its interior, exactly.
 
         Exact duplicates are not ties: the site that hides the others wins.
+
+        Parameters
+        ----------
+        x : (d,) rationals
+
+        Returns
+        -------
+        int
+            The winning site.
+
 
         Raises
         ------
@@ -350,6 +447,13 @@ class PowerDiagram:
     def cells(self) -> tuple:
         """The certified cells, indexed by site: a :class:`PowerCell`, or None if hidden.
 
+        Returns
+        -------
+        tuple of PowerCell or None
+            One entry per site; None for a hidden site (a cell with empty interior).
+
+        Examples
+        --------
         >>> [c is None for c in PowerDiagram([[0], [1], [2]], [0, -5, 0]).cells()]
         [False, True, False]
         """
@@ -372,6 +476,12 @@ class PowerDiagram:
 
         Edge attribute ``point``: a rational point in the relative interior of the facet.
 
+        Returns
+        -------
+        networkx.Graph
+
+        Examples
+        --------
         >>> g = PowerDiagram.voronoi([[0], [1], [2]]).adjacency_graph()
         >>> sorted(g.edges), g.edges[0, 1]["point"]
         ([(0, 1), (1, 2)], (Fraction(1, 2),))
@@ -392,6 +502,23 @@ class PowerDiagram:
         the areas sum to the box area.  In 1-D the values are exact intervals
         ``(left, right)`` of Fractions.
 
+        Parameters
+        ----------
+        lo, hi : (d,) rationals
+            Opposite corners of the box, ``lo < hi`` in every coordinate.
+
+        Returns
+        -------
+        dict
+            ``{site: shapely Polygon}`` in 2-D, ``{site: (left, right)}`` in 1-D.
+
+        Raises
+        ------
+        InvalidInputError
+            An empty box, or a diagram in ``R^d`` with ``d > 2``.
+
+        Examples
+        --------
         >>> polys = PowerDiagram.voronoi([[0, 0], [2, 0]]).clip_to_box([-1, -1], [3, 1])
         >>> sorted((k, p.area) for k, p in polys.items())
         [(0, 4.0), (1, 4.0)]
@@ -784,6 +911,17 @@ def power_cells(diagram: PowerDiagram) -> tuple:
     with it.  A fast path whose own check fails declines to the general construction; both are
     counted (:func:`tropattn.exact.record`, places ``power.<kernel>``).
 
+    Parameters
+    ----------
+    diagram : PowerDiagram
+
+    Returns
+    -------
+    tuple of PowerCell or None
+        Indexed by site; None for hidden sites.
+
+    Examples
+    --------
     >>> cells = power_cells(PowerDiagram.voronoi([[0, 0], [1, 0], [0, 1], [1, 1]]))
     >>> [c.neighbors for c in cells]
     [(1, 2), (0, 3), (0, 3), (1, 2)]
