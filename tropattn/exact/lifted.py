@@ -15,7 +15,7 @@ import numpy as np
 
 from .hull import qhull_simplices
 from .linalg import maximal_minors
-from .predicates import dot_signs
+from .predicates import determinant_signs, dot_signs
 
 
 __all__ = ["cross2", "hull_2d", "PlanarUpperHull", "SimplicialUpperHull", "certified_upper_facets_2d",
@@ -359,13 +359,22 @@ def certified_upper_simplices(P, d):
 
     1. each facet's hyperplane ``n . p + e = 0`` is rebuilt from integer coordinates with
        ``n_{d+1} > 0``; facets with equal (primitive) hyperplanes are refused (a non-simplicial
-       face: left to the LP path);
-    2. every lifted point lies on or below every facet hyperplane
-       (:func:`tropattn.dot_signs`), so each facet lies in a face of the upper hull;
-    3. every ridge (``d`` vertices) lies on two facets whose opposite vertices project strictly to
-       opposite sides of it, or on one facet and then on a hyperplane of ``R^d`` with every
-       projected point on the facet's side (a facet of ``conv{a_j}``).  So the projected facets
-       cover ``conv{a_j}``: the found facets are *all* faces of the upper hull.
+       face: left to the general hull);
+    2. the projected facets tile ``conv{a_j}`` exactly once: every ridge (``d`` vertices) lies on
+       two facets whose opposite vertices project strictly to opposite sides of it, or on one
+       facet and then on a hyperplane of ``R^d`` with every projected point on the facet's side
+       (a facet of ``conv{a_j}``), so the projection is a covering of ``conv{a_j}`` with
+       consistent orientation; and the centroid of one facet lies in no other facet's
+       projection (degree one);
+    3. the surface is locally concave: across every interior ridge the opposite vertex of each
+       facet lies on or below the other's hyperplane.  A piecewise-linear function on a convex
+       domain that is concave across every ridge is concave, so every hyperplane lies on or
+       above the surface ``psi`` and every vertex lies on or below every hyperplane;
+    4. every point that is no vertex lies on or below every hyperplane
+       (:func:`tropattn.exact.predicates.dot_signs`), hence below ``psi``.
+
+    So the facets are exactly the upper faces.  No dense points x facets sign matrix is
+    built for the vertices (only for the few points off the surface).
 
     Returns ``(simplices, planes, boundary)``: vertex-index lists, their primitive hyperplanes
     ``(n_1, ..., n_{d+1}, e)``, and the boundary ridges with the outward normal in ``R^d`` of the
@@ -413,30 +422,69 @@ def certified_upper_simplices(P, d):
             return None
         keys.add(key)
         planes.append(key)
-    cols = [tuple(p) + (1,) for p in P]                               # 2.
-    step = max(1, 2_000_000 // len(cols))
-    if any(dot_signs(planes[i:i + step], cols).max() > 0 for i in range(0, len(planes), step)):
-        return None
-    ridges = {}                                                       # 3.
-    for s in simplices:
+    ridges = {}                                                       # 2.
+    for f, s in enumerate(simplices):
         for r in range(d + 1):
-            ridges.setdefault(tuple(sorted(s[:r] + s[r + 1:])), []).append(s[r])
-    if any(len(opposite) > 2 for opposite in ridges.values()):
+            ridges.setdefault(tuple(sorted(s[:r] + s[r + 1:])), []).append((f, s[r]))
+    if any(len(sides) > 2 for sides in ridges.values()):
         return None
-    lines, boundary = [], []
+    lines, boundary, pairs = [], [], []
     projected = [p[:d] for p in P]
-    for (ridge, opposite), h in zip(ridges.items(), _normals(projected, list(ridges))):
+    for (ridge, sides), h in zip(ridges.items(), _normals(projected, list(ridges))):
         q0 = P[ridge[0]][:d]
         c = -sum(a * v for a, v in zip(h, q0))
-        sides = [sum(a * v for a, v in zip(h, P[o][:d])) + c for o in opposite]
-        if len(sides) == 2:
-            if sides[0] * sides[1] >= 0:
+        vals = [sum(a * v for a, v in zip(h, P[o][:d])) + c for _, o in sides]
+        if len(vals) == 2:
+            if vals[0] * vals[1] >= 0:
                 return None
-        elif sides[0] == 0:
+            pairs.append(sides)
+        elif vals[0] == 0:
             return None
         else:
-            lines.append(tuple(h) + (c,) if sides[0] < 0 else tuple(-a for a in h) + (-c,))
+            lines.append(tuple(h) + (c,) if vals[0] < 0 else tuple(-a for a in h) + (-c,))
             boundary.append((ridge, lines[-1][:d]))
     if lines and dot_signs(lines, [tuple(p[:d]) + (1,) for p in P]).max() > 0:
         return None
+    if not _degree_one(projected, simplices, d):
+        return None
+    for (f, o), (g, q) in pairs:                                     # 3.
+        for plane, opp in ((planes[f], q), (planes[g], o)):
+            if sum(a * v for a, v in zip(plane, P[opp])) + plane[-1] > 0:
+                return None
+    used = {i for s in simplices for i in s}                          # 4.
+    rest = [tuple(P[i]) + (1,) for i in range(len(P)) if i not in used]
+    if rest:
+        step = max(1, 2_000_000 // len(rest))
+        if any(dot_signs(planes[i:i + step], rest).max() > 0 for i in range(0, len(planes), step)):
+            return None
     return SimplicialUpperHull(simplices, planes, boundary)
+
+
+def _degree_one(projected, simplices, d) -> bool:
+    """The centroid of the first projected simplex lies in no other projected simplex (exact).
+
+    Candidates are the simplices whose exact bounding box holds the centroid; each is
+    tested with the signs of the ``d + 1`` determinants that give its barycentric
+    coordinates.
+    """
+    V = np.empty((len(projected), d), dtype=object)
+    V[:] = [list(p) for p in projected]
+    S = np.array(simplices, dtype=np.intp)
+    C = V[S[0]].sum(axis=0)                                           # (d + 1) x the centroid
+    corners = V[S] * (d + 1)                                          # (F, d + 1, d)
+    lo, hi = corners.min(axis=1), corners.max(axis=1)
+    near = np.flatnonzero(np.all((lo <= C) & (C <= hi), axis=1))
+    for t in near.tolist():
+        if t == 0:
+            continue
+        rows = [list(V[i]) + [1] for i in simplices[t]]
+        base = _det_sign(rows)
+        signs = [_det_sign(rows[:i] + [list(C) + [d + 1]] + rows[i + 1:]) for i in range(d + 1)]
+        if all(s * base >= 0 for s in signs):
+            return False
+    return True
+
+
+def _det_sign(rows) -> int:
+    """The exact sign of a small integer determinant."""
+    return int(determinant_signs(np.array([rows], dtype=object), False)[0])

@@ -867,7 +867,7 @@ def _cells_lifted(diagram, unique, hull):
     against every row.  The same construction on the simplices and boundary ridges
     containing both ``j`` and ``k`` gives a point in the relative interior of their wall.
     """
-    A_int, B_int, _ = diagram._int_scores()
+    A_int, B_int, L = diagram._int_scores()
     d = diagram.dim
     simplices, planes, boundary = hull.data
     at, rays = {}, {}
@@ -893,12 +893,37 @@ def _cells_lifted(diagram, unique, hull):
         if any(sum((u - v) * w for u, v, w in zip(A_int[unique[k]], aj, X)) >= (bj - B_int[unique[k]]) * D
                for k in ks):
             return None
-        fpts = []
-        for k in ks:
-            Y, E = point([f for f in faces if k in simplices[f]], [h for r, h in rays.get(i, ()) if k in r])
-            fpts.append(tuple(Fraction(y, E) for y in Y))
-        out[j] = _make_cell(diagram, j, [unique[k] for k in ks], tuple(Fraction(x, D) for x in X), fpts)
+        walls = [point([f for f in faces if k in simplices[f]], [h for r, h in rays.get(i, ()) if k in r])
+                 for k in ks]
+        nbrs = tuple(unique[k] for k in ks)
+        out[j] = PowerCell._deferred(j, nbrs, _IntegerCell(A_int, B_int, L, j, nbrs, (X, D), walls))
     return out
+
+
+class _IntegerCell:
+    """A certified cell held as integers (scores ``A_int x + B_int`` over ``L``, homogeneous
+    points); its Fractions are built on first access and kept."""
+
+    __slots__ = ("A_int", "B_int", "L", "j", "nbrs", "center", "walls", "memo")
+
+    def __init__(self, A_int, B_int, L, j, nbrs, center, walls):
+        self.A_int, self.B_int, self.L, self.j, self.nbrs = A_int, B_int, L, j, nbrs
+        self.center, self.walls, self.memo = center, walls, {}
+
+    def get(self, name):
+        if name not in self.memo:
+            A_int, B_int, L, j = self.A_int, self.B_int, self.L, self.j
+            if name == "A":
+                value = tuple(tuple(Fraction(u - v, L) for u, v in zip(A_int[k], A_int[j])) for k in self.nbrs)
+            elif name == "b":
+                value = tuple(Fraction(B_int[j] - B_int[k], L) for k in self.nbrs)
+            elif name == "interior_point":
+                X, D = self.center
+                value = tuple(Fraction(x, D) for x in X)
+            else:
+                value = tuple(tuple(Fraction(y, E) for y in Y) for Y, E in self.walls)
+            self.memo[name] = value
+        return self.memo[name]
 
 
 def power_cells(diagram: PowerDiagram) -> tuple:
