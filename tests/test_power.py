@@ -248,7 +248,7 @@ def test_fast_paths_on_named_degenerate_inputs():
         unique = [j for j in range(pd.N) if j not in pd.duplicates]
         assert _cells_key(pd.cells()) == _cells_key(_cells_by_lp(pd, unique))
     assert taken["grid (cocircular)"] and taken["circle + centre"] and taken["many hidden"]
-    assert not taken["circle only (lifted points coplanar)"]        # Qhull refuses: the LPs decide
+    assert taken["circle only (lifted points coplanar)"]            # one flat face: certified without Qhull
     hidden = PowerDiagram(*cases["many hidden"]).hidden              # one heavy site hides inner sites,
     assert hidden and not {0, 3, 12, 15} & set(hidden)               # never a corner of conv{a_j}
     # on the line: lifted points on one segment hide the middle ones

@@ -197,6 +197,9 @@ def certified_upper_facets_2d(P):
     n = len(P)
     pts = np.empty((n, 3), dtype=object)
     pts[:] = P
+    flat = _one_face(pts)
+    if flat is not None:
+        return flat
     try:
         flt = pts.astype(float)
     except OverflowError:
@@ -234,6 +237,29 @@ def certified_upper_facets_2d(P):
         g[first], g[second] = tri[second], tri[first]
         return PlanarUpperHull(planes, {}, a, b, tri, g, T)
     return _merge_flat(pts, planes, T, tri[first[flat]], tri[second[flat]])
+
+
+def _one_face(pts):
+    """The upper hull when every lifted point lies on one plane (Qhull cannot hull a flat set), or None.
+
+    Exact: the strict hull of the projections (:func:`hull_2d`) gives the corners; the plane
+    through three of them must hold every point.  The one facet is the polygon of the
+    corners, its edges the consecutive corners, all on the boundary of ``conv{a_j}``.
+    """
+    corners = hull_2d([(x, y) for x, y in pts[:, :2].tolist()])
+    if len(corners) < 3:
+        return None
+    T = np.array([corners[:3]], dtype=np.int64)
+    planes = _exact_planes(pts, T)
+    if planes is None:
+        return None
+    a, b, c, e = planes[0]
+    if any(a * x + b * y + c * z + e != 0 for x, y, z in pts.tolist()):
+        return None
+    m = len(corners)
+    eu = np.array(corners, dtype=np.int64)
+    return PlanarUpperHull(planes, {0: list(corners)}, eu, np.roll(eu, -1), np.zeros(m, dtype=np.int64),
+                           np.full(m, -1, dtype=np.int64), T)
 
 
 def _boundary_ok(pts, a, b) -> bool:
