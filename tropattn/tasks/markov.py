@@ -220,14 +220,14 @@ class Plateau:
     level: float
 
 
-def detect_plateaus(traj, rel_rate=1e-3, min_duration=None) -> list:
+def detect_plateaus(traj, rel_rate=1e-3, min_duration=0.0) -> list:
     """The plateaus of a loss curve, found automatically.
 
     A plateau is a maximal run of output times where the relative rate
     ``|dL/dt| / (L + 10^-3 L(0)) < rel_rate`` (per unit time; ``dL/dt`` by central
     differences on the output grid; the floor ``10^-3 L(0)`` makes the slow final approach
-    to 0 a plateau), lasting at least ``min_duration`` (default: 2% of the run) or touching
-    the end of the run.  Its ``level`` is the loss where the rate is smallest (the last
+    to 0 a plateau), lasting at least ``min_duration`` (default 0: every such run; only
+    saddles slow the flow down that much) or touching the end of the run.  Its ``level`` is the loss where the rate is smallest (the last
     point for the final one).  The flow starts next to the saddle ``V = 0``, so the start
     is the first plateau: level ``L(0)``, ending when 1% of the total drop is done.
 
@@ -238,7 +238,7 @@ def detect_plateaus(traj, rel_rate=1e-3, min_duration=None) -> list:
     t, L = traj.times, traj.losses
     rate = np.abs(np.gradient(L, t)) / (L + 1e-3 * L[0])
     tol = float(rel_rate)
-    min_duration = 0.02 * (t[-1] - t[0]) if min_duration is None else float(min_duration)
+    min_duration = float(min_duration)
     flat = rate < tol
     n = len(t)
     first = np.nonzero(L <= L[0] - 0.01 * (L[0] - L.min()))[0]
