@@ -257,3 +257,15 @@ def test_cli_dyck_and_markov(capsys, tmp_path):
 def test_modules_declare_all():
     for mod in (dyck, markov):
         assert all(hasattr(mod, name) for name in mod.__all__)
+
+
+@pytest.mark.torch
+def test_trained_torch_model_attends_to_the_top_and_the_knockout_masks_that_edge():
+    pytest.importorskip("torch")
+    from tropattn.tasks.trained import measure_trained, train_dyck
+
+    out = measure_trained(train_dyck(k=2, m=2, length=8, steps=200, seed=0), n_words=100)
+    assert out["accuracy"] >= 0.95                       # learned (chance is 0.5)
+    assert out["knockout_top_mass"] == 0.0               # the masked edge carries no attention
+    assert max(out["top_mass"]) > 1 / 8                  # more than uniform over the 8 positions
+    assert out["knockout_accuracy"] < out["accuracy"]

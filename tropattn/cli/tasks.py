@@ -71,6 +71,17 @@ def cmd_dyck(args):
         lines.append(f"                    {r['beta']:<6g} {r['accuracy']:.3f}     {r['accuracy_long']:.3f}  "
                      f"{r['failures']:<9d} {r['failures_outside_band']}")
     lines.append(f"  accuracy non-decreasing in beta: {rep['monotone_in_beta']}")
+    if args.train:
+        from ..tasks.trained import measure_trained, train_dyck
+
+        tr = measure_trained(train_dyck(args.k, args.m, args.length, steps=args.train, seed=args.seed))
+        rep["trained"] = tr
+        lines += [f"  trained 2-layer 1-head torch model ({tr['train_seconds']:.0f} s): accuracy {tr['accuracy']:.3f}"
+                  f"   long-distance {tr['accuracy_long']:.3f}",
+                  "    top-of-stack attention mass per layer: " + ", ".join(f"{v:.2f}" for v in tr["top_mass"])
+                  + "   (long-distance: " + ", ".join(f"{v:.2f}" for v in tr["top_mass_long"]) + ")",
+                  f"    knockout of that edge in layer {tr['knockout_layer']}: accuracy {tr['knockout_accuracy']:.3f}"
+                  f"   long-distance {tr['knockout_accuracy_long']:.3f}   (chance {tr['chance']:.3f})"]
     emit({k: v for k, v in rep.items() if not k.startswith("_")}, args.json, lines)
 
 
@@ -133,6 +144,9 @@ def register(sub):
     s.add_argument("--betas", default=DEFAULT_BETAS, help=f"inverse temperatures (default {DEFAULT_BETAS})")
     s.add_argument("--plot", metavar="FILE.png", help="accuracy against beta with the knockout bars")
     s.add_argument("--partition", metavar="FILE.png", help="layer 2's exact query-space partition (first word)")
+    s.add_argument("--train", type=int, metavar="STEPS", default=0,
+                   help="also train a tiny 2-layer 1-head torch model for STEPS Adam steps (at most 60 s) and "
+                        "run the same knockout on it (needs torch)")
     s = add_command(sub, "markov", cmd_markov, "staged sparse attention: surrogate flow, plateaus, stage times")
     s.add_argument("--m", type=float, default=1.7, help="importance ratio (default 1.7)")
     s.add_argument("--h", type=int, default=3, help="target rows = heads (default 3)")

@@ -5,7 +5,9 @@
   top of the stack as the argmax of a max-plus score (a power diagram in query space);
 * :mod:`tropattn.tasks.markov` -- the surrogate gradient flow of staged sparse attention
   (heads with values ``V_k`` and attention ``s_k`` on the simplex) and the high-order Markov
-  teacher chain it models.
+  teacher chain it models;
+* :mod:`tropattn.tasks.trained` -- optional (torch): a tiny trained two-layer one-head
+  transformer on Dyck words, its top-of-stack attention mass and the same knockout.
 
 >>> from tropattn.tasks import DyckModel, generate, hard_accuracy
 >>> hard_accuracy(DyckModel(2, 2, 6), generate(3, 6, 2, 2))["all"]
