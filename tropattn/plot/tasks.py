@@ -65,7 +65,7 @@ def plot_dyck_accuracy(rows, hard, knockout, ablated, k, path, dpi=120):
         bars = bx.bar(x + off, vals, width=0.4, label=label)
         for b, v in zip(bars, vals):
             bx.text(b.get_x() + b.get_width() / 2, v + 0.01, f"{v:.2f}", ha="center", fontsize=7)
-    bx.axhline(1.0 / k, color="grey", ls=":")
+    bx.axhline(1.0 / k, color="grey", ls=":", label=f"chance 1/k = {1 / k:.2f}")
     bx.set_xticks(x, names, fontsize=8)
     bx.set_ylim(0, 1.1)
     bx.set_ylabel("closing-type accuracy (exact, hard attention)")
@@ -73,7 +73,7 @@ def plot_dyck_accuracy(rows, hard, knockout, ablated, k, path, dpi=120):
     bx.set_title("interventions (zero temperature)", fontsize=9)
     bx.legend(fontsize=8, loc="upper right")
     n = hard.get("n_all", 0)
-    fig.suptitle(f"Dyck-(k={k}) top-of-stack attention: {n} closes", fontsize=11)
+    fig.suptitle(f"Dyck words with k = {k} bracket types: top-of-stack attention on {n} closes", fontsize=11)
     fig.tight_layout()
     save(fig, path, dpi)
     return Path(path)
@@ -103,9 +103,13 @@ def plot_dyck_partition(model, w, t, path, dpi=120):
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.6))
     lo, hi = (-0.5, 0.0), (model.m + 0.5, 2.0)
-    _draw_cells(ax, diagram, lo, hi, site_colors, labels=labels, sites=False)
+    drawn = _draw_cells(ax, diagram, lo, hi, site_colors, labels=labels, sites=False)
+    hidden = len(diagram.hidden)
+    for txt in ax.texts:                                   # cell labels: bracket and its position
+        txt.set_bbox(dict(facecolor="white", alpha=0.8, lw=0, pad=1.5))
+        txt.set_zorder(5)
     ax.set_aspect("auto")
-    ax.axhline(1.0, color="k", lw=0.6, ls=":")
+    ax.axhline(1.0, color="k", lw=0.6, ls=":", zorder=2, label="the model's queries (r = 1)")
     ax.plot(*query, "k*", ms=14, label=f"query (d_t, 1) = ({query[0]:g}, 1)")
     top = opens[head.label(model.layer2_query(w, t))]
     for c in range(model.k):
@@ -115,7 +119,8 @@ def plot_dyck_partition(model, w, t, path, dpi=120):
     ax.set_ylabel("recency coordinate r (the model uses r = 1)")
     ax.set_title(f"prefix {text[:t]!s} | close at t = {t}: attends to position {top}", fontsize=9)
     ax.legend(fontsize=7, loc="upper left", framealpha=0.9)
-    fig.suptitle(f"layer 2 of the Dyck model: exact power cells, {len(opens)} open brackets as keys", fontsize=10)
+    fig.suptitle(f"layer 2 of the Dyck model: exact power cells of {len(opens)} open brackets (keys)\n"
+                 f"{drawn} cells in this window, {hidden} never win, the rest only outside it", fontsize=9)
     fig.tight_layout()
     save(fig, path, dpi)
     return Path(path)
