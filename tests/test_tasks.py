@@ -47,6 +47,16 @@ def test_generated_words_are_dyck_k_m_and_oracles_agree_with_brute_force(case):
     assert top == tuple(_top_by_definition(w, t) for t in range(len(w) + 1))
 
 
+@settings(max_examples=25, deadline=None)
+@given(dyck_words())
+def test_exact_model_reads_the_top_of_the_stack_on_any_word(case):
+    w, k, m = case
+    model = DyckModel(k, m, len(w))
+    top = top_of_stack(w)
+    for t in closing_positions(w):
+        assert model.attend(w, t) == top[t] and model.predict(w, t) == -w[t] - 1
+
+
 def test_generator_is_seeded():
     assert generate(4, 20, 3, 4, seed=5) == generate(4, 20, 3, 4, seed=5)
     assert generate(4, 20, 3, 4, seed=5) != generate(4, 20, 3, 4, seed=6)
