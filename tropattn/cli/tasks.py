@@ -1,4 +1,4 @@
-"""``tropattn dyck`` and ``tropattn markov``: the structured tasks of THEORY §9."""
+"""``tropattn dyck`` and ``tropattn markov``: the structured tasks of docs/THEORY.md §9."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Pictures of the structured tasks (THEORY §9): Dyck accuracy and query space, Markov stages.
+"""Pictures of the structured tasks (docs/THEORY.md §9): Dyck accuracy and query space, Markov stages.
 
 * :func:`plot_dyck_accuracy` -- closing-type accuracy of softmax attention against the
   inverse temperature ``beta`` (all closes and long-distance ones), beside bars for the exact

@@ -1,4 +1,4 @@
-"""Structured tasks as constructive models (THEORY §9).
+"""Structured tasks as constructive models (docs/THEORY.md §9).
 
 * :mod:`tropattn.tasks.dyck` -- Dyck-(k, m) words, their depth / match / top-of-stack
   oracles, and an exact two-layer hard-attention transformer whose layer 2 selects the

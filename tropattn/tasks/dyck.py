@@ -1,4 +1,4 @@
-r"""Dyck-(k, m): balanced brackets and a two-layer hard-attention model of the stack (THEORY §9).
+r"""Dyck-(k, m): balanced brackets and a two-layer hard-attention model of the stack (docs/THEORY.md §9).
 
 A Dyck-(k, m) word has ``k`` bracket types, is balanced and never nests deeper than ``m``.
 Token ``+(c+1)`` opens a bracket of type ``c``, ``-(c+1)`` closes it.  The oracles:
@@ -356,7 +356,7 @@ def soft_sweep(model, words, betas, eps=0.5) -> list:
 
     The prediction is the argmax of ``sum_j p_j v_j``.  If ``1 - p* < 1/2`` the top's type
     holds more than half the mass and wins, so a failure needs ``1 - p* >= eps = 1/2``, and
-    ``1 - p* <= (n-1) e^{-beta Delta}`` (THEORY §5) puts it inside ``Delta < log((n-1)/eps)/beta``.
+    ``1 - p* <= (n-1) e^{-beta Delta}`` (docs/THEORY.md §5) puts it inside ``Delta < log((n-1)/eps)/beta``.
     Layer 1 stays hard (it only copies ``d_t``).
 
     >>> rows = soft_sweep(DyckModel(2, 2, 8), generate(4, 8, 2, 2), [0.1, 100.0])

@@ -1,4 +1,4 @@
-r"""Staged sparse attention: the surrogate gradient flow and its Markov teacher (THEORY §9).
+r"""Staged sparse attention: the surrogate gradient flow and its Markov teacher (docs/THEORY.md §9).
 
 **The surrogate.**  ``h`` target rows, ``T`` positions, importance ratio ``m``: the target
 ``G in R^{h x T}`` has one entry per row, ``G[j, p_j] = m^{h-1-j}`` (row 0 most important,

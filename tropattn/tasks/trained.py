@@ -1,4 +1,4 @@
-"""A tiny trained transformer on Dyck-(k, m): top-of-stack attention mass and its knockout (THEORY §9).
+"""A tiny trained transformer on Dyck-(k, m): top-of-stack attention mass and its knockout (docs/THEORY.md §9).
 
 Optional: needs torch (imported inside the functions).  A two-layer, one-head causal
 transformer (learned token and position embeddings, pre-norm residual blocks with a ReLU
