@@ -7,10 +7,12 @@ import math
 import numpy as np
 
 from ..errors import InvalidInputError
+from ..plot.tasks import plot_dyck_accuracy, plot_dyck_partition, plot_markov_run
 from ..progress import Progress
 from ..tasks.dyck import DyckModel, closing_positions, generate, hard_accuracy, soft_sweep
 from ..tasks.markov import (attention_entropy, detect_plateaus, hardening_bound, hardening_gap, head_distances,
                             plateau_levels, simulate, stage_times)
+from ..tasks.trained import measure_trained, train_dyck
 from .common import add_command, emit
 
 __all__ = ["register", "dyck_report", "markov_report"]
@@ -50,12 +52,8 @@ def dyck_report(k, m, length, n, seed, betas) -> dict:
 def cmd_dyck(args):
     rep = dyck_report(args.k, args.m, args.length, args.n, args.seed, _floats(args.betas, "--betas"))
     if args.plot:
-        from ..plot.tasks import plot_dyck_accuracy
-
         plot_dyck_accuracy(rep["_rows"], rep["hard"], rep["knockout"], rep["depth_ablated"], args.k, args.plot)
     if args.partition:
-        from ..plot.tasks import plot_dyck_partition
-
         word = rep["_words"][0]
         t = (closing_positions(word, 3) or closing_positions(word))[-1]
         plot_dyck_partition(rep["_model"], word, t, args.partition)
@@ -72,8 +70,6 @@ def cmd_dyck(args):
                      f"{r['failures']:<9d} {r['failures_outside_band']}")
     lines.append(f"  accuracy non-decreasing in beta: {rep['monotone_in_beta']}")
     if args.train:
-        from ..tasks.trained import measure_trained, train_dyck
-
         tr = measure_trained(train_dyck(args.k, args.m, args.length, steps=args.train, seed=args.seed))
         rep["trained"] = tr
         lines += [f"  trained 2-layer 1-head torch model ({tr['train_seconds']:.0f} s): accuracy {tr['accuracy']:.3f}"
@@ -113,8 +109,6 @@ def cmd_markov(args):
     rep = markov_report(args.m, args.h, args.T, args.noise, seeds, args.t_end, args.method, args.dt, args.n_out,
                         Progress())
     if args.plot:
-        from ..plot.tasks import plot_markov_run
-
         plot_markov_run(rep["_trajectory"], args.plot)
     lines = [f"surrogate flow: m = {args.m:g}, h = {args.h}, T = {args.T}, noise {args.noise:g}, {args.method}",
              "  predicted plateau levels: " + ", ".join(f"{v:.4f}" for v in rep["predicted_levels"])]
