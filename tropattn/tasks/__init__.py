@@ -19,9 +19,11 @@ from .dyck import (DyckModel, SoftRow, check_shape, closing_positions, depths, f
 from .markov import (Plateau, StageRow, Teacher, Trajectory, attention_entropy, detect_plateaus, harden,
                      hardening_bound, hardening_gap, head_distances, initial_state, loss, markov_teacher,
                      plateau_levels, sharpen, simulate, stage_table, stage_times, target, vector_field)
+from .trained import TrainedDyck, measure_trained, train_dyck
 
 __all__ = ["DyckModel", "SoftRow", "check_shape", "closing_positions", "depths", "format_sequence", "generate",
            "hard_accuracy", "matches", "soft_sweep", "top_of_stack",
            "Plateau", "StageRow", "Teacher", "Trajectory", "attention_entropy", "detect_plateaus", "harden",
            "hardening_bound", "hardening_gap", "head_distances", "initial_state", "loss", "markov_teacher",
-           "plateau_levels", "sharpen", "simulate", "stage_table", "stage_times", "target", "vector_field"]
+           "plateau_levels", "sharpen", "simulate", "stage_table", "stage_times", "target", "vector_field",
+           "TrainedDyck", "measure_trained", "train_dyck"]
