@@ -1,7 +1,7 @@
 """Progress of long computations: a bar on stderr, shown on a terminal unless told otherwise.
 
 ``--progress auto|always|never`` on the command line maps to ``enabled`` = None (only
-when stderr is a terminal), True, False (:func:`progress_enabled`).  The bar counts
+when stderr is a terminal), True, False (:func:`tropattn.cli.common.progress_enabled`).  The bar counts
 units of work of one stage (the parent regions of a sub-layer, the models of a table)
 and shows the regions found so far and their rate.
 
@@ -15,23 +15,10 @@ from __future__ import annotations
 import sys
 import time
 
-from .errors import InvalidInputError
-
-__all__ = ["Progress", "PROGRESS_CHOICES", "progress_enabled"]
+__all__ = ["Progress", "PROGRESS_CHOICES"]
 
 #: The values of ``--progress``.
 PROGRESS_CHOICES = ("auto", "always", "never")
-
-
-def progress_enabled(choice) -> bool | None:
-    """``"auto"`` -> None (a terminal decides), ``"always"`` -> True, ``"never"`` -> False.
-
-    >>> [progress_enabled(c) for c in PROGRESS_CHOICES]
-    [None, True, False]
-    """
-    if choice not in PROGRESS_CHOICES:
-        raise InvalidInputError(f"progress = {choice!r}; use one of {', '.join(PROGRESS_CHOICES)}")
-    return {"auto": None, "always": True, "never": False}[choice]
 
 
 class Progress:

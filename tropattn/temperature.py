@@ -7,8 +7,8 @@ it outputs
     p(x) = softmax(s(x) / tau),      y_tau(x) = sum_j p_j(x) v_j,
 
 and at ``tau -> 0+`` the hard skeleton ``y_0(x) = v_{j*(x)}`` with ``j* = argmax_j s_j``:
-piecewise constant on the cells of a power diagram (THEORY §2).  This module
-measures and bounds the gap (THEORY §5).  With the *score margin*
+piecewise constant on the cells of a power diagram (docs/THEORY.md §2).  This module
+measures and bounds the gap (docs/THEORY.md §5).  With the *score margin*
 ``Delta(x) = s_{j*}(x) - max_{j != j*} s_j(x) > 0`` and ``p* = p_{j*}``:
 
 * weights   ``e^{-Delta/tau} / (1 + (N-1) e^{-Delta/tau}) <= 1 - p* <= (N-1) e^{-Delta/tau}``;
@@ -81,7 +81,7 @@ __all__ = ["weight_bounds", "output_bound", "jacobian_bound", "PointwiseDefects"
 
 
 def weight_bounds(margin, tau, n_keys, *, log=False, sharp=False):
-    """Bounds on the weight defect ``1 - p*`` from the margin (THEORY §5).
+    """Bounds on the weight defect ``1 - p*`` from the margin (docs/THEORY.md §5).
 
     ``lower = e^{-Delta/tau} / (1 + (N-1) e^{-Delta/tau})`` and
     ``upper = (N-1) e^{-Delta/tau}``.  Both come from ``1 - p* = t / (1 + t)`` with
@@ -423,7 +423,7 @@ def sample_points(heads, box=None, n_samples: int = 2000, seed: int = 0, delta: 
     Returns ``(X, labels, distance, keep)``: ``labels`` has shape ``(H, n)`` (exact;
     ``-1`` on a tie), ``distance`` is the distance to the nearest wall of the point's
     cell in any head (the cells of the overlay) and ``keep`` marks the points at
-    distance ``>= delta`` from every wall: the δ-region of THEORY §5.
+    distance ``>= delta`` from every wall: the δ-region of docs/THEORY.md §5.
 
     >>> X, labels, dist, keep = sample_points(([[1], [-1]],), (-1, 1), 100, seed=1, delta=0.5)
     >>> bool(np.all(np.abs(X[keep, 0]) >= 0.5)), bool(np.all(labels[0, keep] == (X[keep, 0] < 0)))
@@ -489,7 +489,7 @@ def predicted_band_width(heads, tau, eps) -> float:
     within ``tau ln(H (N_h-1) M_h / eps) / g_h`` of a wall (``g_h`` = smallest gap
     between distinct keys; ``M_h`` = largest value spread).  For one head with
     unit values this is ``tau ln((N-1)/eps) / min ||a_j - a_l||``, the ``tau log(N/eps)``
-    width of THEORY §5.  ``inf`` when a repeated key's tie gap is below the threshold.
+    width of docs/THEORY.md §5.  ``inf`` when a repeated key's tie gap is below the threshold.
 
     >>> w = predicted_band_width(([[1], [-1]], None, [[0], [1]]), 0.1, 1e-3)   # 0.1 ln(1000) / 2
     >>> round(w, 6)

@@ -70,7 +70,7 @@ def grid_count(dim: int, heads: int, keys: int) -> int:
 
 
 def sawtooth_model(dim: int, keys: int, layers: int, heads: int | None = None):
-    """The depth construction of THEORY §4: exactly ``N^{min(H, d) L}`` regions.
+    """The depth construction of docs/THEORY.md §4: exactly ``N^{min(H, d) L}`` regions.
 
     Layer ``l = 1..L`` has ``H`` heads (default ``H = d``).  Head ``h < min(H, d)`` has
     keys ``N^l j e_h``, offsets ``-j (j + 1) / 2`` and values ``-(j / N^l) e_h`` for

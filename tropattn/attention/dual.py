@@ -20,7 +20,7 @@ def count_dual(heads) -> int:
 
     The overlay's regions are the linear regions of ``G_1 ⊙ ... ⊙ G_H`` and correspond
     to the upper vertices of the Minkowski sum of the lifted polytopes
-    ``conv{(a_j, b_j)}`` (THEORY §3).  The sum is built one summand at a time, pruned to
+    ``conv{(a_j, b_j)}`` (docs/THEORY.md §3).  The sum is built one summand at a time, pruned to
     its upper vertices after each step (an upper vertex of ``P + Q`` is a sum of upper
     vertices of ``P`` and ``Q``), with :func:`tropattn.polytope.upper_hull`.
 

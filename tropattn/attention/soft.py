@@ -21,7 +21,8 @@ import numpy as np
 from collections.abc import Mapping
 
 from ..errors import InvalidInputError
-from ..exact import dot_signs, homogeneous_point, to_float_array, to_rational_matrix, to_rational_vector
+from ..exact import common_denominator, dot_signs, homogeneous_point, to_float_array, to_rational_matrix
+from .score_form import score_form
 
 __all__ = ["HeadArrays", "head_arrays", "as_heads", "TAU_MIN", "scores", "margin", "hard_labels", "log_soft_weights", "soft_weights", "soft_output", "soft_jacobian"]
 
@@ -117,19 +118,11 @@ def head_arrays(head) -> HeadArrays:
             f"cannot read a head from {type(head).__name__}; pass a Head, a mapping with 'keys' "
             "(and optionally 'offsets', 'values'), or a tuple (keys, offsets, values); "
             "a list means several heads")
-    if keys is None:
-        raise InvalidInputError("the head has no keys; pass keys as an (N, d) matrix")
-    K = to_rational_matrix(keys, "keys")
-    if not K or not K[0]:
-        raise InvalidInputError("keys is empty; a head needs at least one key of dimension >= 1")
+    cache = getattr(head, "_cache", None)          # a Head: validated already, arrays cached on it
+    if isinstance(cache, dict) and "arrays" in cache:
+        return cache["arrays"]
+    K, B, Vq, scale = score_form(keys, offsets, values, scale)
     n = len(K)
-    B = tuple(Fraction(0) for _ in K) if offsets is None else to_rational_vector(offsets, "offsets", n)
-    Vq = K if values is None else to_rational_matrix(values, "values", rows=n)
-    if not Vq[0]:
-        raise InvalidInputError("values has shape (N, 0); each value needs at least one coordinate")
-    scale = float(scale)
-    if not (math.isfinite(scale) and scale > 0):
-        raise InvalidInputError(f"score_scale = {scale!r}; it must be a positive finite number")
     A, b, V = (_readonly(to_float_array(M)) for M in (K, B, Vq))
     vdist = np.linalg.norm(V[:, None, :] - V[None, :, :], axis=2)
     adist = np.linalg.norm(A[:, None, :] - A[None, :, :], axis=2)
@@ -140,18 +133,19 @@ def head_arrays(head) -> HeadArrays:
         for k in range(n):
             if k != j and same_key[j, k]:
                 tie[j] = min(tie[j], float(B[j] - B[k]))
-    den = 1
-    for v in [x for row in K for x in row] + list(B):
-        den = den * v.denominator // math.gcd(den, v.denominator)
+    den = common_denominator([x for row in K for x in row] + list(B))
     rows = [tuple(int(v * den) for v in row) + (int(bj * den),) for row, bj in zip(K, B)]
     pairs = tuple((j, k) for j in range(n) for k in range(j + 1, n))
     pair_rows = tuple(tuple(x - y for x, y in zip(rows[j], rows[k])) for j, k in pairs)
-    return HeadArrays(keys=K, offsets=B, values=Vq, A=A, b=b, V=V,
-                      value_spread=_readonly(vdist.max(axis=1)), value_diameter=float(vdist.max()),
-                      key_spread=_readonly(adist.max(axis=1)), key_gap=_readonly(gaps.min(axis=1)),
-                      tie_gap=_readonly(tie), _pairs=pairs, _pair_rows=pair_rows,
-                      source=head if callable(getattr(head, "power_diagram", None)) else None,
-                      score_scale=scale)
+    arrays = HeadArrays(keys=K, offsets=B, values=Vq, A=A, b=b, V=V,
+                        value_spread=_readonly(vdist.max(axis=1)), value_diameter=float(vdist.max()),
+                        key_spread=_readonly(adist.max(axis=1)), key_gap=_readonly(gaps.min(axis=1)),
+                        tie_gap=_readonly(tie), _pairs=pairs, _pair_rows=pair_rows,
+                        source=head if callable(getattr(head, "power_diagram", None)) else None,
+                        score_scale=scale)
+    if isinstance(cache, dict):
+        cache["arrays"] = arrays
+    return arrays
 
 
 def _readonly(a):

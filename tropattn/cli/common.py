@@ -27,10 +27,10 @@ from pathlib import Path
 
 from ..errors import InvalidInputError
 from ..exact import format_point, format_rational, to_rational, unlimited_int_digits
-from ..progress import PROGRESS_CHOICES, progress_enabled
+from ..progress import PROGRESS_CHOICES
 
 __all__ = ["emit", "json_default", "parse_pair", "add_command", "format_point", "format_rational",
-           "glue_negative_values", "output_path", "add_progress_argument", "progress_from_args", "EXIT_CODES",
+           "glue_negative_values", "output_path", "progress_enabled", "add_progress_argument", "progress_from_args", "EXIT_CODES",
            "BOX_HELP"]
 
 _fmt = format_rational
@@ -128,6 +128,17 @@ def output_path(path, what="output") -> Path:
         raise InvalidInputError(f"cannot write {path} ({what}): the directory {parent} does not exist; create it "
                                 f"first (mkdir -p {parent})")
     return p
+
+
+def progress_enabled(choice) -> bool | None:
+    """``"auto"`` -> None (a terminal decides), ``"always"`` -> True, ``"never"`` -> False.
+
+    >>> [progress_enabled(c) for c in PROGRESS_CHOICES]
+    [None, True, False]
+    """
+    if choice not in PROGRESS_CHOICES:
+        raise InvalidInputError(f"--progress {choice!r}; use one of {', '.join(PROGRESS_CHOICES)}")
+    return {"auto": None, "always": True, "never": False}[choice]
 
 
 def add_progress_argument(parser):

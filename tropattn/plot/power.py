@@ -71,6 +71,19 @@ def _label_cells(ax, cells, dim, name_of, fontsize=8) -> int:
     return dropped
 
 
+def _draw_cells(ax, diagram, lo, hi, colors, labels=None, sites=True):
+    """Fill, frame and label the clipped cells of a diagram (labels only where they fit); returns the count.
+
+    ``labels[j]`` (a tuple) names cell ``j`` (default: its index); ``sites`` marks the keys.
+    """
+    cells = _fill_cells(ax, diagram.clip_to_box(list(lo), list(hi)), diagram.dim, lambda j: colors[j % len(colors)])
+    _set_window(ax, lo, hi, diagram.dim)
+    if sites:
+        label_sites(ax, diagram.sites, lo, hi)
+    _label_cells(ax, cells, diagram.dim, str if labels is None else (lambda j: ",".join(map(str, labels[j]))))
+    return len(cells)
+
+
 def plot_power_diagram(diagram_or_head, box=None, ax=None, title=None):
     """Draw one power diagram (or a head's): cells coloured by key, keys marked and labelled.
 
@@ -102,12 +115,8 @@ def plot_power_diagram(diagram_or_head, box=None, ax=None, title=None):
     lo, hi = box_of(diagram_or_head, box)
     if ax is None:
         _, ax = pyplot().subplots(figsize=(4.5, 4.5 if diagram.dim == 2 else 1.6))
-    palette = colors(diagram.N)
-    cells = _fill_cells(ax, diagram.clip_to_box(list(lo), list(hi)), diagram.dim, lambda j: palette[j % len(palette)])
-    _set_window(ax, lo, hi, diagram.dim)
-    label_sites(ax, diagram.sites, lo, hi)
-    _label_cells(ax, cells, diagram.dim, str)
-    ax.set_title(title or f"{diagram.N} keys, {len(cells)} cells in the box", fontsize=9)
+    n = _draw_cells(ax, diagram, lo, hi, colors(diagram.N))
+    ax.set_title(title or f"{diagram.N} keys, {n} cells in the box", fontsize=9)
     return ax
 
 

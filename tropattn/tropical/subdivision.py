@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .. import exact
-from ..errors import TropattnError
+from ..errors import InternalError
 from ..geometry.polytope import convex_hull
 from .cells import _upper_hull
 
@@ -196,8 +196,8 @@ def hypersurface_cells(f: TropicalPolynomial) -> tuple:
         cert = exact.relative_interior_point(A, b, E, fe) if A else None
         point = cert.point if cert is not None else exact.solve(E, fe)
         if point is None:
-            raise TropattnError(
-                f"internal error: the face {sorted(S)} of the dual subdivision has no dual cell; "
+            raise InternalError(
+                f"the face {sorted(S)} of the dual subdivision has no dual cell; "
                 "please report this polynomial")
         out[S] = HypersurfaceCell(terms=S, E=tuple(E), f=tuple(fe), A=tuple(A), b=tuple(b),
                                   point=tuple(point), dim=f.dim - k)
