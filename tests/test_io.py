@@ -344,3 +344,14 @@ def test_weight_form_round_trip_keeps_the_scale(tmp_path_factory, d_k, bias, see
         assert again == model
         X = np.linspace(-2, 2, 9)[:, None]
         assert np.array_equal(again.layers[0].heads[0].soft(X, 1.0), model.layers[0].heads[0].soft(X, 1.0))
+
+
+def test_weight_form_equal_keys_with_different_values_follow_the_tie_rule():
+    obj = copy.deepcopy(WEIGHTS)
+    obj["layers"][0]["heads"][0].update(W_Q=[[0]], W_V=[[1]])       # every key is 0: all tokens tie
+    obj["layers"][0].pop("ffn")
+    with pytest.raises(ModelFileError, match=r"layers\[0\]\.heads\[0\] \(context tokens as keys\): keys\[0\] and "
+                                             r"keys\[1\] are equal"):
+        model_from_json(obj)
+    obj["ties"] = "first"
+    assert model_from_json(obj).layers[0].heads[0].label([5]) == 0

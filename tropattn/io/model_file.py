@@ -28,7 +28,8 @@ The weight form (``"form": "weights"``) stores ``context`` (N x d_model) and per
 ``d_k`` and heads with ``W_Q, W_K, W_V, W_O`` (and optional biases ``b_Q, b_K, b_V`` and
 ``d_k``); it is converted exactly to the score form with a fixed causal context.
 ``"include_query": true`` (the query attends to itself) is refused: its walls are
-quadrics.  :func:`model_to_json` writes the score form, with each head's ``d_k``, so
+quadrics.  Two context tokens that give equal keys and offsets but different values are
+refused under ``"refuse"`` as in the score form.  :func:`model_to_json` writes the score form, with each head's ``d_k``, so
 ``model_from_json(model_to_json(m)) == m`` for every model (the weight form included).
 
 >>> import json
@@ -371,7 +372,12 @@ def _weights_model(obj, dim, layers_json, ties):
         raise
     except TropattnError as exc:
         raise ModelFileError(str(exc), "layers") from None
-    return model.with_ties(ties) if ties != "refuse" else model
+    if ties != "refuse":
+        return model.with_ties(ties)
+    for i, layer in enumerate(model.layers):
+        for k, h in enumerate(layer.heads):
+            _check_duplicate_keys(h.keys, h.offsets, h.values, f"layers[{i}].heads[{k}] (context tokens as keys)")
+    return model
 
 
 def _positive_dk(value, path):
