@@ -31,10 +31,10 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``tropattn`` argument parser with every sub-command of :data:`COMMAND_MODULES`."""
     p = argparse.ArgumentParser(
         prog="tropattn", description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="model files: tropattn.model/1 JSON (score form: keys, offsets, values per head; or weight form: "
-               "W_Q, W_K, W_V, W_O and a context) or .npz arrays with the same names; every number exact "
-               "(integers, 'p/q' strings, decimals).\n"
-               "run 'tropattn COMMAND --help' for a command's arguments and examples.\n" + EXIT_CODES)
+        epilog="model files: tropattn.model/1 JSON (score form: keys, offsets, values per head;\n"
+               "  or weight form: W_Q, W_K, W_V, W_O and a context) or .npz arrays of the same names;\n"
+               "  every number exact (integers, 'p/q' strings, decimals); unknown fields are errors.\n"
+               "run 'tropattn COMMAND --help' for a command's arguments and examples.\n\n" + EXIT_CODES)
     p.add_argument("--version", action="version", version=f"tropattn {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     for module in COMMAND_MODULES:

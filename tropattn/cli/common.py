@@ -36,9 +36,11 @@ __all__ = ["emit", "json_default", "parse_pair", "add_command", "format_point", 
 _fmt = format_rational
 
 #: The exit codes, as ``tropattn --help`` and every sub-command's help list them.
-EXIT_CODES = ("exit status: 0 success; 2 bad input (one line 'tropattn: error: ...'); "
-              "130 interrupted by Ctrl-C (the last complete result is printed first); "
-              "141 the output pipe was closed (quietly)")
+EXIT_CODES = ("exit status:\n"
+              "  0    success\n"
+              "  2    bad input: one line 'tropattn: error: ...' names the problem\n"
+              "  130  interrupted by Ctrl-C (the last complete result is printed first)\n"
+              "  141  the output pipe was closed (e.g. '| head'): quietly")
 
 BOX_HELP = "LO,HI or LO HI: restrict to the box [LO, HI]^d (e.g. --box -1 1, --box \"-1/2,3\")"
 

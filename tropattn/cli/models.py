@@ -282,7 +282,7 @@ def register(sub):
     s.add_argument("model", help=MODEL_HELP + " (one layer, d <= 2)")
     s.add_argument("-o", "--output", required=True,
                    help="the picture file (.png, .pdf, .svg, in an existing directory)")
-    s.add_argument("--box", help=BOX_HELP + " (default: a box holding every bounded cell)")
+    s.add_argument("--box", help=BOX_HELP + " (default: a box showing every region)")
     s = add_command(sub, "bounds", cmd_bounds, "upper and lower bounds for a shape", examples=(
         "tropattn bounds --dim 2 --heads 3 --keys 3", "tropattn bounds --dim 1 --heads 2 --keys 4 --layers 3 --json"))
     s.add_argument("--dim", type=int, required=True, help="query dimension d")
