@@ -147,3 +147,15 @@ def test_fuzzed_files_with_float_edge_numbers_exit_0_or_2(tmp_path, capsys, data
 @given(score_models(number=SMALL))
 def test_valid_small_files_are_counted_or_refused_for_a_reason(tmp_path, capsys, obj):
     _run(tmp_path, capsys, obj)
+
+
+@FLOAT_EDGE
+@pytest.mark.parametrize("keys,regions", [
+    ([[0, 1], [1, 2.2250738585072014e-308]], 2),       # the smallest normal double (the issue's primal crash)
+    ([[0], [1], ["1e309"]], 2),                         # beyond the float range; key 1 lies between: never wins
+    ([[0, 0], ["1e-400", 1], [1, "-1e400"]], 3),
+])
+def test_known_float_edge_files_exit_0_or_2(tmp_path, capsys, keys, regions):
+    """Zero offsets: the regions are the cones of the vertices of conv{a_j} (counted by hand)."""
+    obj = {"format": "tropattn.model/1", "dim": len(keys[0]), "layers": [{"heads": [{"keys": keys}]}]}
+    assert _run(tmp_path, capsys, obj) == regions
