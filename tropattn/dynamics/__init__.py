@@ -23,7 +23,7 @@ from .clusters import (cluster_sizes, clustered_tokens, detect_clusters, inter_c
 from .condensation import condensation_sweep, condensed_state, critical_beta, order_parameters
 from .equiangular import VALUE_CONVENTIONS, clustering_time, equiangular_tokens, rho_rate, rho_trajectory
 from .hardmax import (collinearity_residual, deviation_time, dominance_diagram, dominance_polynomial,
-                      exponential_rate, hardmax_flow, hardmax_step, hardmax_targets, self_dominant, soft_flow,
+                      exponential_rate, hardmax_flow, least_margin, hardmax_step, hardmax_targets, self_dominant, soft_flow,
                       soft_step, vertex_count)
 from .mckean_vlasov import bessel_ratio, critical_beta_star, k_sharp
 from .sphere import (MAX_ANGLE_STEP, MODES, SCHEMES, Trajectory, attention_weights, check_beta, check_heads,
@@ -40,7 +40,7 @@ __all__ = [
     "overlaps", "overlap_gap", "inter_cluster_mass", "inter_cluster_odds", "mass_bound", "detect_clusters",
     "cluster_sizes", "clustered_tokens",
     "dominance_polynomial", "dominance_diagram", "hardmax_targets", "hardmax_step", "soft_step", "hardmax_flow",
-    "soft_flow", "self_dominant", "vertex_count", "collinearity_residual", "deviation_time", "exponential_rate",
+    "soft_flow", "self_dominant", "vertex_count", "collinearity_residual", "deviation_time", "least_margin", "exponential_rate",
     "order_parameters", "condensed_state", "condensation_sweep", "critical_beta",
     "bessel_ratio", "critical_beta_star", "k_sharp",
     "WEIGHT_LAWS", "PHASES", "interaction_energy", "flow_terms", "symmetric_noise", "WassersteinRun",

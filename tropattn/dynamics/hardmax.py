@@ -42,7 +42,7 @@ from .sphere import check_beta, check_heads
 
 __all__ = ["dominance_polynomial", "dominance_diagram", "hardmax_targets", "hardmax_step", "soft_step",
            "hardmax_flow", "soft_flow", "self_dominant", "vertex_count", "collinearity_residual",
-           "deviation_time", "exponential_rate"]
+           "deviation_time", "least_margin", "exponential_rate"]
 
 
 def _tokens(X):
@@ -185,6 +185,20 @@ def deviation_time(X0, B, beta, gamma, delta, max_steps):
         if np.abs(S - H).max() > delta:
             return k
     return int(max_steps)
+
+
+def least_margin(X, B):
+    """``min_i`` (largest minus second-largest of ``<B x_i, x_j>`` over distinct tokens ``x_j``), floats.
+
+    The finite-``beta`` leak of token ``i`` is ``~ e^{-beta m_i}``, so this margin is the rate one
+    expects for :func:`deviation_time` (self-attention counts: ``x_j = x_i`` is a candidate).
+
+    >>> least_margin(np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]]), np.eye(2))
+    1.0
+    """
+    X = _tokens(X)
+    S = np.sort(X @ np.asarray(B, dtype=float).T @ X.T, axis=1)
+    return float((S[:, -1] - S[:, -2]).min())
 
 
 def exponential_rate(betas, times):

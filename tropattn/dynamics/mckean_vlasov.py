@@ -49,17 +49,24 @@ def bessel_ratio(beta, nu):
 def critical_beta_star(d):
     """``beta*(d)``: the root of ``I_{d/2+1}(beta)/I_{d/2}(beta) = 1/d`` (brentq, xtol 1e-14).
 
-    The ratio increases from 0 (at ``beta = 0``) to 1, so the root is unique.
+    The ratio increases from 0 (at ``beta = 0``) to 1, so the root is unique; it lies in
+    ``[1/2, 4]`` for every ``d >= 2`` (it tends to 1 as ``d`` grows), which keeps ``ive(d/2, beta)``
+    away from underflow for ``d <= 200``.
+
+    Raises
+    ------
+    InvalidInputError
+        ``d`` is not an integer in ``[2, 200]``.
     """
     from scipy.optimize import brentq
 
     d = _check_d(d)
+    if d > 200:
+        raise InvalidInputError(f"d = {d}; beta*(d) is computed for 2 <= d <= 200 (I_(d/2) underflows in floats "
+                                "beyond; beta*(d) -> 1 as d grows)")
     nu = d / 2
     f = lambda b: bessel_ratio(b, nu) - 1.0 / d     # noqa: E731
-    hi = 1.0
-    while f(hi) < 0:
-        hi *= 2
-    return float(brentq(f, 1e-12, hi, xtol=1e-14, rtol=1e-15))
+    return float(brentq(f, 0.5, 4.0, xtol=1e-14, rtol=1e-15))
 
 
 def k_sharp(beta, d):

@@ -27,7 +27,9 @@ coordinates first (:class:`~tropattn.errors.InvalidInputError` says so).
 True
 """
 
+from .dynamics import plot_energy, plot_hardmax, plot_order_parameter, plot_trajectories
 from .power import plot_overlay, plot_power_diagram
 from .soft import plot_soft_weights
 
-__all__ = ["plot_power_diagram", "plot_overlay", "plot_soft_weights"]
+__all__ = ["plot_power_diagram", "plot_overlay", "plot_soft_weights", "plot_trajectories", "plot_hardmax",
+           "plot_energy", "plot_order_parameter"]
