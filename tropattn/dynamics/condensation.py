@@ -97,7 +97,8 @@ def critical_beta(n, d, T=5.0, lo=0.05, hi=4.0, seeds=(0, 1, 2), values="scaled"
             progress(len(evals), None)
         return p[0]
 
-    if not (phi(lo) < 0.5 <= phi(hi)):
+    p_lo, p_hi = phi(lo), phi(hi)
+    if not (p_lo < 0.5 <= p_hi):
         raise DegenerateInputError(f"phi({lo:g}) = {evals[0][1]:.3g} and phi({hi:g}) = {evals[1][1]:.3g} do not "
                                    "bracket the threshold 1/2; widen [lo, hi] or change T")
     while hi - lo > tol:
