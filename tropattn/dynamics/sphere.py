@@ -50,6 +50,7 @@ SCHEMES = ("euler", "rk4", "solve_ivp")
 #: A fixed step that moves a token by more than this (radians, before renormalisation) is a blow-up.
 MAX_ANGLE_STEP = 0.5
 _SPHERE_TOL = 1e-9
+_BLOCK = 1 << 17          # score entries per block in velocity() (1 MiB of float64: stays in cache)
 
 
 def check_beta(beta, what="beta"):
@@ -158,13 +159,18 @@ def scores(X, M):
 
 def attention_weights(X, M, beta, mode="sa"):
     """Attention weights ``W[h, i, j]``: softmax rows (SA) or ``exp(beta S)/n`` (USA)."""
-    S = beta * scores(X, M)
+    return _weights(X, _values(X, M), beta, mode, X.shape[0])
+
+
+def _weights(Xq, MX, beta, mode, n):
+    """Weights of the query rows ``Xq`` against all tokens (``MX = M_h x_j``), shape ``(H, q, n)``."""
+    S = beta * np.matmul(Xq, np.swapaxes(MX, 1, 2))
     if mode == "sa":
         S = S - S.max(axis=2, keepdims=True)
         W = np.exp(S)
         return W / W.sum(axis=2, keepdims=True)
     if mode == "usa":
-        return np.exp(S) / X.shape[0]
+        return np.exp(S) / n
     raise InvalidInputError(f"mode = {mode!r}; use one of {', '.join(MODES)}")
 
 
@@ -198,7 +204,11 @@ def velocity(X, M, beta, mode="sa"):
     True
     """
     M = M[None] if M.ndim == 2 else M
-    U = np.matmul(attention_weights(X, M, beta, mode), _values(X, M)).sum(axis=0)
+    MX = _values(X, M)
+    rows = max(8, _BLOCK // (len(M) * len(X)))          # query rows per block: H * rows * n ~ _BLOCK
+    U = np.empty_like(X)
+    for a in range(0, len(X), rows):
+        U[a:a + rows] = np.matmul(_weights(X[a:a + rows], MX, beta, mode, len(X)), MX).sum(axis=0)
     return _project(X, U)
 
 
