@@ -152,6 +152,12 @@ def _values(X, M):
     return np.matmul(X, np.swapaxes(M, 1, 2))
 
 
+def _row_blocks(n, H):
+    """Slices of query rows with about ``_BLOCK`` score entries each (``H * rows * n``), at least 8 rows."""
+    step = max(8, _BLOCK // (H * n))
+    return [slice(a, a + step) for a in range(0, n, step)]
+
+
 def scores(X, M):
     """``S[h, i, j] = <x_i, M_h x_j>`` for all heads at once, shape ``(H, n, n)``."""
     return np.matmul(X, np.swapaxes(_values(X, M), 1, 2))
@@ -205,10 +211,9 @@ def velocity(X, M, beta, mode="sa"):
     """
     M = M[None] if M.ndim == 2 else M
     MX = _values(X, M)
-    rows = max(8, _BLOCK // (len(M) * len(X)))          # query rows per block: H * rows * n ~ _BLOCK
     U = np.empty_like(X)
-    for a in range(0, len(X), rows):
-        U[a:a + rows] = np.matmul(_weights(X[a:a + rows], MX, beta, mode, len(X)), MX).sum(axis=0)
+    for rows in _row_blocks(len(X), len(M)):
+        U[rows] = np.matmul(_weights(X[rows], MX, beta, mode, len(X)), MX).sum(axis=0)
     return _project(X, U)
 
 
@@ -220,8 +225,9 @@ def energy(X, M, beta):
     True
     """
     M = M[None] if M.ndim == 2 else M
-    n = X.shape[0]
-    return float(np.exp(beta * scores(X, M)).sum() / (2 * beta * n * n))
+    n, MX = X.shape[0], _values(X, M)
+    total = sum(np.exp(beta * np.matmul(X[r], np.swapaxes(MX, 1, 2))).sum() for r in _row_blocks(n, len(M)))
+    return float(total / (2 * beta * n * n))
 
 
 def energy_rate(X, M, beta, mode="sa"):
@@ -236,8 +242,10 @@ def energy_rate(X, M, beta, mode="sa"):
     True
     """
     M = M[None] if M.ndim == 2 else M
-    n = X.shape[0]
-    G = np.matmul(np.exp(beta * scores(X, M)), _values(X, M)).sum(axis=0) / n ** 2
+    n, MX = X.shape[0], _values(X, M)
+    G = np.empty_like(X)
+    for r in _row_blocks(n, len(M)):
+        G[r] = np.matmul(np.exp(beta * np.matmul(X[r], np.swapaxes(MX, 1, 2))), MX).sum(axis=0) / n ** 2
     return float(np.einsum("id,id->", _project(X, G), velocity(X, M, beta, mode)))
 
 
