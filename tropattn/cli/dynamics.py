@@ -70,8 +70,15 @@ def _run_flow(args):
     rng = np.random.default_rng(args.seed)
     if args.tokens:
         with open(args.tokens) as fh:
-            X = np.array(json.load(fh), dtype=float)
-        d = X.shape[1] if X.ndim == 2 else 0
+            try:
+                X = np.array(json.load(fh), dtype=float)
+            except (ValueError, TypeError) as exc:
+                raise InvalidInputError(f"{args.tokens}: expected a JSON list of n token lists of d numbers "
+                                        f"({exc})") from None
+        if X.ndim != 2:
+            raise InvalidInputError(f"{args.tokens}: expected a JSON list of n token lists of d numbers; got shape "
+                                    f"{X.shape}")
+        d = X.shape[1]
     else:
         d = args.d
         X = random_tokens(args.n, d, rng)
