@@ -90,9 +90,39 @@ def weight_bounds(margin, tau, n_keys, *, log=False, sharp=False):
     (``e = e^{-Delta/tau}``: one loser at the margin, or all losers tied there).
     With ``log=True`` both are natural logarithms (no underflow).
 
+    Parameters
+    ----------
+    margin : float or array_like
+        Score margin(s) ``Delta >= 0`` (raw score units; ``inf`` gives 0).
+    tau : float
+        Temperature on the same scores, finite and ``>= TAU_MIN``.
+    n_keys : int
+        Number of keys ``N >= 1``.
+    log : bool, optional
+        Return ``(ln lower, ln upper)`` (default False).
+    sharp : bool, optional
+        Return the attained bounds instead of the simple ones (default False).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(lower, upper)``, each of the shape of ``margin``; both 0 (or ``-inf`` with
+        ``log=True``) when ``N = 1``.
+
+    Raises
+    ------
+    InvalidInputError
+        ``tau`` is not a finite number ``>= TAU_MIN``, or ``n_keys < 1``.
+
+    Examples
+    --------
     >>> lo, hi = weight_bounds(2.0, 1.0, 2)          # N = 2: lower = 1/(1 + e^2)
     >>> bool(np.isclose(lo, 1 / (1 + np.exp(2.0)))), bool(np.isclose(hi, np.exp(-2.0)))
     (True, True)
+    >>> [round(float(v), 6) for v in weight_bounds(2.0, 1.0, 3, sharp=True)]   # e/(1+e), 2e/(1+2e), e = e^{-2}
+    [0.119203, 0.213014]
+    >>> [float(v) for v in weight_bounds(2000.0, 1.0, 2, log=True)]  # e^{-2000}: only its log is a float
+    [-2000.0, -2000.0]
     """
     x = -np.asarray(margin, dtype=float) / _tau(tau)
     if n_keys < 1:
@@ -114,8 +144,26 @@ def output_bound(weight, spread, *, log=False):
     ``max_j ||v_j - v_{j*}||`` (``HeadArrays.value_spread[j*]``).  With ``log=True``,
     ``weight`` is ``ln(1 - p*)`` (or the log of the bound) and the result is a log.
 
+    Parameters
+    ----------
+    weight : float or array_like
+        ``1 - p*`` or an upper bound on it (its natural log with ``log=True``).
+    spread : float or array_like
+        ``max_j ||v_j - v_{j*}||``, broadcast against ``weight``.
+    log : bool, optional
+        Logarithmic input and output (default False).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``weight * spread`` (or ``weight + ln spread``), broadcast.
+
+    Examples
+    --------
     >>> float(output_bound(0.25, 4.0))
     1.0
+    >>> float(output_bound(np.log(0.25), 4.0, log=True)) == float(np.log(1.0))
+    True
     """
     if log:
         return np.asarray(weight, dtype=float) + np.log(np.asarray(spread, dtype=float))
@@ -129,6 +177,31 @@ def jacobian_bound(weight, value_diameter, key_spread, tau, *, log=False):
     ``D_V = max_{j,l} ||v_j - v_l||`` and ``key_spread`` is ``D_A = max_j ||a_j - a_{j*}||``.
     With ``log=True`` ``weight`` and the result are natural logarithms.
 
+    Parameters
+    ----------
+    weight : float or array_like
+        ``1 - p*`` or an upper bound on it (its natural log with ``log=True``).
+    value_diameter : float or array_like
+        ``D_V``.
+    key_spread : float or array_like
+        ``D_A`` of the winning key (``HeadArrays.key_spread[j*]``).
+    tau : float
+        The temperature of the scores the margin is measured in, finite and ``>= TAU_MIN``.
+    log : bool, optional
+        Logarithmic ``weight`` and result (default False).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``weight * D_V * D_A / tau`` (or its log), broadcast.
+
+    Raises
+    ------
+    InvalidInputError
+        ``tau`` is not a finite number ``>= TAU_MIN``.
+
+    Examples
+    --------
     >>> float(jacobian_bound(0.5, 2.0, 3.0, 0.5))
     6.0
     """
@@ -188,9 +261,38 @@ def pointwise_defects(heads, X, tau, labels=None) -> PointwiseDefects:
     bounds.  ``labels`` (shape ``(H, n)``) defaults to the float argmax; pass
     :func:`hard_labels` for exact cells.
 
+    Parameters
+    ----------
+    heads : head, list of heads, Layer or one-layer Transformer
+        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        their outputs summed.
+    X : array_like, shape (n, d) or (d,)
+        Finite float query points.
+    tau : float
+        Temperature on the scaled scores, finite and ``>= TAU_MIN``
+        (:data:`tropattn.attention.soft.TAU_MIN`).
+    labels : array_like of int, shape (H, n), optional
+        The winning key of each head at each point, in ``range(N_h)``.
+
+    Returns
+    -------
+    PointwiseDefects
+        Natural logarithms of the defects and bounds, per head and per point.
+
+    Raises
+    ------
+    InvalidInputError
+        a head :func:`~tropattn.attention.soft.as_heads` cannot read, ``X`` of the wrong shape or not finite, a bad ``tau``, or a
+        label outside ``range(N_h)`` (a ``-1`` tie label included).  ``labels`` of a
+        shape that cannot be reshaped to ``(H, n)`` raises numpy's ``ValueError``.
+
+    Examples
+    --------
     >>> pd = pointwise_defects(([[1], [-1]], None, [[0.0], [1.0]]), [[1.0]], 0.5)
     >>> bool(np.all(pd.log_output <= pd.log_output_bound)), bool(pd.log_weight[0, 0] < 0)
     (True, True)
+    >>> bool(pd.log_weight_lower[0, 0] <= pd.log_weight[0, 0] <= pd.log_weight_upper[0, 0])
+    True
     """
     hs = as_heads(heads)
     X = _points(X, hs[0].dim)
@@ -231,11 +333,35 @@ def reference_defects(head, x, tau, dps: int = 50) -> dict:
     survive the cancellation.  The point and the head are taken exactly; the label
     is the exact argmax (:class:`~tropattn.errors.TieError` on a tie).
 
+    Parameters
+    ----------
+    head : Head, HeadArrays, mapping or tuple
+        Anything :func:`tropattn.attention.soft.head_arrays` reads.
+    x : sequence of numbers or numpy.ndarray, length d
+        One query point (converted exactly).
+    tau : float
+        Temperature on the scaled scores (as in :func:`pointwise_defects`); the float
+        ``tau / score_scale`` is then taken exactly.
+    dps : int, optional
+        Decimal digits wanted in the results (default 50).
+
     Returns
     -------
     dict
         ``label``, ``margin``, ``weight``, ``output``, ``jacobian`` (mpmath ``mpf``),
         each with about ``dps`` correct digits, and ``log_*`` (natural logs, mpf).
+
+    Raises
+    ------
+    TieError
+        Two keys tie for the best score at ``x`` (``labels`` holds them).
+    InvalidInputError
+        A head that cannot be read, ``x`` of the wrong length or not finite, or a
+        bad ``tau``.
+
+    Examples
+    --------
+    ``1 - p* = 1 / (1 + e^{1000})``, far below float64, is still resolved:
 
     >>> r = reference_defects(([[1], [-1]],), [0.5], 1e-3)      # margin 1, tau 1e-3
     >>> r["label"], float(r["log_weight"]) == -1000.0, r["weight"] > 0
@@ -283,15 +409,39 @@ def cell_walls(head, method: str = "diagram") -> tuple:
     """The facet rows ``(A, b)`` (``A x <= b``) of each exact cell, ``None`` for hidden sites.
 
     ``method="diagram"`` reads them from the power diagram (``head.power_diagram()``
-    when the head has one, else :class:`tropattn.power.PowerDiagram` of its keys and
+    when the head has one, else :class:`tropattn.geometry.PowerDiagram` of its keys and
     offsets); ``method="walls"`` reduces the wall rows ``(a_k - a_j) . x <= b_j - b_k``
     of each cell to facets with :func:`tropattn.exact.interior_point` and
     :func:`tropattn.exact.facets` (an independent route).  Rows are returned as float
     arrays: they are used for distances only.
 
+    Parameters
+    ----------
+    head : Head, HeadArrays, mapping or tuple
+        Anything :func:`tropattn.attention.soft.head_arrays` reads.
+    method : {"diagram", "walls"}, optional
+        Which exact route finds the facets (default ``"diagram"``).
+
+    Returns
+    -------
+    tuple
+        One entry per key: ``None`` if its cell is empty, else ``(A, b)`` with ``A`` a
+        float array of shape ``(m, d)`` and ``b`` of shape ``(m,)`` (``m = 0`` when the
+        cell is all of ``R^d``).
+
+    Raises
+    ------
+    InvalidInputError
+        A head that cannot be read, or ``method`` not ``"diagram"`` or ``"walls"``.
+
+    Examples
+    --------
     >>> walls = cell_walls(([[0], [1], [2]], [0, 0, -2]), method="walls")   # (-inf,0], [0,2], [2,inf)
     >>> [w[0].ravel().tolist() for w in walls]
     [[1.0], [-1.0, 1.0], [-1.0]]
+    >>> diagram = cell_walls(([[0], [1], [2]], [0, 0, -2]))
+    >>> all(np.array_equal(u[0], v[0]) and np.array_equal(u[1], v[1]) for u, v in zip(walls, diagram))
+    True
     """
     h = head_arrays(head)
     if method == "diagram":
