@@ -483,8 +483,35 @@ def wall_distance(head, X, labels=None, walls=None) -> np.ndarray:
     (from :func:`cell_walls`) is given.  Labels default to :func:`hard_labels`;
     points on ties get distance 0.
 
+    Parameters
+    ----------
+    head : Head, HeadArrays, mapping or tuple
+        Anything :func:`tropattn.attention.soft.head_arrays` reads.
+    X : array_like, shape (n, d) or (d,)
+        Finite float query points.
+    labels : array_like of int, shape (n,), optional
+        The cell of each point, ``-1`` for a tie (default: :func:`hard_labels`, exact).
+    walls : tuple, optional
+        The facets of every cell from :func:`cell_walls` (then only facets count).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        Distance from each point to the boundary of its cell (floats); ``inf`` for a
+        cell that is all of ``R^d``, ``0`` on a tie.
+
+    Raises
+    ------
+    InvalidInputError
+        A head that cannot be read, or ``X`` of the wrong shape or not finite.
+
+    Examples
+    --------
     >>> wall_distance(([[1], [-1]],), [[0.5], [-2.0]]).tolist()
     [0.5, 2.0]
+    >>> head = ([[0], [1], [2]], [0, 0, -2])            # cells (-inf, 0], [0, 2], [2, inf)
+    >>> wall_distance(head, [[1.5]]).tolist(), wall_distance(head, [[1.5]], walls=cell_walls(head)).tolist()
+    ([0.5], [0.5])
     """
     h = head_arrays(head)
     X = _points(X, h.dim)
@@ -519,8 +546,28 @@ def default_box(heads) -> tuple:
     wall ``s_j = s_k`` nearest the origin lies well inside.  (The keys' own size does
     not matter: the query space is where the walls are.)
 
+    Parameters
+    ----------
+    heads : head, list of heads, Layer or one-layer Transformer
+        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        their outputs summed.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(lo, hi)``, each of shape ``(d,)``: ``(-R, ..., -R)`` and ``(R, ..., R)``.
+
+    Raises
+    ------
+    InvalidInputError
+        A head :func:`~tropattn.attention.soft.as_heads` cannot read.
+
+    Examples
+    --------
     >>> default_box(([[1, 0], [-1, 0]], [3, -3]))[1].tolist()    # wall x = 3
     [4.5, 4.5]
+    >>> default_box(([[1], [-1]],))[1].tolist()                   # wall x = 0: R = 1.5 * 1
+    [1.5]
     """
     hs = as_heads(heads)
     R = 1.0
@@ -540,8 +587,31 @@ def resolve_box(box, heads) -> tuple:
     ``box`` is None (:func:`default_box`), a number ``R`` (``[-R, R]^d``) or a pair
     ``(lo, hi)`` of numbers or length-d vectors (numbers may be strings like ``"1/2"``).
 
+    Parameters
+    ----------
+    box : None, number or pair
+        The box; a number ``R`` means ``[-|R|, |R|]^d``.
+    heads : head, list of heads, Layer or one-layer Transformer
+        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        their outputs summed.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(lo, hi)``, float arrays of shape ``(d,)`` with ``lo < hi``.
+
+    Raises
+    ------
+    InvalidInputError
+        A box that is none of the forms above, not a number, infinite, of the wrong
+        length, with ``lo >= hi`` in some coordinate (``R = 0`` included), or a head :func:`~tropattn.attention.soft.as_heads` cannot read.
+
+    Examples
+    --------
     >>> [v.tolist() for v in resolve_box((-1, "1/2"), ([[1, 0]],))]
     [[-1.0, -1.0], [0.5, 0.5]]
+    >>> [v.tolist() for v in resolve_box(2, ([[1, 0]],))]
+    [[-2.0, -2.0], [2.0, 2.0]]
     """
     d = as_heads(heads)[0].dim
     if box is None:
@@ -570,11 +640,41 @@ def resolve_box(box, heads) -> tuple:
 def sample_points(heads, box=None, n_samples: int = 2000, seed: int = 0, delta: float = 0.0):
     """Uniform points of a box with their exact labels and their distance to the walls.
 
-    Returns ``(X, labels, distance, keep)``: ``labels`` has shape ``(H, n)`` (exact;
-    ``-1`` on a tie), ``distance`` is the distance to the nearest wall of the point's
-    cell in any head (the cells of the overlay) and ``keep`` marks the points at
-    distance ``>= delta`` from every wall: the δ-region of docs/THEORY.md §5.
+    The labels are exact (:func:`hard_labels`); the distances are floats
+    (:func:`wall_distance` to the facets of :func:`cell_walls`).
 
+    Parameters
+    ----------
+    heads : head, list of heads, Layer or one-layer Transformer
+        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        their outputs summed.
+    box : None, number or pair, optional
+        The sampling box, as :func:`resolve_box` reads it (default :func:`default_box`).
+    n_samples : int, optional
+        Number of points ``n >= 1`` (default 2000).
+    seed : int, optional
+        Seed of :func:`numpy.random.default_rng` (default 0).
+    delta : float, optional
+        Distance from the walls, finite and ``>= 0`` (default 0).
+
+    Returns
+    -------
+    tuple
+        ``(X, labels, distance, keep)``: ``X`` of shape ``(n, d)``; ``labels`` of shape
+        ``(H, n)`` (exact; ``-1`` on a tie); ``distance`` of shape ``(n,)``, the distance
+        to the nearest wall of the point's cell in any head (the cells of the overlay);
+        ``keep``, boolean ``(n,)``, marks the untied points at distance ``>= delta`` from
+        every wall: the δ-region of docs/THEORY.md §5.
+
+    Raises
+    ------
+    InvalidInputError
+        ``n_samples < 1``, a negative or non-finite ``delta``, a bad ``box``, or a head :func:`~tropattn.attention.soft.as_heads` cannot read.
+    DegenerateInputError
+        Two keys of one head are equal with equal offsets (their scores tie everywhere).
+
+    Examples
+    --------
     >>> X, labels, dist, keep = sample_points(([[1], [-1]],), (-1, 1), 100, seed=1, delta=0.5)
     >>> bool(np.all(np.abs(X[keep, 0]) >= 0.5)), bool(np.all(labels[0, keep] == (X[keep, 0] < 0)))
     (True, True)
@@ -611,9 +711,39 @@ def delta_region_bounds(heads, tau, delta, labels=None) -> dict:
     with that margin.  ``labels`` (per head, an iterable of key indices) restricts the
     maximum to cells that occur; default: every key.
 
+    Parameters
+    ----------
+    heads : head, list of heads, Layer or one-layer Transformer
+        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        their outputs summed.
+    tau : float
+        Temperature on the scaled scores, finite and ``>= TAU_MIN``
+        (:data:`tropattn.attention.soft.TAU_MIN`).
+    delta : float
+        Distance from the walls, ``>= 0`` (not checked: a negative ``delta`` gives bounds
+        for a negative margin, which may exceed 1).
+    labels : sequence of iterables of int, optional
+        Per head, the keys whose cells the maximum runs over.
+
+    Returns
+    -------
+    dict
+        ``{"weights", "output", "jacobian"}``: the largest weight bound over the heads,
+        and the sums over heads of the output and Jacobian bounds (floats).
+
+    Raises
+    ------
+    InvalidInputError
+        A head :func:`~tropattn.attention.soft.as_heads` cannot read, or a bad ``tau``.
+
+    Examples
+    --------
     >>> b = delta_region_bounds(([[1], [-1]],), 0.5, 1.0)    # Delta >= 2: e^{-4}
     >>> bool(np.isclose(b["weights"], np.exp(-4.0)))
     True
+    >>> e = np.exp(-4.0)                                    # values = keys: M = D_V = D_A = 2
+    >>> bool(np.isclose(b["output"], 2 * e)), bool(np.isclose(b["jacobian"], e * 2 * 2 / 0.5))
+    (True, True)
     """
     hs = as_heads(heads)
     out = {"weights": 0.0, "output": 0.0, "jacobian": 0.0}
@@ -641,9 +771,34 @@ def predicted_band_width(heads, tau, eps) -> float:
     unit values this is ``tau ln((N-1)/eps) / min ||a_j - a_l||``, the ``tau log(N/eps)``
     width of docs/THEORY.md §5.  ``inf`` when a repeated key's tie gap is below the threshold.
 
+    Parameters
+    ----------
+    heads : head, list of heads, Layer or one-layer Transformer
+        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        their outputs summed.
+    tau : float
+        Temperature on the scaled scores, finite and ``>= TAU_MIN``
+        (:data:`tropattn.attention.soft.TAU_MIN`).
+    eps : float
+        The defect threshold, ``> 0``.
+
+    Returns
+    -------
+    float
+        The band half-width (0 if no defect can reach ``eps``; ``inf`` as above).
+
+    Raises
+    ------
+    InvalidInputError
+        ``eps <= 0`` or NaN, a bad ``tau``, or a head :func:`~tropattn.attention.soft.as_heads` cannot read.
+
+    Examples
+    --------
     >>> w = predicted_band_width(([[1], [-1]], None, [[0], [1]]), 0.1, 1e-3)   # 0.1 ln(1000) / 2
     >>> round(w, 6)
     0.345388
+    >>> predicted_band_width(([[1], [-1]], None, [[0], [1]]), 0.1, 2.0)       # eps above D_V: no band
+    0.0
     """
     hs = as_heads(heads)
     eps = float(eps)
