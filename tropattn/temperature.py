@@ -46,7 +46,7 @@ floats, which is all sampling needs.
 
 The convention trap.  Standard scaled dot-product attention is
 ``softmax(q k^T / sqrt(d_k))``: in score form with raw scores ``q . k`` that is
-``tau = sqrt(d_k)`` (:func:`standard_temperature`).  The paper calls
+``tau = sqrt(d_k)`` (:func:`standard_temperature`).  The paper (docs/THEORY.md §5) calls
 ``tau = 1/sqrt(d_k)`` standard; for ``d_k = 64`` that softmax is 64 times sharper
 than a real transformer's (:func:`convention_check`).
 
@@ -862,6 +862,22 @@ class StabilityRow:
     band_width_predicted: float
 
     def as_dict(self) -> dict:
+        """The row as nested plain dicts (:func:`dataclasses.asdict`), e.g. for JSON.
+
+        Returns
+        -------
+        dict
+            The fields above; ``weights``, ``output`` and ``jacobian`` are dicts of the
+            :class:`DefectStats` fields.  Non-finite floats are kept (see
+            :func:`stability_report` for a JSON-safe summary).
+
+        Examples
+        --------
+        >>> row = measure(([[1], [-1]],), [0.5], delta=0.1, box=(-1, 1), n_samples=50)[0]
+        >>> d = row.as_dict()
+        >>> d["tau"], sorted(d["output"])[:3]
+        (0.5, ['bound', 'defect', 'log10_bound'])
+        """
         return asdict(self)
 
 _LOG10 = math.log(10.0)
@@ -890,6 +906,42 @@ def measure(heads, taus, delta: float = 0.0, box=None, n_samples: int = 2000, se
     labels), keeps those at distance ``>= delta`` from every wall of their cell, and
     evaluates at each kept point the defects and the margin bounds (in log space).
     ``heads`` is one head or a list of heads whose outputs are summed.
+
+    Parameters
+    ----------
+    heads : head, list of heads, Layer or one-layer Transformer
+        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        their outputs summed.
+    taus : float or sequence of float
+        Temperatures on the scaled scores, each finite and ``>= TAU_MIN``.
+    delta : float, optional
+        Distance from the walls of the measured points, ``>= 0`` (default 0).
+    box : None, number or pair, optional
+        The sampling box, as :func:`resolve_box` reads it (default :func:`default_box`).
+    n_samples : int, optional
+        Uniform sample points of the box (default 2000).
+    seed : int, optional
+        Seed of the sample (default 0).
+    eps : float, optional
+        Output defect threshold of ``fraction_below_eps`` and the band widths, ``> 0``
+        (default ``1e-3``).
+
+    Returns
+    -------
+    tuple of StabilityRow
+        One per τ, in the order given.
+
+    Raises
+    ------
+    InvalidInputError
+        A bad ``tau``, ``delta``, ``box``, ``n_samples`` or ``eps``, or a head :func:`~tropattn.attention.soft.as_heads` cannot read.
+    DegenerateInputError
+        No sample point lies at distance ``>= delta`` from the walls, or two keys of a
+        head are equal with equal offsets.
+
+    Examples
+    --------
+    The defect shrinks with τ and stays below the bound (ratio ``<= 1``):
 
     >>> rows = measure(([[1], [-1]], None, [[0], [1]]), [0.1, 1.0], delta=0.2, box=(-1, 1), n_samples=200)
     >>> [r.output.ratio <= 1 for r in rows], rows[0].output.defect < rows[1].output.defect
@@ -952,6 +1004,41 @@ def stability_report(heads, taus=(0.05, 0.2, 1.0), delta=None, box=None, n_sampl
     ``fraction_below_eps``, ``band_width``, ``band_width_predicted`` and the same
     statistics for the weights and the Jacobian under ``"weights"`` / ``"jacobian"``.
 
+    Parameters
+    ----------
+    heads : head, list of heads, Layer or one-layer Transformer
+        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        their outputs summed.
+    taus : sequence of float, optional
+        Temperatures (default ``(0.05, 0.2, 1.0)``).
+    delta : float, optional
+        Distance from the walls (default 2% of the smallest side of the box).
+    box : None, number or pair, optional
+        The sampling box, as :func:`resolve_box` reads it (default :func:`default_box`).
+    n_samples : int, optional
+        Uniform sample points (default 2000).
+    seed : int, optional
+        Seed of the sample (default 0).
+    eps : float, optional
+        Output defect threshold (default ``1e-3``).
+
+    Returns
+    -------
+    dict
+        JSON-ready (every ``inf`` or NaN replaced by None): ``heads``, ``keys``, ``dim``,
+        ``dim_out``, ``box``, ``delta``, ``n_samples``, ``seed``, ``eps``,
+        ``within_bounds`` (every measured ratio within its bound, up to ``1e-9``),
+        ``scope``, ``convention`` and ``rows`` as above.
+
+    Raises
+    ------
+    InvalidInputError
+        As :func:`measure`.
+    DegenerateInputError
+        As :func:`measure`.
+
+    Examples
+    --------
     >>> rep = stability_report(([[1], [-1]],), taus=[0.1], box=(-1, 1), n_samples=100)
     >>> sorted(rep["rows"][0])[:4], rep["within_bounds"]
     (['band_width', 'band_width_predicted', 'bound', 'eps'], True)
@@ -990,8 +1077,29 @@ def stability_report(heads, taus=(0.05, 0.2, 1.0), delta=None, box=None, n_sampl
 def standard_temperature(d_k: int) -> float:
     """Temperature of standard attention ``softmax(q.k / sqrt(d_k))`` on raw scores ``q.k``: ``sqrt(d_k)``.
 
+    Parameters
+    ----------
+    d_k : int
+        Key dimension ``>= 1`` (read with ``int()``, so a float is truncated).
+
+    Returns
+    -------
+    float
+        ``sqrt(d_k)``.
+
+    Raises
+    ------
+    InvalidInputError
+        ``int(d_k) < 1``.
+
+    Examples
+    --------
     >>> standard_temperature(64)
     8.0
+    >>> from tropattn.attention.soft import soft_weights
+    >>> bool(np.isclose(soft_weights(([[8], [0]],), [[1.0]], standard_temperature(64))[0, 0],
+    ...                 1 / (1 + np.exp(-1.0))))        # raw scores 8 and 0: softmax of (1, 0)
+    True
     """
     if int(d_k) < 1:
         raise InvalidInputError(f"d_k = {d_k}; the key dimension must be a positive integer")
@@ -1001,8 +1109,30 @@ def standard_temperature(d_k: int) -> float:
 def paper_temperature(d_k: int) -> float:
     """The paper's "standard" temperature ``1/sqrt(d_k)`` on raw ``q.k`` (a ``d_k`` times sharper softmax).
 
+    The convention trap of docs/THEORY.md §5: this is ``1 / d_k`` times
+    :func:`standard_temperature`.
+
+    Parameters
+    ----------
+    d_k : int
+        Key dimension ``>= 1``.
+
+    Returns
+    -------
+    float
+        ``1 / sqrt(d_k)``.
+
+    Raises
+    ------
+    InvalidInputError
+        ``int(d_k) < 1``.
+
+    Examples
+    --------
     >>> paper_temperature(64)
     0.125
+    >>> standard_temperature(64) / paper_temperature(64)
+    64.0
     """
     return 1.0 / standard_temperature(d_k)
 
@@ -1016,8 +1146,31 @@ def raw_score_form(W_Q, context_keys, b_Q=None, d_k=None):
     skeleton does not depend on ``tau``; the soft map at ``tau`` is standard
     attention exactly when ``tau = sqrt(d_k)`` (``d_k`` defaults to the rows of ``W_Q``).
 
-    Returns ``(keys, offsets, tau)``: exact tuples and a float.
+    Parameters
+    ----------
+    W_Q : array_like, shape (d_k, d)
+        Query weights (exact rationals).
+    context_keys : array_like, shape (N, d_k)
+        The keys ``k_j`` of the fixed context.
+    b_Q : array_like, shape (d_k,), optional
+        Query bias (default 0).
+    d_k : int, optional
+        Key dimension of the ``sqrt(d_k)`` (default: the rows of ``W_Q``).
 
+    Returns
+    -------
+    tuple
+        ``(keys, offsets, tau)``: keys ``(N, d)`` and offsets ``(N,)`` as exact tuples
+        of Fractions, ``tau = sqrt(d_k)`` a float.
+
+    Raises
+    ------
+    InvalidInputError
+        A matrix or vector of the wrong shape or with a NaN or infinite entry, or
+        ``d_k < 1``.
+
+    Examples
+    --------
     >>> keys, offsets, tau = raw_score_form([[1, 0], [0, 1]], [[2, 0], [0, 4]], b_Q=[1, 1])
     >>> [[int(v) for v in k] for k in keys], [int(v) for v in offsets], tau
     ([[2, 0], [0, 4]], [2, 4], 1.4142135623730951)
@@ -1039,7 +1192,33 @@ def convention_check(raw_margin: float = 2.0, d_k: int = 64, n_keys: int = 2, ve
     margin ``Delta = 2`` is ``e^{-16}`` where a real transformer has ``e^{-0.25}``: a
     ``d_k = 64`` times sharper softmax, and a defect about 1e6 times smaller.
     The exact weight defect uses ``n_keys - 1`` losers tied at the margin (worst case).
+    See docs/THEORY.md §5.
 
+    Parameters
+    ----------
+    raw_margin : float, optional
+        Margin ``Delta`` of the raw scores ``q . k`` (default 2).
+    d_k : int, optional
+        Key dimension (default 64).
+    n_keys : int, optional
+        Number of keys ``N >= 1`` (default 2).
+    verbose : bool, optional
+        Also print one line per convention (default False).
+
+    Returns
+    -------
+    dict
+        ``raw_margin``, ``d_k``, ``n_keys``, ``sharpness`` (ratio of the two τ) and, under
+        ``"paper"`` and ``"standard"``: ``tau``, ``exponent`` (``-Delta/tau``),
+        ``e_exponent``, ``weight_defect`` (attained ``1 - p*``) and ``weight_bound``.
+
+    Raises
+    ------
+    InvalidInputError
+        ``d_k < 1`` or ``n_keys < 1``.
+
+    Examples
+    --------
     >>> c = convention_check()
     >>> c["paper"]["exponent"], c["standard"]["exponent"], c["sharpness"]
     (-16.0, -0.25, 64.0)
