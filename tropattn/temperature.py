@@ -934,7 +934,9 @@ def measure(heads, taus, delta: float = 0.0, box=None, n_samples: int = 2000, se
     Raises
     ------
     InvalidInputError
-        A bad ``tau``, ``delta``, ``box``, ``n_samples`` or ``eps``, or a head :func:`~tropattn.attention.soft.as_heads` cannot read.
+        A bad ``tau``, ``delta``, ``box`` or ``n_samples``, a NaN ``eps``, or a head
+        :func:`~tropattn.attention.soft.as_heads` cannot read.  (``eps <= 0`` raises the
+        bare ``ValueError`` of ``math.log``, not an ``InvalidInputError``.)
     DegenerateInputError
         No sample point lies at distance ``>= delta`` from the walls, or two keys of a
         head are equal with equal offsets.

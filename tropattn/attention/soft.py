@@ -91,7 +91,8 @@ class HeadArrays:
         Raises
         ------
         InvalidInputError
-            ``tau`` is NaN, infinite, ``<= 0`` or below :data:`TAU_MIN`.
+            ``tau`` is NaN, infinite, ``<= 0`` or below :data:`TAU_MIN`.  (A ``tau``
+            that ``float()`` cannot read raises its ``TypeError`` or ``ValueError``.)
 
         Examples
         --------
