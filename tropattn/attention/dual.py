@@ -22,7 +22,8 @@ def count_dual(heads) -> int:
     to the upper vertices of the Minkowski sum of the lifted polytopes
     ``conv{(a_j, b_j)}`` (docs/THEORY.md §3).  The sum is built one summand at a time, pruned to
     its upper vertices after each step (an upper vertex of ``P + Q`` is a sum of upper
-    vertices of ``P`` and ``Q``), with :func:`tropattn.geometry.upper_hull` (certified).
+    vertices of ``P`` and ``Q``), with :func:`tropattn.geometry.upper_hull` (certified);
+    docs/ALGORITHMS.md §7.
 
     Parameters
     ----------

@@ -3,7 +3,8 @@
 The one soft-attention kernel of tropattn: :meth:`tropattn.attention.Head.soft` and the
 finite-temperature measurements (:mod:`tropattn.temperature`) both call it.  A head's
 ``score_scale`` (``1/sqrt(d_k)`` for heads built from weights) multiplies the scores, so
-the temperature on the raw scores is ``tau / score_scale``.
+the temperature on the raw scores is ``tau / score_scale``.  How the defects stay accurate
+in log space: :mod:`tropattn.temperature` and docs/ALGORITHMS.md §8.
 
 >>> w = soft_weights(([[1], [-1]],), [[0.0], [100.0]], 1.0)
 >>> w[0].tolist(), w[1].round(12).tolist()

@@ -234,7 +234,8 @@ def linear_regions(f: TropicalPolynomial, method: str = "auto") -> tuple:
         points ``(α_j, c_j)`` (output sensitive: each region costs its few walls).
         ``"search"``: a search across facets, one certified LP and facet computation
         against every term per region (independent of the hull code; slow for many
-        terms).  Both give identical regions; the tests compare them.
+        terms).  Both give identical regions; the tests compare them
+        (docs/ALGORITHMS.md §5).
 
     Returns
     -------
