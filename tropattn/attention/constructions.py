@@ -39,17 +39,18 @@ def grid_heads(dim: int, heads: int, keys: int, scale=1, offset_scale=1):
         Number of heads ``H >= 1``.
     keys : int
         Keys per head ``N >= 1``.
-    scale : number, optional
-        Factor on keys and offsets (default 1): ``j scale e_h`` and ``-scale j^2 / 2``,
-        which leaves the walls ``x_h = j - 1/2`` where they are.
+    scale : positive number, optional
+        Factor on keys and offsets (default 1): ``j scale e_h`` and ``-scale j^2 / 2``.
+        All scores scale by it, so the walls ``x_h = j - 1/2`` stay where they are (not
+        checked: a negative scale reverses the argmax).
     offset_scale : number, optional
         Accepted but not used: the offsets are scaled by ``scale`` only.
 
     Returns
     -------
     list of Head
-        ``H`` heads; head ``h`` has keys ``j e_{h mod d}`` and values ``j e_{h mod d}``,
-        ``j = 0..N-1``.
+        ``H`` heads; head ``h`` has keys ``j scale e_{h mod d}`` and values ``j e_{h mod d}``,
+        ``j = 0..N-1`` (heads ``h >= d`` have their offsets shifted by ``-j scale floor(h/d) / (H+1)``).
 
     Raises
     ------

@@ -56,6 +56,9 @@ class HeadArrays:
     tie_gap : (N,) array
         ``min_{k != j: a_k = a_j} (b_j - b_k)``: the constant margin over repeated keys
         (``inf`` if key ``j`` is not repeated).
+    source : object or None
+        The object read, if it has a ``power_diagram()`` method (a ``Head``): exact cells
+        are then taken from it (:func:`tropattn.temperature.cell_walls`).
     """
 
     keys: tuple
