@@ -949,6 +949,7 @@ def measure(heads, taus, delta: float = 0.0, box=None, n_samples: int = 2000, se
     >>> [r.output.ratio <= 1 for r in rows], rows[0].output.defect < rows[1].output.defect
     ([True, True], True)
     """
+    eps = _positive_float(eps, "eps")
     hs = as_heads(heads)
     taus = [_tau(t) for t in (np.atleast_1d(taus) if not isinstance(taus, (list, tuple)) else taus)]
     X, labels, dist, keep = sample_points(hs, box, n_samples, seed, delta)
@@ -1076,6 +1077,24 @@ def stability_report(heads, taus=(0.05, 0.2, 1.0), delta=None, box=None, n_sampl
                           "softmax(q.k/sqrt(d_k)) is tau = 1 on scaled scores, tau = sqrt(d_k) on raw q.k"})
 
 
+def _positive_float(value, name) -> float:
+    """A finite float ``> 0``, or an InvalidInputError naming ``name``."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        v = math.nan
+    if not (math.isfinite(v) and v > 0):
+        raise InvalidInputError(f"{name} = {value!r}; it must be a finite number > 0")
+    return v
+
+
+def _key_dimension(d_k) -> int:
+    """``d_k`` as a positive integer (refusing 2.5 or "a" rather than truncating them)."""
+    if isinstance(d_k, bool) or not isinstance(d_k, (int, np.integer)) or d_k < 1:
+        raise InvalidInputError(f"d_k = {d_k!r}; the key dimension must be a positive integer such as 64")
+    return int(d_k)
+
+
 def standard_temperature(d_k: int) -> float:
     """Temperature of standard attention ``softmax(q.k / sqrt(d_k))`` on raw scores ``q.k``: ``sqrt(d_k)``.
 
@@ -1092,7 +1111,7 @@ def standard_temperature(d_k: int) -> float:
     Raises
     ------
     InvalidInputError
-        ``int(d_k) < 1``.
+        ``d_k`` is not a positive integer.
 
     Examples
     --------
@@ -1103,9 +1122,7 @@ def standard_temperature(d_k: int) -> float:
     ...                 1 / (1 + np.exp(-1.0))))        # raw scores 8 and 0: softmax of (1, 0)
     True
     """
-    if int(d_k) < 1:
-        raise InvalidInputError(f"d_k = {d_k}; the key dimension must be a positive integer")
-    return math.sqrt(int(d_k))
+    return math.sqrt(_key_dimension(d_k))
 
 
 def paper_temperature(d_k: int) -> float:
@@ -1127,7 +1144,7 @@ def paper_temperature(d_k: int) -> float:
     Raises
     ------
     InvalidInputError
-        ``int(d_k) < 1``.
+        ``d_k`` is not a positive integer.
 
     Examples
     --------
@@ -1227,7 +1244,7 @@ def convention_check(raw_margin: float = 2.0, d_k: int = 64, n_keys: int = 2, ve
     >>> round(c["standard"]["weight_defect"], 3)                   # 1 / (1 + e^{0.25})
     0.438
     """
-    out = {"raw_margin": float(raw_margin), "d_k": int(d_k), "n_keys": int(n_keys)}
+    out = {"raw_margin": float(raw_margin), "d_k": _key_dimension(d_k), "n_keys": int(n_keys)}
     for name, tau in (("paper", paper_temperature(d_k)), ("standard", standard_temperature(d_k))):
         x = -float(raw_margin) / tau
         _, exact = weight_bounds(raw_margin, tau, n_keys, sharp=True)

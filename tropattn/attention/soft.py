@@ -248,7 +248,7 @@ def as_heads(heads) -> list:
         layers = heads.layers
         if len(layers) != 1:
             raise InvalidInputError(
-                f"the model has {len(layers)} layers; §5 bounds one attention layer. "
+                f"the model has {len(layers)} layers; the bounds of docs/THEORY.md §5 are for one attention layer. "
                 "Pass one layer (model.layers[0]) or its heads")
         heads = layers[0]
     if hasattr(heads, "heads"):
@@ -293,7 +293,11 @@ def _points(X, d: int) -> np.ndarray:
 
 
 def _tau(tau) -> float:
-    t = float(tau)
+    """The one temperature validator: a finite float ``>= TAU_MIN``."""
+    try:
+        t = float(tau)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"tau = {tau!r} is not a number; give a temperature such as 0.1 or 1") from None
     if not (math.isfinite(t) and t > 0):
         raise InvalidInputError(f"tau = {tau!r}; the temperature must be a finite number > 0 "
                                 "(tau -> 0 is the hard skeleton: use the head's label/hard instead)")
