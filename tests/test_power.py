@@ -11,12 +11,8 @@ from hypothesis import strategies as st
 
 from tropattn.errors import InvalidInputError, TieError
 from tropattn.geometry import PowerCell, PowerDiagram, power_cells, scores_to_weights
-from tropattn.geometry.power import (
-    _cells_by_lp,
-    _cells_lifted,
-    _cells_line,
-    _cells_planar,
-)
+from tropattn.exact import counting
+from tropattn.geometry.power import _cells_by_lp  # the reference: one certified LP per cell on all N - 1 rows
 
 small = st.integers(-4, 4).map(F)
 rational = st.builds(F, st.integers(-12, 12), st.integers(1, 4))
@@ -107,8 +103,10 @@ def test_planar_path_matches_lp_path_with_many_hidden():
         weights = [F(rng.randint(0, 100), 10**4) * rng.choice([1, 30]) for _ in range(n)]
         pd = PowerDiagram(sites, weights)
         unique = [j for j in range(n) if j not in pd.duplicates]
-        fast, slow = _cells_planar(pd, unique), _cells_by_lp(pd, unique)
-        assert fast is not None
+        with counting() as c:
+            fast = power_cells(pd)
+        slow = _cells_by_lp(pd, unique)
+        assert c.by_place["certified:power.planar"] == 1 and c.declined == 0     # the fast path was taken
         assert [c and (c.A, c.b, c.neighbors) for c in fast] == [c and (c.A, c.b, c.neighbors) for c in slow]
         assert any(c is None for c in fast)
 
@@ -180,15 +178,17 @@ def _cells_key(cells):
     return [c and (c.A, c.b, c.neighbors) for c in cells]
 
 
-def _check_fast(pd, fast_path):
-    """The fast path agrees with the per-cell LPs (rows, neighbours, hidden) and its points are certified.
+def _check_fast(pd, kernel):
+    """The cells agree with the per-cell LPs (rows, neighbours, hidden) and their points are certified.
 
-    Returns False if the fast path declined (its certificate failed), True otherwise.
+    Returns whether the fast path ``kernel`` ("chain", "planar", "simplicial") answered: True if it
+    was certified, False if it declined (the general construction answered, also checked here).
     """
     unique = [j for j in range(pd.N) if j not in pd.duplicates]
-    fast = fast_path(pd, unique)
-    if fast is None:
-        return False
+    with counting() as count:
+        fast = power_cells(pd)
+    taken = count.by_place[f"certified:power.{kernel}"] == 1
+    assert taken or count.by_place["fallbacks:power.general"] == 1
     assert _cells_key(fast) == _cells_key(_cells_by_lp(pd, unique))
     for c in fast:
         if c is None:
@@ -197,11 +197,11 @@ def _check_fast(pd, fast_path):
         assert _inside(c, c.interior_point) and pd.locate(c.interior_point) == c.site
         for k, p in zip(c.neighbors, c.facet_points):
             assert set(pd.locate_all(p)) >= {c.site, k}
-    assert tuple(fast) == power_cells(pd)         # the dispatcher gives the same cells
-    return True
+    assert tuple(fast) == pd.cells()         # the cached cells are the same
+    return taken
 
 
-FAST = {1: _cells_line, 2: _cells_planar, 3: _cells_lifted}
+FAST = {1: "chain", 2: "planar", 3: "simplicial"}
 
 
 def grid_diagrams(dim, max_n=12, radius=2):
@@ -244,18 +244,18 @@ def test_fast_paths_on_named_degenerate_inputs():
     taken = {}
     for name, (sites, weights) in cases.items():
         pd = PowerDiagram(sites, weights)
-        taken[name] = _check_fast(pd, _cells_planar)
+        taken[name] = _check_fast(pd, "planar")
         unique = [j for j in range(pd.N) if j not in pd.duplicates]
         assert _cells_key(pd.cells()) == _cells_key(_cells_by_lp(pd, unique))
     assert taken["grid (cocircular)"] and taken["circle + centre"] and taken["many hidden"]
-    assert not taken["circle only (lifted points coplanar)"]        # Qhull refuses: the LPs decide
+    assert taken["circle only (lifted points coplanar)"]            # one flat face: certified without Qhull
     hidden = PowerDiagram(*cases["many hidden"]).hidden              # one heavy site hides inner sites,
     assert hidden and not {0, 3, 12, 15} & set(hidden)               # never a corner of conv{a_j}
     # on the line: lifted points on one segment hide the middle ones
     line = PowerDiagram.from_max_affine([[0], [1], [2], [3], [3]], [0, 0, 0, 0, -1])
-    assert _check_fast(line, _cells_line) and line.hidden == (1, 2, 4)
+    assert _check_fast(line, "chain") and line.hidden == (1, 2, 4)
     cube = PowerDiagram.voronoi([[i, j, k] for i in range(3) for j in range(3) for k in range(3)])
-    _check_fast(cube, _cells_lifted)                                # cospherical: may decline
+    _check_fast(cube, "simplicial")                                # cospherical: may decline
     assert len(cube.cells()[13].neighbors) == 6                     # the centre cell is a cube
 
 

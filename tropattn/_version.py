@@ -1,3 +1,5 @@
 """The version of tropattn, in one place (setup.cfg reads it from here)."""
 
+__all__ = ["__version__"]
+
 __version__ = "0.2.0"

@@ -1,6 +1,6 @@
 """Upper and lower bounds on region counts, and the models that attain them.
 
-Upper bounds (THEORY §3-4), per layer with ``H`` heads of ``N`` keys in ``R^d``:
+Upper bounds (docs/THEORY.md §3-4), per layer with ``H`` heads of ``N`` keys in ``R^d``:
 
 * one head is a power diagram: at most ``N`` regions;
 * ``H`` heads overlay: at most ``prod_h N_h = N^H`` (the paper's ``O(N^H)``);
@@ -13,7 +13,7 @@ Depth multiplies: each layer splits each region at most by its per-layer count, 
 ReLU FFN with ``m`` hidden units by at most ``sum_{i<=d} C(m, i)`` (Zaslavsky).
 
 Lower bounds are constructions whose counts are exact: *grid heads* (head ``h`` reads
-coordinate ``h``; ``N^{min(H, d)}`` regions) and the *sawtooth* model of THEORY §4
+coordinate ``h``; ``N^{min(H, d)}`` regions) and the *sawtooth* model of docs/THEORY.md §4
 (``d`` heads per layer, exactly ``N^{dL}`` regions).
 
 >>> layer_bound(dim=2, heads=2, keys=3)        # 3^2 = 9 attainable (grid)

@@ -1,7 +1,7 @@
 """Attention heads, layers and transformers with a fixed context, exact.
 
 The context tokens ``y_1, ..., y_N`` are fixed and only the query ``x in Q^d`` varies
-(THEORY §2).  A head then scores context token ``j`` by an *affine* function
+(docs/THEORY.md §2).  A head then scores context token ``j`` by an *affine* function
 
     s_j(x) = a_j . x + b_j            (the **score form**: keys a_j, offsets b_j)
 
@@ -32,9 +32,9 @@ silently dropping the term.
 ``x -> (x if residual else 0) + P sum_h v^h_{j_h(x)}``, then the ReLU FFN
 ``x -> x + W2 relu(W1 x + b1) + b2``.  A :class:`Transformer` stacks layers; its
 activation pattern (every head's label and every ReLU bit) cuts ``Q^d`` into convex
-pieces on which it is affine (THEORY §4).  One layer of ``H`` heads has as many regions
+pieces on which it is affine (docs/THEORY.md §4).  One layer of ``H`` heads has as many regions
 as the Minkowski sum of the lifted polytopes ``conv{(a_j, b_j)}`` has upper vertices
-(:func:`count_dual`, THEORY §3).
+(:func:`count_dual`, docs/THEORY.md §3).
 
 >>> head = Head([[0], [1], [2]], [0, 0, -1])          # scores 0, x, 2x - 1
 >>> head.label([-1]), head.label(["1/2"]), head.label([3])
@@ -52,6 +52,8 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import InvalidInputError, QuadraticWallError, TieError
+from .score_form import EMPTY_CONTEXT, score_form
+from . import soft
 from ..exact import format_point, homogeneous_point, to_rational, to_rational_matrix, to_rational_vector
 from ..geometry.power import PowerDiagram, scores_to_weights
 from ..tropical import TropicalPolynomial, TropicalRationalFunction, TropicalRationalMap
@@ -59,7 +61,6 @@ from ..tropical import TropicalPolynomial, TropicalRationalFunction, TropicalRat
 __all__ = ["Head"]
 
 
-_EMPTY_CONTEXT = "the context is empty; attention needs at least one key"
 
 
 def _matrix(M, name, rows=None, cols=None, what="rows"):
@@ -101,20 +102,7 @@ class Head:
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self):
-        if self.keys is None or (hasattr(self.keys, "__len__") and len(self.keys) == 0):
-            raise InvalidInputError(_EMPTY_CONTEXT)
-        keys = to_rational_matrix(self.keys, "keys")
-        if not keys[0]:
-            raise InvalidInputError("keys have 0 coordinates; the query needs dimension d >= 1")
-        n = len(keys)
-        offsets = ((Fraction(0),) * n if self.offsets is None
-                   else to_rational_vector(self.offsets, "offsets", n))
-        values = keys if self.values is None else to_rational_matrix(self.values, "values", rows=n)
-        if values and not values[0]:
-            raise InvalidInputError("values have 0 coordinates; give values of shape (N, d_out), d_out >= 1")
-        scale = float(self.score_scale)
-        if not (math.isfinite(scale) and scale > 0):
-            raise InvalidInputError(f"score_scale = {self.score_scale!r}; it must be a positive finite number")
+        keys, offsets, values, scale = score_form(self.keys, self.offsets, self.values, self.score_scale)
         object.__setattr__(self, "keys", keys)
         object.__setattr__(self, "offsets", offsets)
         object.__setattr__(self, "values", values)
@@ -147,7 +135,7 @@ class Head:
                 "tropattn handles a fixed context only: pass include_query=False (the query token is then "
                 "excluded from the keys) or drop the query token from the context")
         if context is None or (hasattr(context, "__len__") and len(context) == 0):
-            raise InvalidInputError(_EMPTY_CONTEXT)
+            raise InvalidInputError(EMPTY_CONTEXT)
         W_Q = _matrix(W_Q, "W_Q")
         dk_rows = len(W_Q)
         W_K = _matrix(W_K, "W_K", rows=dk_rows)
@@ -280,51 +268,27 @@ class Head:
         return self.values[self.label(x)]
 
     # ------------------------------------------------------------- soft attention
-    def _float_data(self):
-        if "float" not in self._cache:
-            self._cache["float"] = (np.array(self.keys, dtype=float), np.array(self.offsets, dtype=float),
-                                    np.array(self.values, dtype=float))
-        return self._cache["float"]
-
-    def _queries(self, X):
-        X = np.asarray(X, dtype=float)
-        single = X.ndim == 1
-        X2 = X[None, :] if single else X
-        if X2.ndim != 2 or X2.shape[1] != self.dim:
-            raise InvalidInputError(f"X has shape {X.shape}; expected (n, {self.dim}) or ({self.dim},)")
-        if not np.all(np.isfinite(X2)):
-            raise InvalidInputError("X contains NaN or infinity; every query coordinate must be finite")
-        return X2, single
-
     def log_weights(self, X, tau):
-        """``log softmax(score_scale * s(X) / tau)``, shape ``(n, N)`` (or ``(N,)``), stable.
+        """``log softmax(score_scale * s(X) / tau)``, shape ``(n, N)`` (or ``(N,)``); see
+        :func:`tropattn.attention.soft.log_soft_weights`.
 
         >>> np.round(np.exp(Head([[0], [1]]).log_weights([0], 1.0)), 3).tolist()
         [0.5, 0.5]
         """
-        tau = float(tau)
-        if not (math.isfinite(tau) and tau > 0):
-            raise InvalidInputError(f"tau = {tau}; the temperature must be a positive finite number "
-                                    "(use label() or hard() for tau = 0)")
-        X2, single = self._queries(X)
-        K, b, _ = self._float_data()
-        Z = (X2 @ K.T + b[None, :]) * (self.score_scale / tau)
-        Z = Z - Z.max(axis=1, keepdims=True)
-        out = Z - np.log(np.exp(Z).sum(axis=1, keepdims=True))
-        return out[0] if single else out
+        return _single(soft.log_soft_weights(self, X, tau), X)
 
     def weights(self, X, tau):
         """Softmax attention weights, shape ``(n, N)`` (or ``(N,)`` for one query)."""
-        return np.exp(self.log_weights(X, tau))
+        return _single(soft.soft_weights(self, X, tau), X)
 
     def soft(self, X, tau):
-        """Soft attention output ``sum_j p_j(x) v_j`` in floats, shape ``(n, d_out)`` or ``(d_out,)``.
+        """Soft attention output ``sum_j p_j(x) v_j`` in floats, shape ``(n, d_out)`` or ``(d_out,)``;
+        see :func:`tropattn.attention.soft.soft_output`.
 
         >>> Head([[0], [1]], values=[[0], [1]]).soft([0], 1.0).tolist()
         [0.5]
         """
-        V = self._float_data()[2]
-        return self.weights(X, tau) @ V
+        return _single(soft.soft_output(self, X, tau), X)
 
     # ------------------------------------------------------------- geometry
     def wall(self, j: int, k: int) -> tuple:
@@ -358,7 +322,7 @@ class Head:
     def tropical_rational_map(self, log_values):
         """The zero-temperature limit of ``tau log`` of attention with values ``e^{u_jc / tau}``.
 
-        Component ``c`` is ``max_j (s_j(x) + u_jc) ⊘ G(x)`` (THEORY §2); ``log_values`` is the
+        Component ``c`` is ``max_j (s_j(x) + u_jc) ⊘ G(x)`` (docs/THEORY.md §2); ``log_values`` is the
         ``(N, m)`` matrix ``u`` (``-inf`` allowed: a value 0 that never contributes).  This
         is the paper's object, not attention with fixed signed values.
 
@@ -387,3 +351,8 @@ def _log_value_matrix(U, n):
     if m == 0 or any(len(r) != m for r in out):
         raise InvalidInputError("log_values must be an (N, m) matrix with m >= 1 and equal row lengths")
     return out
+
+
+def _single(out, X):
+    """The row of a one-query result when ``X`` was one point (shape ``(d,)``)."""
+    return out[0] if np.ndim(X) == 1 else out

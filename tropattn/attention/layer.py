@@ -15,7 +15,8 @@ from fractions import Fraction
 from ..errors import InvalidInputError, TieError
 from ..exact import to_rational_matrix, to_rational_vector
 from .dual import count_dual
-from .head import _EMPTY_CONTEXT, Head, _matrix, _matvec
+from .head import Head, _matrix, _matvec
+from .score_form import EMPTY_CONTEXT
 
 
 __all__ = ["FFN", "Layer", "Transformer", "MultiHeadAttention"]
@@ -191,7 +192,7 @@ class Transformer:
 
         ``layers`` is a sequence of dicts ``{"heads": [{W_Q, W_K, W_V, W_O, b_Q?, b_K?, b_V?,
         d_k?}, ...], "residual": True, "projection": None, "ffn": FFN or dict or None,
-        "d_k": None}``.  Convention (THEORY §4):
+        "d_k": None}``.  Convention (docs/THEORY.md §4):
 
         * layer ``l``'s keys and values come from the context states ``Y^l`` alone
           (``Y^0 = context``), so each layer is a :class:`Layer` in score form;
@@ -210,7 +211,7 @@ class Transformer:
         """
         Y = to_rational_matrix(context, "context") if context is not None else ()
         if not Y:
-            raise InvalidInputError(_EMPTY_CONTEXT)
+            raise InvalidInputError(EMPTY_CONTEXT)
         built = []
         for l, spec in enumerate(layers):
             if not isinstance(spec, dict) or "heads" not in spec:

@@ -16,12 +16,12 @@ import sys
 
 from .._version import __version__
 from ..errors import Interrupted, TropattnError
-from . import demo, dynamics, models, polynomials
+from . import demo, dynamics, models, polynomials, tasks
 
 __all__ = ["main", "build_parser", "COMMAND_MODULES"]
 
 #: The modules that add sub-commands (each has ``register(sub)``).
-COMMAND_MODULES = (demo, polynomials, models, dynamics)
+COMMAND_MODULES = (demo, polynomials, models, tasks, dynamics)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -23,7 +23,7 @@ def cmd_demo(args):
     model = sawtooth_model(d, n, L)
     out = count_model(model)
     b = bounds(d, d, n, L)
-    print(f"sawtooth model (THEORY §4): d = {d}, H = {d} heads/layer, N = {n} keys, L = {L} layers")
+    print(f"sawtooth model (docs/THEORY.md §4): d = {d}, H = {d} heads/layer, N = {n} keys, L = {L} layers")
     print(f"  exact activation regions: {out['activation_regions']}   linear regions: {out['linear_regions']}"
           f"   ({out['seconds']} s)")
     print(f"  lower bound N^(dL) = {b.lower}   upper bound (per-layer bound)^L = {b.deep}"

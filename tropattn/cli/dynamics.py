@@ -21,6 +21,7 @@ from ..dynamics import (clustering_time, critical_beta, critical_beta_star, cond
                         self_dominant, simulate, time_average, vertex_count, wasserstein_flow)
 from ..dynamics.hardmax import collinearity_residual
 from ..errors import InvalidInputError
+from ..plot import plot_energy, plot_hardmax, plot_order_parameter, plot_trajectories
 from ..progress import Progress
 from .common import add_command, emit
 
@@ -101,8 +102,6 @@ def _run_flow(args):
             out["mass_bound"] = float(mass_bound(tr.final, lab, args.beta).max())
     lines = [f"{k:>24}: {v}" for k, v in out.items()]
     if args.plot:
-        from ..plot import plot_trajectories
-
         plot_trajectories(tr, args.plot, args.threshold)
         lines.append(f"wrote {args.plot}")
     emit(out, args.json, lines)
@@ -150,8 +149,6 @@ def _run_threshold(args):
     if len(dims) > 1:
         lines.append(f"beta_c {ok} with d")
     if args.plot:
-        from ..plot import plot_order_parameter
-
         betas = np.linspace(args.lo, args.hi, args.points)
         phi, q = condensation_sweep(betas, args.n, dims[0], args.T, seeds, args.values, progress=bar)
         plot_order_parameter(betas, phi, q, rows[0]["beta_c"], args.plot,
@@ -184,8 +181,6 @@ def _run_hardmax(args):
            "deviation_steps": times, "deviation_slope": slope, "least_score_margin": least_margin(X, B)}
     lines = [f"{k:>24}: {v}" for k, v in out.items()]
     if args.plot:
-        from ..plot import plot_hardmax
-
         plot_hardmax(states, B, args.plot, labels[0])
         lines.append(f"wrote {args.plot}")
     emit(out, args.json, lines)
@@ -218,8 +213,6 @@ def _run_wasserstein(args):
     lines += [f"{r['H']:>5} {r['mean_G2']:>12.4g} {r['residual']:>12.3g} {r['residual_with_Q']:>12.3g}" for r in rows]
     lines.append(f"log-log slope of <G2> against H: {slope if slope is None else round(slope, 3)}")
     if args.plot:
-        from ..plot import plot_energy
-
         plot_energy(first, args.plot)
         lines.append(f"wrote {args.plot}")
     emit(out, args.json, lines)

@@ -1,6 +1,6 @@
 """Certified convex hulls of homogeneous integer points (any dimension).
 
-How a hull is computed (ALGORITHMS.md section 2).  Every point ``x = num / den`` is
+How a hull is computed (docs/ALGORITHMS.md §2).  Every point ``x = num / den`` is
 stored as the primitive integer row ``(num, den)``.  The affine hull is found exactly;
 coordinates are projected to an independent subset so that the set is
 full-dimensional there.  Qhull triangulates the boundary in floats (joggled input

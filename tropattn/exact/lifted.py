@@ -8,22 +8,87 @@ that tiles ``conv{a_j}`` once, local concavity, and every other point on or belo
 
 from __future__ import annotations
 
-import math
+from typing import NamedTuple
 
 import numpy as np
 
-from .predicates import dot_signs
+from .hull import qhull_simplices
+from .linalg import maximal_minors
+from .predicates import determinant_signs, dot_signs
 
 
-__all__ = ["cross2", "hull_2d", "certified_upper_facets_2d", "certified_upper_simplices"]
+__all__ = ["cross2", "hull_2d", "PlanarUpperHull", "SimplicialUpperHull", "certified_upper_facets_2d",
+           "certified_upper_simplices"]
+
+
+class PlanarUpperHull(NamedTuple):
+    """The certified upper facets of points lifted over the plane (:func:`certified_upper_facets_2d`).
+
+    ``planes`` (F x 4 object array): the exact plane ``nx X + ny Y + nb Z + e = 0`` of each facet;
+    ``cycles``: the ccw corners of merged (non-triangular) facets, ``{f: [i, ...]}``, every other
+    facet ``f`` being the triangle ``tri[f]`` (ccw); ``eu[t] -> ev[t]``: the facet edges (ccw on
+    facet ``ef[t]``; ``eg[t]`` the facet across, or -1 on the boundary of ``conv{a_j}``).
+    """
+
+    planes: np.ndarray
+    cycles: dict
+    eu: np.ndarray
+    ev: np.ndarray
+    ef: np.ndarray
+    eg: np.ndarray
+    tri: np.ndarray
+
+
+class SimplicialUpperHull(NamedTuple):
+    """The certified simplicial upper hull over ``R^d`` (:func:`certified_upper_simplices`).
+
+    ``simplices``: vertex-index lists; ``planes``: their primitive hyperplanes
+    ``(n_1, ..., n_{d+1}, e)``; ``boundary``: the boundary ridges with the outward normal in
+    ``R^d`` of the facet of ``conv{a_j}`` they lie on.
+    """
+
+    simplices: list
+    planes: list
+    boundary: list
 
 
 def cross2(o, p, q):
+    """The exact cross product ``(p - o) x (q - o)`` of points in the plane.
+
+    Parameters
+    ----------
+    o, p, q : pairs of int (or Fractions)
+
+    Returns
+    -------
+    int
+        Positive for a left turn ``o -> p -> q``, zero when the three are collinear.
+
+    Examples
+    --------
+    >>> cross2((0, 0), (1, 0), (0, 1)), cross2((0, 0), (1, 1), (2, 2))
+    (1, 0)
+    """
     return (p[0] - o[0]) * (q[1] - o[1]) - (p[1] - o[1]) * (q[0] - o[0])
 
 
 def hull_2d(points):
-    """Indices of the strict convex hull of integer points (counter-clockwise), exact."""
+    """Indices of the strict convex hull of integer points (counter-clockwise), exact.
+
+    Parameters
+    ----------
+    points : sequence of pairs of int
+
+    Returns
+    -------
+    list of int
+        The indices of the strict corners, counter-clockwise; collinear points are dropped.
+
+    Examples
+    --------
+    >>> hull_2d([(0, 0), (2, 0), (1, 0), (2, 2), (0, 2), (1, 1)])
+    [0, 1, 3, 4]
+    """
     order = sorted(range(len(points)), key=lambda i: points[i])
     if len(order) < 3:
         return order
@@ -111,18 +176,38 @@ def certified_upper_facets_2d(P):
     facet ``f`` being the triangle ``tri[f]`` (ccw); and the facet edges ``eu[t] -> ev[t]`` (ccw
     on facet ``ef[t]``, ``eg[t]`` the facet across or -1 on the boundary of ``conv{a_j}``).
     Points too large for floats give None (the LPs decide).
-    """
-    from scipy.spatial import ConvexHull, QhullError
 
+    Parameters
+    ----------
+    P : sequence of (X, Y, Z) triples of int
+        Lifted points with distinct projections ``(X, Y)``.
+
+    Returns
+    -------
+    PlanarUpperHull or None
+        None when Qhull fails or a check does not hold (the caller then uses the general hull).
+
+    Examples
+    --------
+    >>> hull = certified_upper_facets_2d([(0, 0, 0), (2, 0, 0), (0, 2, 0), (2, 2, 1)])
+    >>> len(hull.planes), sorted(sorted(t) for t in hull.tri.tolist())
+    (2, [[0, 1, 3], [0, 2, 3]])
+    """
     n = len(P)
     pts = np.empty((n, 3), dtype=object)
     pts[:] = P
+    flat = _one_face(pts)
+    if flat is not None:
+        return flat
     try:
         flt = pts.astype(float)
-        hull = ConvexHull(flt / (np.abs(flt).max() or 1.0))
-    except (QhullError, ValueError, OverflowError):
+    except OverflowError:
         return None
-    T = hull.simplices[hull.equations[:, 2] > 0].astype(np.int64)  # a proposal: certified below
+    run = qhull_simplices(flt)
+    if run is None:
+        return None
+    simplices, equations = run
+    T = simplices[equations[:, 2] > 0].astype(np.int64)  # a proposal: certified below
     if len(T) == 0:
         return None
     planes = _exact_planes(pts, T)                                    # 1.
@@ -149,8 +234,31 @@ def certified_upper_facets_2d(P):
     if not flat.any():
         g = np.full(len(a), -1, dtype=np.int64)
         g[first], g[second] = tri[second], tri[first]
-        return planes, {}, a, b, tri, g, T
+        return PlanarUpperHull(planes, {}, a, b, tri, g, T)
     return _merge_flat(pts, planes, T, tri[first[flat]], tri[second[flat]])
+
+
+def _one_face(pts):
+    """The upper hull when every lifted point lies on one plane (Qhull cannot hull a flat set), or None.
+
+    Exact: the strict hull of the projections (:func:`hull_2d`) gives the corners; the plane
+    through three of them must hold every point.  The one facet is the polygon of the
+    corners, its edges the consecutive corners, all on the boundary of ``conv{a_j}``.
+    """
+    corners = hull_2d([(x, y) for x, y in pts[:, :2].tolist()])
+    if len(corners) < 3:
+        return None
+    T = np.array([corners[:3]], dtype=np.int64)
+    planes = _exact_planes(pts, T)
+    if planes is None:
+        return None
+    a, b, c, e = planes[0]
+    if any(a * x + b * y + c * z + e != 0 for x, y, z in pts.tolist()):
+        return None
+    m = len(corners)
+    eu = np.array(corners, dtype=np.int64)
+    return PlanarUpperHull(planes, {0: list(corners)}, eu, np.roll(eu, -1), np.zeros(m, dtype=np.int64),
+                           np.full(m, -1, dtype=np.int64), T)
 
 
 def _boundary_ok(pts, a, b) -> bool:
@@ -250,31 +358,23 @@ def _merge_flat(pts, planes, T, f1, f2):
     first, second, _ = paired
     g = np.full(len(a), -1, dtype=np.int64)
     g[first], g[second] = ef[second], ef[first]
-    return planes[keep], cycles, a, b, ef, g, T[keep]
+    return PlanarUpperHull(planes[keep], cycles, a, b, ef, g, T[keep])
 
 
-def _det(rows):
-    """Exact determinant of a small square integer matrix (Bareiss, fraction-free)."""
-    m = [list(r) for r in rows]
-    n, sign, prev = len(m), 1, 1
-    for k in range(n - 1):
-        if m[k][k] == 0:
-            swap = next((i for i in range(k + 1, n) if m[i][k] != 0), None)
-            if swap is None:
-                return 0
-            m[k], m[swap] = m[swap], m[k]
-            sign = -sign
-        for i in range(k + 1, n):
-            for j in range(k + 1, n):
-                m[i][j] = (m[i][j] * m[k][k] - m[i][k] * m[k][j]) // prev
-        prev = m[k][k]
-    return sign * m[n - 1][n - 1] if n else 1
+def _normals(P, groups) -> list:
+    """Integer normals of the hyperplanes through each group of ``n`` points of ``P`` (rows in ``Z^n``).
 
-
-def _normal(diffs):
-    """Integer normal of the hyperplane spanned by ``len(diffs) = n - 1`` vectors in ``Z^n``."""
-    n = len(diffs[0])
-    return [(-1) ** c * _det([r[:c] + r[c + 1:] for r in diffs]) for c in range(n)]
+    The generalised cross product of the differences to the group's first point:
+    ``h_c = (-1)^c`` times the minor without column ``c``, for all groups at once
+    (:func:`tropattn.exact.linalg.maximal_minors` on Python integers, exact).
+    """
+    A = np.empty((len(P), len(P[0])), dtype=object)
+    A[:] = [list(p) for p in P]
+    G = np.array(groups, dtype=np.intp)
+    diffs = A[G[:, 1:]] - A[G[:, :1]]                                 # (groups, n - 1, n)
+    minors = maximal_minors(diffs)[:, ::-1]                           # column c omits column c
+    signs = np.array([(-1) ** c for c in range(minors.shape[1])], dtype=object)
+    return (minors * signs).tolist()
 
 
 def certified_upper_simplices(P, d):
@@ -284,67 +384,134 @@ def certified_upper_simplices(P, d):
 
     1. each facet's hyperplane ``n . p + e = 0`` is rebuilt from integer coordinates with
        ``n_{d+1} > 0``; facets with equal (primitive) hyperplanes are refused (a non-simplicial
-       face: left to the LP path);
-    2. every lifted point lies on or below every facet hyperplane
-       (:func:`tropattn.dot_signs`), so each facet lies in a face of the upper hull;
-    3. every ridge (``d`` vertices) lies on two facets whose opposite vertices project strictly to
-       opposite sides of it, or on one facet and then on a hyperplane of ``R^d`` with every
-       projected point on the facet's side (a facet of ``conv{a_j}``).  So the projected facets
-       cover ``conv{a_j}``: the found facets are *all* faces of the upper hull.
+       face: left to the general hull);
+    2. the projected facets tile ``conv{a_j}`` exactly once: every ridge (``d`` vertices) lies on
+       two facets whose opposite vertices project strictly to opposite sides of it, or on one
+       facet and then on a hyperplane of ``R^d`` with every projected point on the facet's side
+       (a facet of ``conv{a_j}``), so the projection is a covering of ``conv{a_j}`` with
+       consistent orientation; and the centroid of one facet lies in no other facet's
+       projection (degree one);
+    3. the surface is locally concave: across every interior ridge the opposite vertex of each
+       facet lies on or below the other's hyperplane.  A piecewise-linear function on a convex
+       domain that is concave across every ridge is concave, so every hyperplane lies on or
+       above the surface ``psi`` and every vertex lies on or below every hyperplane;
+    4. every point that is no vertex lies on or below every hyperplane
+       (:func:`tropattn.exact.predicates.dot_signs`), hence below ``psi``.
+
+    So the facets are exactly the upper faces.  No dense points x facets sign matrix is
+    built for the vertices (only for the few points off the surface).
 
     Returns ``(simplices, planes, boundary)``: vertex-index lists, their primitive hyperplanes
     ``(n_1, ..., n_{d+1}, e)``, and the boundary ridges with the outward normal in ``R^d`` of the
     facet of ``conv{a_j}`` they lie on.
-    """
-    from scipy.spatial import ConvexHull, QhullError
 
+    Parameters
+    ----------
+    P : sequence of integer rows of length ``d + 1``
+        Lifted points with distinct projections.
+    d : int
+        The dimension of the projection, ``d >= 3``.
+
+    Returns
+    -------
+    SimplicialUpperHull or None
+        None when Qhull fails, a face is not a simplex, or a check does not hold.
+
+    Examples
+    --------
+    >>> hull = certified_upper_simplices([(0, 0, 0, 0), (4, 0, 0, 0), (0, 4, 0, 0), (0, 0, 4, 0), (1, 1, 1, 5)], 3)
+    >>> len(hull.simplices), len(hull.boundary)
+    (4, 4)
+    """
     try:
         flt = np.array(P, dtype=float)
-        hull = ConvexHull(flt / (np.abs(flt).max() or 1.0))
-    except (QhullError, ValueError, OverflowError):
+    except OverflowError:
         return None
-    simplices = hull.simplices[hull.equations[:, d] > 0].tolist()
+    run = qhull_simplices(flt)
+    if run is None:
+        return None
+    simplices = run[0][run[1][:, d] > 0].tolist()
     if not simplices:
         return None
-    planes, keys = [], set()
-    for s in simplices:                                               # 1.
-        p0 = P[s[0]]
-        nrm = _normal([[u - v for u, v in zip(P[i], p0)] for i in s[1:]])
-        if nrm[d] == 0:
-            return None
-        if nrm[d] < 0:
-            nrm = [-c for c in nrm]
-        row = nrm + [-sum(c * v for c, v in zip(nrm, p0))]
-        g = math.gcd(*row)
-        key = tuple(c // g for c in row)
-        if key in keys:
-            return None
-        keys.add(key)
-        planes.append(key)
-    cols = [tuple(p) + (1,) for p in P]                               # 2.
-    step = max(1, 2_000_000 // len(cols))
-    if any(dot_signs(planes[i:i + step], cols).max() > 0 for i in range(0, len(planes), step)):
+    A = np.empty((len(P), d + 1), dtype=object)                       # 1.
+    A[:] = [list(p) for p in P]
+    S = np.array(simplices, dtype=np.intp)
+    N = np.array(_normals(P, simplices), dtype=object)
+    if np.any(N[:, d] == 0):
         return None
-    ridges = {}                                                       # 3.
-    for s in simplices:
+    N[N[:, d] < 0] *= -1
+    H = np.concatenate([N, -(N * A[S[:, 0]]).sum(axis=1)[:, None]], axis=1)
+    H = H // np.gcd.reduce(H, axis=1)[:, None]
+    planes = [tuple(r) for r in H.tolist()]
+    if len(set(planes)) != len(planes):
+        return None
+    ridges = {}                                                       # 2.
+    for f, s in enumerate(simplices):
         for r in range(d + 1):
-            ridges.setdefault(tuple(sorted(s[:r] + s[r + 1:])), []).append(s[r])
-    lines, boundary = [], []
-    for ridge, opposite in ridges.items():
-        if len(opposite) > 2:
-            return None
-        q0 = P[ridge[0]][:d]
-        h = _normal([[u - v for u, v in zip(P[i][:d], q0)] for i in ridge[1:]])
-        c = -sum(a * v for a, v in zip(h, q0))
-        sides = [sum(a * v for a, v in zip(h, P[o][:d])) + c for o in opposite]
-        if len(sides) == 2:
-            if sides[0] * sides[1] >= 0:
-                return None
-        elif sides[0] == 0:
-            return None
-        else:
-            lines.append(tuple(h) + (c,) if sides[0] < 0 else tuple(-a for a in h) + (-c,))
-            boundary.append((ridge, lines[-1][:d]))
+            ridges.setdefault(tuple(sorted(s[:r] + s[r + 1:])), []).append((f, s[r]))
+    if any(len(sides) > 2 for sides in ridges.values()):
+        return None
+    keys = list(ridges)
+    R = np.array(keys, dtype=np.intp)
+    Hr = np.array(_normals([p[:d] for p in P], keys), dtype=object)   # ridge normals in R^d
+    c = -(Hr * A[R[:, 0], :d]).sum(axis=1)
+    first = np.array([sides[0][1] for sides in ridges.values()], dtype=np.intp)
+    v0 = (Hr * A[first, :d]).sum(axis=1) + c
+    two = np.array([len(sides) == 2 for sides in ridges.values()])
+    second = np.array([sides[-1][1] for sides in ridges.values()], dtype=np.intp)
+    v1 = (Hr * A[second, :d]).sum(axis=1) + c
+    if np.any(v0[two] * v1[two] >= 0) or np.any(v0[~two] == 0):
+        return None
+    one = np.flatnonzero(~two)
+    flip = np.where(v0[one] < 0, 1, -1).astype(object)
+    L = np.concatenate([Hr[one] * flip[:, None], (c[one] * flip)[:, None]], axis=1)
+    lines = [tuple(r) for r in L.tolist()]
+    boundary = [(keys[i], line[:d]) for i, line in zip(one.tolist(), lines)]
     if lines and dot_signs(lines, [tuple(p[:d]) + (1,) for p in P]).max() > 0:
         return None
-    return simplices, planes, boundary
+    if not _degree_one([p[:d] for p in P], simplices, d):
+        return None
+    pairs = [sides for sides in ridges.values() if len(sides) == 2]   # 3.
+    if pairs:
+        (f, o), (g, q) = (np.array(col, dtype=np.intp).T for col in zip(*pairs))
+        below = lambda plane_idx, pts: (H[plane_idx, :-1] * A[pts]).sum(axis=1) + H[plane_idx, -1]  # noqa: E731
+        if np.any(below(f, q) > 0) or np.any(below(g, o) > 0):
+            return None
+    used = np.zeros(len(P), dtype=bool)                               # 4.
+    used[S.ravel()] = True
+    rest = [tuple(P[i]) + (1,) for i in np.flatnonzero(~used).tolist()]
+    if rest:
+        step = max(1, 2_000_000 // len(rest))
+        if any(dot_signs(planes[i:i + step], rest).max() > 0 for i in range(0, len(planes), step)):
+            return None
+    return SimplicialUpperHull(simplices, planes, boundary)
+
+
+def _degree_one(projected, simplices, d) -> bool:
+    """The centroid of the first projected simplex lies in no other projected simplex (exact).
+
+    Candidates are the simplices whose exact bounding box holds the centroid; each is
+    tested with the signs of the ``d + 1`` determinants that give its barycentric
+    coordinates.
+    """
+    V = np.empty((len(projected), d), dtype=object)
+    V[:] = [list(p) for p in projected]
+    S = np.array(simplices, dtype=np.intp)
+    C = V[S[0]].sum(axis=0)                                           # (d + 1) x the centroid
+    corners = V[S] * (d + 1)                                          # (F, d + 1, d)
+    lo, hi = corners.min(axis=1), corners.max(axis=1)
+    near = np.flatnonzero(np.all((lo <= C) & (C <= hi), axis=1))
+    for t in near.tolist():
+        if t == 0:
+            continue
+        rows = [list(V[i]) + [1] for i in simplices[t]]
+        base = _det_sign(rows)
+        signs = [_det_sign(rows[:i] + [list(C) + [d + 1]] + rows[i + 1:]) for i in range(d + 1)]
+        if all(s * base >= 0 for s in signs):
+            return False
+    return True
+
+
+def _det_sign(rows) -> int:
+    """The exact sign of a small integer determinant."""
+    return int(determinant_signs(np.array([rows], dtype=object), False)[0])

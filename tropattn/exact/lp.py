@@ -2,7 +2,7 @@
 
 HiGHS maximises the slack; the float optimum is rounded to a rational point checked
 exactly, or the float dual is repaired into an exact Farkas vector; when neither
-certificate holds an exact rational simplex decides (ALGORITHMS.md section 3).
+certificate holds an exact rational simplex decides (docs/ALGORITHMS.md §3).
 
 >>> A = [[1, 0], [0, 1], [-1, -1]]          # x <= 1, y <= 1, x + y >= -1
 >>> cert = interior_point(A, [1, 1, 1])

@@ -1,6 +1,6 @@
 """Filtered exact signs: float arithmetic with a rigorous error bound, exact where unsure.
 
-The CGAL recipe (ALGORITHMS.md section 1): evaluate in float64, decide the sign where
+The CGAL recipe (docs/ALGORITHMS.md §1): evaluate in float64, decide the sign where
 the value exceeds its error bound, and recompute only the undecided entries in
 integers.  :func:`dot_signs` does this for many dot products at once,
 :func:`matrix_signs` for a matrix of integer rows against prepared points (exact float
@@ -15,6 +15,7 @@ determinants.  Every entry the filter cannot decide is counted
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -255,7 +256,18 @@ class PreparedPoints:
         """The points as float coordinates (correctly rounded quotients)."""
         if self.P64 is not None and self.max_abs < 1 << 53:
             return self.P64[:, :-1] / self.P64[:, -1:]
-        return (self.Pa[:, :-1] / self.Pa[:, -1:]).astype(float)
+        try:
+            return (self.Pa[:, :-1] / self.Pa[:, -1:]).astype(float)
+        except OverflowError:  # a coordinate beyond the float range: inf (the float proposal then fails)
+            return np.array([[_quotient(n, r[-1]) for n in r[:-1]] for r in self.P], dtype=float)
+
+
+def _quotient(n: int, d: int) -> float:
+    """``n / d`` rounded to a float, or +-inf beyond the float range."""
+    try:
+        return n / d
+    except OverflowError:
+        return math.inf if (n > 0) == (d > 0) else -math.inf
 
 
 def lex_order(rows) -> list:

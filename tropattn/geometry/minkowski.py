@@ -27,7 +27,7 @@ def minkowski_sum(*polytopes: Polytope) -> Polytope:
 
     A vertex of ``P + Q`` is a sum of a vertex of ``P`` and a vertex of ``Q``, so
     the summands are added one at a time and each partial sum is pruned to its
-    vertices (ALGORITHMS.md section 5).  When a partial sum is full-dimensional and
+    vertices (docs/ALGORITHMS.md §5).  When a partial sum is full-dimensional and
     not tiny, its facets are certified against the two summands' vertices separately
     (:func:`certified_sum_hull`); otherwise the hull of all pairwise sums is taken.
 

@@ -6,7 +6,7 @@ and, equivalently, the bounded solution set of finitely many inequalities (its
 facets are rows ``normal . x <= offset`` with primitive integer normals, and the
 affine hull is a list of equations ``normal . x == offset``.
 
-How a hull is computed (ALGORITHMS.md section 2).  Every point ``x = num / den``
+How a hull is computed (docs/ALGORITHMS.md §2).  Every point ``x = num / den``
 is stored as the primitive integer row ``(num, den)``.  The affine hull is found
 exactly; coordinates are projected to an independent subset so that the set is
 full-dimensional there.  Qhull triangulates the boundary in floats (joggled input

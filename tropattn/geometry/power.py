@@ -10,7 +10,7 @@ Expanding the square, ``pow_j(x) = ||x||^2 - 2 (a_j . x + b_j)`` with the **scor
 is common to every site, so the nearest site (in power distance) is the site of
 largest score: the diagram *is* the set of linear regions of the convex piecewise
 affine function ``G(x) = max_j (a_j . x + b_j)`` -- and a zero-temperature attention
-head with keys ``a_j`` and offsets ``b_j`` picks exactly that site (THEORY §2).
+head with keys ``a_j`` and offsets ``b_j`` picks exactly that site (docs/THEORY.md §2).
 
 The cell of site ``j`` is the polyhedron cut out by the *bisector rows*
 
@@ -30,7 +30,7 @@ and it is full-dimensional iff the lifted point ``(a_j, b_j)`` is a vertex of th
 Special cases: weights 0 give the Voronoi diagram (nearest site); ``b_j = 0`` (weights
 ``||a_j||^2``) give the normal fan of ``conv{a_j}`` (cones from the origin).
 
-How the cells are computed and certified (ALGORITHMS §2-3), in integer (homogeneous)
+How the cells are computed and certified (docs/ALGORITHMS.md §2-3), in integer (homogeneous)
 coordinates ``L (a_j . x + b_j) = A_j . x + B_j`` throughout:
 
 * on the line (``d = 1``), the upper hull of the lifted points ``(A_j, B_j)`` is an exact
@@ -66,6 +66,7 @@ The fast paths keep a cell's rows and points as integers and build the Fractions
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -74,7 +75,10 @@ import numpy as np
 
 from ..errors import InvalidInputError, TieError
 from ..exact import facets, format_point, homogeneous_point, interior_point, to_rational_matrix, to_rational_vector
-from ..exact.lifted import certified_upper_facets_2d, certified_upper_simplices, cross2
+from ..exact.counters import record
+from ..exact.hull import certified_hull
+from ..exact.numbers import homogeneous_row
+from .lifting import integer_upper_hull
 
 
 __all__ = ["PowerCell", "weights_to_scores", "scores_to_weights", "PowerDiagram", "power_cells"]
@@ -157,6 +161,23 @@ class PowerCell:
 def weights_to_scores(sites, weights) -> tuple:
     """Offsets ``b_j = (w_j - ||a_j||^2) / 2`` of the scores ``a_j . x + b_j``.
 
+    Parameters
+    ----------
+    sites : (N, d) rationals
+    weights : (N,) rationals
+
+    Returns
+    -------
+    tuple of Fraction
+        The offsets ``b_j``: the score of site ``j`` is ``a_j . x + b_j``.
+
+    Raises
+    ------
+    InvalidInputError
+        Shapes that do not match, NaN or infinite entries.
+
+    Examples
+    --------
     >>> weights_to_scores([[1, 1]], [0])          # Voronoi site (1, 1): b = -||a||^2 / 2
     (Fraction(-1, 1),)
     """
@@ -168,6 +189,25 @@ def weights_to_scores(sites, weights) -> tuple:
 def scores_to_weights(keys, offsets) -> tuple:
     """Weights ``w_j = ||a_j||^2 + 2 b_j`` of the power diagram of ``max_j (a_j . x + b_j)``.
 
+    Parameters
+    ----------
+    keys : (N, d) rationals
+        The slopes ``a_j``.
+    offsets : (N,) rationals
+        The intercepts ``b_j``.
+
+    Returns
+    -------
+    tuple of Fraction
+        The weights ``w_j`` (power distance ``||x - a_j||^2 - w_j``).
+
+    Raises
+    ------
+    InvalidInputError
+        Shapes that do not match, NaN or infinite entries.
+
+    Examples
+    --------
     >>> scores_to_weights([[1, 1]], [-1])
     (Fraction(0, 1),)
     """
@@ -214,6 +254,16 @@ class PowerDiagram:
     def voronoi(cls, sites) -> "PowerDiagram":
         """The Voronoi diagram (all weights 0): each point goes to its nearest site.
 
+        Parameters
+        ----------
+        sites : (N, d) rationals
+
+        Returns
+        -------
+        PowerDiagram
+
+        Examples
+        --------
         >>> PowerDiagram.voronoi([[0, 0], [4, 0]]).locate([1, 5])
         0
         """
@@ -226,6 +276,18 @@ class PowerDiagram:
 
         Sites are the slopes, weights ``||a_j||^2 + 2 b_j``.
 
+        Parameters
+        ----------
+        slopes : (N, d) rationals
+        intercepts : (N,) rationals
+
+        Returns
+        -------
+        PowerDiagram
+            Cell ``j`` is where term ``j`` is the unique max.
+
+        Examples
+        --------
         >>> PowerDiagram.from_max_affine([[1], [-1]], [0, 0]).weights     # |x| = max(x, -x)
         (Fraction(1, 1), Fraction(1, 1))
         """
@@ -236,6 +298,12 @@ class PowerDiagram:
     def to_max_affine(self) -> tuple:
         """``(slopes, intercepts)`` with ``argmax_j (slopes_j . x + intercepts_j)`` = nearest site.
 
+        Returns
+        -------
+        (slopes, intercepts) : tuple of tuples of Fraction, tuple of Fraction
+
+        Examples
+        --------
         >>> PowerDiagram.voronoi([[2]]).to_max_affine()
         (((Fraction(2, 1),),), (Fraction(-2, 1),))
         """
@@ -296,6 +364,18 @@ class PowerDiagram:
     def power(self, x, j: int) -> Fraction:
         """Power distance ``||x - a_j||^2 - w_j``, exact.
 
+        Parameters
+        ----------
+        x : (d,) rationals
+        j : int
+            A site index.
+
+        Returns
+        -------
+        Fraction
+
+        Examples
+        --------
         >>> PowerDiagram([[0, 0]], [1]).power([1, 1], 0)
         Fraction(1, 1)
         """
@@ -306,6 +386,17 @@ class PowerDiagram:
     def locate_all(self, x) -> tuple:
         """Every site of minimal power distance at ``x`` (= maximal score), increasing.
 
+        Parameters
+        ----------
+        x : (d,) rationals
+
+        Returns
+        -------
+        tuple of int
+            Every site index of smallest power distance, increasing (more than one on a wall).
+
+        Examples
+        --------
         >>> PowerDiagram.voronoi([[0], [2]]).locate_all([1])
         (0, 1)
         """
@@ -320,6 +411,16 @@ class PowerDiagram:
         """The site whose cell contains ``x`` in its interior, exactly.
 
         Exact duplicates are not ties: the site that hides the others wins.
+
+        Parameters
+        ----------
+        x : (d,) rationals
+
+        Returns
+        -------
+        int
+            The winning site.
+
 
         Raises
         ------
@@ -346,6 +447,13 @@ class PowerDiagram:
     def cells(self) -> tuple:
         """The certified cells, indexed by site: a :class:`PowerCell`, or None if hidden.
 
+        Returns
+        -------
+        tuple of PowerCell or None
+            One entry per site; None for a hidden site (a cell with empty interior).
+
+        Examples
+        --------
         >>> [c is None for c in PowerDiagram([[0], [1], [2]], [0, -5, 0]).cells()]
         [False, True, False]
         """
@@ -368,6 +476,12 @@ class PowerDiagram:
 
         Edge attribute ``point``: a rational point in the relative interior of the facet.
 
+        Returns
+        -------
+        networkx.Graph
+
+        Examples
+        --------
         >>> g = PowerDiagram.voronoi([[0], [1], [2]]).adjacency_graph()
         >>> sorted(g.edges), g.edges[0, 1]["point"]
         ([(0, 1), (1, 2)], (Fraction(1, 2),))
@@ -388,6 +502,23 @@ class PowerDiagram:
         the areas sum to the box area.  In 1-D the values are exact intervals
         ``(left, right)`` of Fractions.
 
+        Parameters
+        ----------
+        lo, hi : (d,) rationals
+            Opposite corners of the box, ``lo < hi`` in every coordinate.
+
+        Returns
+        -------
+        dict
+            ``{site: shapely Polygon}`` in 2-D, ``{site: (left, right)}`` in 1-D.
+
+        Raises
+        ------
+        InvalidInputError
+            An empty box, or a diagram in ``R^d`` with ``d > 2``.
+
+        Examples
+        --------
         >>> polys = PowerDiagram.voronoi([[0, 0], [2, 0]]).clip_to_box([-1, -1], [3, 1])
         >>> sorted((k, p.area) for k, p in polys.items())
         [(0, 4.0), (1, 4.0)]
@@ -578,24 +709,16 @@ class _Context:
                 for e, (j, k) in enumerate(self.wall_sites))
 
 
-def _cells_line(diagram, unique):
-    """Cells of a diagram on the line, exactly: the upper hull of the lifted points ``(a_j, b_j)``.
+def _cells_line(diagram, unique, hull):
+    """Cells of a diagram on the line, exactly, from the upper chain of the lifted points ``(a_j, b_j)``.
 
-    A monotone chain over the integer scores (sorted by slope, strict turns only) gives the
-    sites with an interval cell, left to right; consecutive ones meet at the breakpoint
+    The chain (:func:`tropattn.geometry.lifting.upper_hull`, kernel ``"chain"``) gives the sites
+    with an interval cell, left to right; consecutive ones meet at the breakpoint
     ``x = (B_j - B_k) / (A_k - A_j)``.  Everything is exact integer arithmetic (no certificate is
     needed); interior points are midpoints of breakpoints (or a breakpoint -+ 1 at the ends).
     """
     A_int, B_int, L = diagram._int_scores()
-    order = sorted(unique, key=lambda j: A_int[j][0])   # distinct slopes: duplicates are removed
-    chain = []
-    for j in order:
-        while len(chain) >= 2:
-            i, k = chain[-2], chain[-1]      # drop k unless it lies strictly above segment i -- j
-            if cross2((A_int[i][0], B_int[i]), (A_int[k][0], B_int[k]), (A_int[j][0], B_int[j])) < 0:
-                break
-            chain.pop()
-        chain.append(j)
+    chain = [unique[i] for i in hull.data]
     breaks = [Fraction(B_int[j] - B_int[k], A_int[k][0] - A_int[j][0]) for j, k in zip(chain, chain[1:])]
     out = [None] * diagram.N
     for t, j in enumerate(chain):
@@ -614,7 +737,7 @@ def _cells_line(diagram, unique):
     return out
 
 
-def _cells_planar(diagram, unique):
+def _cells_planar(diagram, unique, hull):
     """Cells of a planar diagram from the certified lifted upper hull, or None.
 
     All in integer (homogeneous) arithmetic, vectorised over numpy object arrays; the cells'
@@ -627,11 +750,8 @@ def _cells_planar(diagram, unique):
     row of their cell.
     """
     A_int, B_int, L = diagram._int_scores()
-    P = [(A_int[j][0], A_int[j][1], B_int[j]) for j in unique]
-    res = certified_upper_facets_2d(P)
-    if res is None:
-        return None
-    planes, cycles, ea, eb, ef, eg, T = res
+    P = hull.lifted
+    planes, cycles, ea, eb, ef, eg, T = hull.data
     keep = (eg < 0) | (ea < eb)                       # each diagram edge once
     ea, eb, ef, eg = ea[keep], eb[keep], ef[keep], eg[keep]
     pts = np.empty((len(P), 3), dtype=object)
@@ -734,7 +854,7 @@ def _ray_candidate(verts, ray):
     return x1 * d2 + x2 * d1 + ray[0] * D, y1 * d2 + y2 * d1 + ray[1] * D, D
 
 
-def _cells_lifted(diagram, unique):
+def _cells_lifted(diagram, unique, hull):
     """Cells in dimension ``d >= 3`` from the certified simplicial upper hull, or None.
 
     Every face of the certified hull (:func:`certified_upper_simplices`) is a simplex, so the neighbours
@@ -747,13 +867,9 @@ def _cells_lifted(diagram, unique):
     against every row.  The same construction on the simplices and boundary ridges
     containing both ``j`` and ``k`` gives a point in the relative interior of their wall.
     """
-    A_int, B_int, _ = diagram._int_scores()
+    A_int, B_int, L = diagram._int_scores()
     d = diagram.dim
-    P = [tuple(A_int[j]) + (B_int[j],) for j in unique]
-    hull = certified_upper_simplices(P, d)
-    if hull is None:
-        return None
-    simplices, planes, boundary = hull
+    simplices, planes, boundary = hull.data
     at, rays = {}, {}
     for f, s in enumerate(simplices):
         for i in s:
@@ -777,30 +893,127 @@ def _cells_lifted(diagram, unique):
         if any(sum((u - v) * w for u, v, w in zip(A_int[unique[k]], aj, X)) >= (bj - B_int[unique[k]]) * D
                for k in ks):
             return None
-        fpts = []
-        for k in ks:
-            Y, E = point([f for f in faces if k in simplices[f]], [h for r, h in rays.get(i, ()) if k in r])
-            fpts.append(tuple(Fraction(y, E) for y in Y))
-        out[j] = _make_cell(diagram, j, [unique[k] for k in ks], tuple(Fraction(x, D) for x in X), fpts)
+        walls = [point([f for f in faces if k in simplices[f]], [h for r, h in rays.get(i, ()) if k in r])
+                 for k in ks]
+        nbrs = tuple(unique[k] for k in ks)
+        out[j] = PowerCell._deferred(j, nbrs, _IntegerCell(A_int, B_int, L, j, nbrs, (X, D), walls))
     return out
+
+
+class _IntegerCell:
+    """A certified cell held as integers (scores ``A_int x + B_int`` over ``L``, homogeneous
+    points); its Fractions are built on first access and kept."""
+
+    __slots__ = ("A_int", "B_int", "L", "j", "nbrs", "center", "walls", "memo")
+
+    def __init__(self, A_int, B_int, L, j, nbrs, center, walls):
+        self.A_int, self.B_int, self.L, self.j, self.nbrs = A_int, B_int, L, j, nbrs
+        self.center, self.walls, self.memo = center, walls, {}
+
+    def get(self, name):
+        if name not in self.memo:
+            A_int, B_int, L, j = self.A_int, self.B_int, self.L, self.j
+            if name == "A":
+                value = tuple(tuple(Fraction(u - v, L) for u, v in zip(A_int[k], A_int[j])) for k in self.nbrs)
+            elif name == "b":
+                value = tuple(Fraction(B_int[j] - B_int[k], L) for k in self.nbrs)
+            elif name == "interior_point":
+                X, D = self.center
+                value = tuple(Fraction(x, D) for x in X)
+            else:
+                value = tuple(tuple(Fraction(y, E) for y in Y) for Y, E in self.walls)
+            self.memo[name] = value
+        return self.memo[name]
 
 
 def power_cells(diagram: PowerDiagram) -> tuple:
     """The certified cells of ``diagram`` (see :meth:`PowerDiagram.cells`).
 
+    The lifted points ``(a_j, b_j)`` go to the one certified upper hull of tropattn
+    (:func:`tropattn.geometry.lifting.upper_hull`); its kernel decides how the cells are read
+    off: the chain on the line, the planar certificate, the simplicial certificate, or (general
+    hulls) one certified LP per nonempty cell on the rows of the sites sharing an upper edge
+    with it.  A fast path whose own check fails declines to the general construction; both are
+    counted (:func:`tropattn.exact.record`, places ``power.<kernel>``).
+
+    Parameters
+    ----------
+    diagram : PowerDiagram
+
+    Returns
+    -------
+    tuple of PowerCell or None
+        Indexed by site; None for hidden sites.
+
+    Examples
+    --------
     >>> cells = power_cells(PowerDiagram.voronoi([[0, 0], [1, 0], [0, 1], [1, 1]]))
     >>> [c.neighbors for c in cells]
     [(1, 2), (0, 3), (0, 3), (1, 2)]
     """
     dups = diagram.duplicates
     unique = [j for j in range(diagram.N) if j not in dups]
-    d, out = diagram.dim, None
-    if d == 1:
-        out = _cells_line(diagram, unique)
-    elif d == 2 and len(unique) >= 4:
-        out = _cells_planar(diagram, unique)
-    elif d >= 3 and len(unique) >= d + 2:
-        out = _cells_lifted(diagram, unique)
+    A_int, B_int, _ = diagram._int_scores()
+    hull = integer_upper_hull([tuple(A_int[j]) + (B_int[j],) for j in unique])
+    kernels = {"chain": _cells_line, "planar": _cells_planar, "simplicial": _cells_lifted}
+    out = None
+    if hull.kernel in kernels:
+        out = kernels[hull.kernel](diagram, unique, hull)
+        record("certified" if out is not None else "declined", where=f"power.{hull.kernel}")
     if out is None:
-        out = _cells_by_lp(diagram, unique)
+        out = _cells_from_hull(diagram, unique, hull)
     return tuple(out)
+
+
+def _cells_from_hull(diagram, unique, hull) -> list:
+    """The general construction: one certified LP per upper vertex on its upper-edge rows.
+
+    A facet of the cell of site ``j`` is the wall to a site ``k`` joined to ``j`` by an upper
+    edge, and every upper edge is an edge of a maximal upper face; so the rows toward the
+    sites that share an *edge* of a maximal face with ``j`` cut out the cell exactly (any
+    superset does too).  The edges of a simplex are all its pairs; larger faces get their
+    edges from a certified hull of their points (:func:`_face_edges`).  Sites that are not
+    upper vertices are hidden.
+    """
+    verts = set(hull.vertices)
+    near = {i: set() for i in verts}
+    if hull.neighbors is not None:
+        for i, ks in hull.neighbors.items():
+            near[i].update(ks)
+    else:
+        for cell in hull.cells:
+            for i, k in _face_edges(hull, [p for p in sorted(cell) if p in verts]):
+                near[i].add(k)
+                near[k].add(i)
+    record("fallbacks", where="power.general")
+    out = [None] * diagram.N
+    for i in sorted(verts):
+        out[unique[i]] = _cell_by_lp(diagram, unique[i], sorted(unique[k] for k in near[i]))
+    return out
+
+
+def _face_edges(hull, members):
+    """Pairs of ``members`` (vertices of one maximal upper face) that span an edge of it.
+
+    A face with at most ``d + 1`` vertices is a simplex when it is full-dimensional, and its
+    pairs are all edges; otherwise a pair is an edge iff the facets of the face's
+    certified hull (projected, exact) through both meet in those two points alone.  Returning
+    more pairs than edges would only add redundant rows, never a wrong cell.
+    """
+    d = len(hull.lifted[0]) - 1
+    pairs = [(a, b) for t, a in enumerate(members) for b in members[t + 1:]]
+    if len(members) <= d + 1:
+        return pairs
+    face = certified_hull([homogeneous_row([Fraction(v) for v in hull._points[m][:-1]]) for m in members])
+    if face.dim <= 1:
+        return [(members[v], members[w]) for t, v in enumerate(face.vertices) for w in face.vertices[t + 1:]]
+    out = []
+    for a, b in itertools.combinations(face.vertices, 2):
+        both = (1 << a) | (1 << b)
+        meet = -1
+        for m in face.masks:
+            if m & both == both:
+                meet &= m
+        if meet == both:
+            out.append((members[a], members[b]))
+    return out

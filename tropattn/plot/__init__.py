@@ -6,7 +6,7 @@ inside the functions, so ``import tropattn`` never needs a display):
 * :func:`plot_power_diagram` -- one head's power diagram: the cells where each key
   wins the argmax, coloured by key, with the sites ``a_j`` marked and labelled;
 * :func:`plot_overlay` -- each head's diagram and their common refinement, the
-  zero-temperature regions of the layer (THEORY §3).  The overlay is itself a power
+  zero-temperature regions of the layer (docs/THEORY.md §3).  The overlay is itself a power
   diagram: ``sum_h max_j (a_hj . x + b_hj) = max over tuples (j_1, ..., j_H)`` of the
   summed affine functions, so its cells are computed exactly by
   :class:`tropattn.power.PowerDiagram` on the summed keys (pruned to non-hidden tuples
@@ -14,7 +14,10 @@ inside the functions, so ``import tropattn`` never needs a display):
 * :func:`plot_soft_weights` -- soft attention at several temperatures over the exact
   cell boundaries: each pixel mixes the key colours with the soft weights, and a
   second row shows ``log10(1 - p*)``, the weight defect, which decays
-  exponentially with the distance to the walls (THEORY §5).
+  exponentially with the distance to the walls (docs/THEORY.md §5);
+* :mod:`tropattn.plot.tasks` -- the structured tasks of docs/THEORY.md §9: Dyck accuracy
+  against beta with the knockout bars, layer 2's exact query-space partition, and the
+  Markov surrogate's loss plateaus with per-head attention heat maps.
 
 The cell geometry is exact (rational clipping in :mod:`tropattn.power`); only the
 drawing is in floats.  Queries in ``d > 2`` have no picture: project them or pick two
@@ -30,6 +33,7 @@ True
 from .dynamics import plot_energy, plot_hardmax, plot_order_parameter, plot_trajectories
 from .power import plot_overlay, plot_power_diagram
 from .soft import plot_soft_weights
+from .tasks import plot_dyck_accuracy, plot_dyck_partition, plot_markov_run
 
-__all__ = ["plot_power_diagram", "plot_overlay", "plot_soft_weights", "plot_trajectories", "plot_hardmax",
-           "plot_energy", "plot_order_parameter"]
+__all__ = ["plot_power_diagram", "plot_overlay", "plot_soft_weights", "plot_dyck_accuracy", "plot_dyck_partition",
+           "plot_markov_run", "plot_trajectories", "plot_hardmax", "plot_energy", "plot_order_parameter"]

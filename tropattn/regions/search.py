@@ -7,7 +7,7 @@ affine in the query ``x``: on the set where head ``h`` of layer ``l`` picks key
 bits -- therefore cuts ``R^d`` into convex polyhedra, the **activation regions**.
 Adjacent regions whose affine maps coincide merge into **linear regions**.
 
-The enumeration is output sensitive (ALGORITHMS §4): it never loops over label
+The enumeration is output sensitive (docs/ALGORITHMS.md §4): it never loops over label
 tuples.  It refines one sub-layer at a time.  Inside a region ``R`` of the layers
 before, the heads of the next layer (pulled back through ``R``'s affine map) cut
 ``R`` into a *face-to-face* subdivision, so a breadth-first search that crosses

@@ -13,20 +13,17 @@ every term.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-import numpy as np
 
 from collections import deque
 from typing import TYPE_CHECKING
 
 from .. import exact
-from ..errors import InvalidInputError, TropattnError
-from ..exact.counters import record
+from ..errors import InternalError, InvalidInputError
 from ..geometry.lifting import upper_hull
-from ..geometry.polytope import convex_hull
+from ..geometry.power import PowerDiagram
 
 if TYPE_CHECKING:
     from .polynomial import TropicalPolynomial
@@ -69,7 +66,33 @@ class LinearRegion:
     interior_point: tuple
 
     def contains(self, x) -> bool:
-        """Exact test ``A x <= b`` (closed region)."""
+        """Exact test ``A x <= b`` (closed region).
+
+        Parameters
+        ----------
+        x : sequence of numbers, length d
+            The point (ints, Fractions, ``"p/q"`` strings or floats, converted exactly).
+
+        Returns
+        -------
+        bool
+            True iff ``term`` attains the max at ``x`` (on a wall, neighbouring regions
+            contain ``x`` too).
+
+        Raises
+        ------
+        InvalidInputError
+            ``x`` has the wrong length or a NaN or infinite entry.
+
+        Examples
+        --------
+        >>> from tropattn.tropical import parse_polynomial
+        >>> zero, x = linear_regions(parse_polynomial("max(0, x)"))
+        >>> zero.contains([-1]), zero.contains([0]), x.contains([0]), x.contains(["1/2"])
+        (True, True, True, True)
+        >>> zero.contains(["1/2"])
+        False
+        """
         x = exact.to_rational_vector(x, "x", len(self.interior_point))
         return all(sum(a * v for a, v in zip(row, x)) <= bi for row, bi in zip(self.A, self.b))
 
@@ -112,15 +135,15 @@ def _finish_region(f, j, A, b, nb, point, groups, den=1):
     the rows ``(α_k - α_j)·x <= c_j - c_k`` themselves.
     """
     fs = exact.facets(A, b, point) if A else exact.FacetSet(rows=())
-    rows, neighbors, fpts = [], [], []
+    walls = []
     for r in fs.rows:
         # rows giving the same half-space come from terms collinear with j in the lift; the
         # farthest one (largest multiple of the row) is the term that wins across the wall
         same = [r] + [s for s, t in fs.same_as.items() if t == r]
         best = max(same, key=lambda s: max(abs(v) for v in A[s]))
-        rows.append(best)
-        neighbors.append(nb[best])
-        fpts.append(fs.points[r])
+        walls.append((nb[best], best, fs.points[r]))
+    walls.sort()                                   # by neighbour, as power cells are
+    neighbors, rows, fpts = ([w[i] for w in walls] for i in range(3))
     A = tuple(tuple(Fraction(v, den) for v in A[r]) for r in rows)
     return LinearRegion(term=j, terms=groups[j], A=A, b=tuple(Fraction(b[r], den) for r in rows),
                         neighbors=tuple(neighbors), facet_points=tuple(fpts), interior_point=tuple(point))
@@ -165,7 +188,7 @@ def _search_regions(f):
                 seen.add(k)
                 todo.append(k)
     if not found:  # cannot happen for a valid certificate chain; refuse to guess
-        raise TropattnError("internal error: no linear region found; please report this polynomial")
+        raise InternalError("no linear region found; please report this polynomial")
     return tuple(found[j] for j in sorted(found))
 
 
@@ -177,129 +200,20 @@ def _upper_hull(f):
     return cache["upper_hull"]
 
 
-def _integer_lift(f):
-    """``(D, rows)``: the lifted points ``(α_k, c_k)`` times one common denominator ``D``, as ints."""
-    cache = f._cache
-    if "integer_lift" not in cache:
-        den = 1
-        for p in f.lifted_points():
-            for v in p:
-                den = den * v.denominator // math.gcd(den, v.denominator)
-        cache["integer_lift"] = (den, tuple(tuple(int(v * den) for v in p) for p in f.lifted_points()))
-    return cache["integer_lift"]
+def _hull_regions(f) -> tuple:
+    """The regions as the cells of the power diagram of the same max-affine function.
 
-
-def _integer_system(f, j, others):
-    """:func:`_region_system` times ``D``: integer rows ``D (α_k - α_j)·x <= D (c_j - c_k)``."""
-    _, L = _integer_lift(f)
-    lj = L[j]
-    A, b, nb = [], [], []
-    for k in others:
-        if k != j:
-            lk = L[k]
-            A.append(tuple(p - q for p, q in zip(lk[:-1], lj[:-1])))
-            b.append(lj[-1] - lk[-1])
-            nb.append(k)
-    return A, b, nb
-
-
-def _tie_point(f, cell):
-    """A point where all terms of ``cell`` tie (and attain the max, as ``cell`` is an upper face).
-
-    The tie equations of a maximal cell span the directions of ``Newt(f)``, and
-    :func:`tropattn.exact.solve` sets the free coordinates to 0, so every maximal cell
-    gets its point on the same section transverse to the lineality space.
+    ``max_j (α_j·x + c_j)`` picks the site of smallest power distance among sites ``α_j``
+    with weights ``||α_j||^2 + 2 c_j``, so its linear regions *are* the cells of that power
+    diagram, and both are read off the one certified upper hull of the lifted points
+    ``(α_j, c_j)`` (:func:`tropattn.geometry.power.power_cells`).  Region ``j`` is cut out
+    by the walls to the terms joined to it by an upper edge.
     """
-    A, b, _ = _integer_system(f, cell[0], cell[1:])
-    return exact.solve(A, b) if A else (Fraction(0),) * f.dim
-
-
-def _recession_directions(f, js):
-    """For each term j of ``js``: the sum of the outer normals of the facets of ``Newt(f)`` through ``α_j``.
-
-    It lies in the relative interior of the normal cone of ``Newt(f)`` at the
-    smallest face containing ``α_j``, which is the recession cone of region j (mod
-    the lineality space); 0 when ``α_j`` is interior.  Incidences are exact signs
-    (:func:`tropattn.exact.dot_signs`).
-    """
-    zero = (0,) * f.dim
-    if len(set(f.exponents)) == 1:
-        return {j: zero for j in js}
-    facets = convex_hull(f.exponents).facets
-    rows = [tuple(n * off.denominator for n in normal) + (-off.numerator,) for normal, off in facets]
-    cols = []
-    for j in js:
-        nums, den = exact.homogeneous_point(f.exponents[j])
-        cols.append(nums + (den,))
-    on = exact.dot_signs(rows, cols) == 0
-    out = {}
-    for c, j in enumerate(js):
-        r = [0] * f.dim
-        for i in np.flatnonzero(on[:, c]):
-            r = [u + v for u, v in zip(r, facets[i][0])]
-        out[j] = tuple(r)
-    return out
-
-
-def _strictly_inside(A, b, x) -> bool:
-    """Exact ``A x < b`` for integer rows and a rational point."""
-    nums, den = exact.homogeneous_point(x)
-    return all(sum(a * v for a, v in zip(row, nums)) < bi * den for row, bi in zip(A, b))
-
-
-def _stars(f, hull):
-    """Distinct cells (as sorted representative indices) and, per upper vertex, the cells containing it."""
-    reps, groups = _distinct_terms(f)
-    rep_of = {i: g[0] for g in groups.values() for i in g}
-    cells = [tuple(sorted({rep_of[i] for i in c})) for c in hull.cells]
-    star = {j: [] for j in hull.vertices}
-    for ci, cell in enumerate(cells):
-        for k in cell:
-            if k in star:
-                star[k].append(ci)
-    return cells, star, groups
-
-
-def _hull_regions(f):
-    """Regions from the certified upper hull of the lifted points; None if a check fails.
-
-    The terms with a region are exactly the upper vertices (an exact decision, as
-    :func:`tropattn.geometry.upper_hull` is certified).  A facet of region j is the
-    wall to a term k such that ``[j, k]`` is an upper edge, and every upper edge lies
-    in a maximal upper cell; so region j is cut out exactly by the rows of the terms
-    sharing a maximal cell with j, and the other rows are implied.  Its closure is
-    ``conv{tie points of those cells} + recession cone``, so the mean of the tie
-    points plus a relative-interior recession direction is a strict interior point
-    (checked exactly; a certified LP on the few candidate rows if the check fails).
-    Facets are then certified with :func:`tropattn.exact.facets` on the candidate rows.
-    """
-    hull = _upper_hull(f)
-    verts = hull.vertices
-    cells, star, groups = _stars(f, hull)
-    if not verts or any(not s for s in star.values()) or not set(verts) <= set(groups):
-        return None
-    d = f.dim
-    den, _ = _integer_lift(f)
-    rec = _recession_directions(f, verts)
-    ties, out = {}, {}
-    for j in verts:
-        for ci in star[j]:
-            if ci not in ties:
-                ties[ci] = _tie_point(f, cells[ci])
-        points = [ties[ci] for ci in star[j]]
-        if any(p is None for p in points):
-            return None
-        A, b, nb = _integer_system(f, j, sorted({k for ci in star[j] for k in cells[ci]}))
-        x = tuple(sum(p[i] for p in points) / len(points) + rec[j][i] for i in range(d))
-        if not _strictly_inside(A, b, x):
-            x = _strict_point(A, b, d)
-            if x is None:
-                return None
-        out[j] = _finish_region(f, j, A, b, nb, x, groups, den)
-    for j, region in out.items():  # every wall leads to a region that sees j back
-        if any(k not in out or j not in out[k].neighbors for k in region.neighbors):
-            return None
-    return tuple(out[j] for j in verts)
+    _, groups = _distinct_terms(f)
+    diagram = PowerDiagram.from_max_affine(f.exponents, f.coefficients)
+    return tuple(LinearRegion(term=c.site, terms=groups[c.site], A=c.A, b=c.b, neighbors=c.neighbors,
+                              facet_points=c.facet_points, interior_point=c.interior_point)
+                 for c in diagram.cells() if c is not None)
 
 
 def linear_regions(f: TropicalPolynomial, method: str = "auto") -> tuple:
@@ -313,14 +227,15 @@ def linear_regions(f: TropicalPolynomial, method: str = "auto") -> tuple:
     Parameters
     ----------
     f : TropicalPolynomial
+        The polynomial ``max_j (α_j·x + c_j)``; the result is cached on it.
     method : {"auto", "hull", "search"}
-        ``"hull"``: the regions are the upper vertices of the lifted points
-        ``(α_j, c_j)`` (certified upper hull) and each region's facets are found among
-        the terms sharing an upper cell with it: fast for many terms.  ``"search"``:
-        a search across facets, one certified LP and facet computation against every
-        term per region (independent of the polytope code; slow for many terms).
-        ``"auto"`` (default) is ``"hull"``, falling back to ``"search"`` if one of
-        its consistency checks fails.  Both give identical regions.
+        ``"hull"`` (and ``"auto"``, the default): the regions are the cells of the power
+        diagram of the same function, read off the certified upper hull of the lifted
+        points ``(α_j, c_j)`` (output sensitive: each region costs its few walls).
+        ``"search"``: a search across facets, one certified LP and facet computation
+        against every term per region (independent of the hull code; slow for many
+        terms).  Both give identical regions; the tests compare them
+        (docs/ALGORITHMS.md §5).
 
     Returns
     -------
@@ -330,8 +245,9 @@ def linear_regions(f: TropicalPolynomial, method: str = "auto") -> tuple:
     ------
     InvalidInputError
         Unknown ``method``.
-    TropattnError
-        ``method="hull"`` and a consistency check failed (please report it).
+    InternalError
+        ``method="search"`` found no region at all (cannot happen for a correct
+        certificate chain; please report the polynomial).
 
     Examples
     --------
@@ -353,14 +269,7 @@ def linear_regions(f: TropicalPolynomial, method: str = "auto") -> tuple:
         regions = _search_regions(f)
     else:
         regions = cache.get(("regions", "hull")) or _hull_regions(f)
-        if regions is not None:
-            cache["regions", "hull"] = regions
-        elif method == "hull":
-            raise TropattnError("internal error: the upper-hull regions failed a consistency check; "
-                                "use method='search' and please report this polynomial")
-        else:
-            record("fallbacks")  # counted like every other exact fallback
-            regions = linear_regions(f, "search")
+        cache["regions", "hull"] = regions
     cache[key] = regions
     return regions
 
@@ -374,11 +283,25 @@ def redundant_terms(f: TropicalPolynomial) -> tuple:
     exponent and coefficient) is *not* redundant: it attains the max on that whole
     region.  A term with the same exponent but a smaller coefficient is redundant.
 
+    Parameters
+    ----------
+    f : TropicalPolynomial
+        The polynomial; its certified upper hull is cached on it.
+
+    Returns
+    -------
+    tuple of int
+        Indices into ``f.terms``, increasing; the complement of the terms of
+        :func:`linear_regions` (with their duplicates).
+
     Examples
     --------
     >>> from tropattn.tropical import parse_polynomial
     >>> redundant_terms(parse_polynomial("max(0, x, 2*x, x/2 - 5)"))   # 0 and 2x suffice
     (1, 3)
+    >>> f = parse_polynomial("max(0, x, 2*x)")                      # x is the max only at 0
+    >>> redundant_terms(f), [r.term for r in linear_regions(f)]
+    ((1,), [0, 2])
     """
     top = {f.terms[j] for j in _upper_hull(f).vertices}
     return tuple(i for i, t in enumerate(f.terms) if t not in top)

@@ -1,0 +1,82 @@
+"""The one certified upper hull: its kernels against the general certificate, and the two
+objects built on it (power diagrams, tropical regions) against independent methods."""
+
+import random
+from fractions import Fraction as F
+
+import networkx as nx
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tropattn.exact import counting
+from tropattn.geometry import PowerDiagram, upper_hull
+from tropattn.tropical import TropicalPolynomial
+
+
+def lifted_points(dim, max_n=12, radius=2):
+    """Small grids with repeated heights: coplanar lifts, duplicates, points over one x."""
+    coord = st.integers(-radius, radius)
+    return st.lists(st.tuples(*[coord] * dim, st.integers(-3, 3)), min_size=1, max_size=max_n)
+
+
+def edges_of(hull):
+    return {tuple(sorted((i, k))) for i, ks in hull.neighbors.items() for k in ks}
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from([1, 2, 3]).flatmap(lifted_points))
+def test_fast_kernels_agree_with_the_general_certificate(points):
+    fast = upper_hull(points)
+    exact = upper_hull(points, method="exact")
+    assert fast.vertices == exact.vertices
+    assert fast.cells == exact.cells
+    if fast.neighbors is not None:      # upper edges: pairs of vertices on a common cell, an edge of it
+        for i, k in edges_of(fast):
+            assert any(i in c and k in c for c in exact.cells)
+
+
+def test_kernels_are_taken_on_generic_input():
+    rng = random.Random(3)
+    for d, kernel in ((1, "chain"), (2, "planar"), (3, "simplicial")):
+        points = [[F(rng.randint(-999, 999), 97) for _ in range(d)] + [F(rng.randint(0, 10**6), 10**3)]
+                  for _ in range(40)]
+        with counting() as c:
+            hull = upper_hull(points)
+        assert hull.kernel == kernel and c.by_place[f"certified:upper_hull.{kernel}"] == (kernel != "chain") or \
+            hull.kernel == "chain"
+        assert hull.vertices == upper_hull(points, method="exact").vertices
+
+
+def diagram_inputs(dim, max_n=9):
+    """Sites on a small grid (duplicates, cocircular, collinear) with small integer offsets."""
+    coord = st.integers(-2, 2).map(F)
+    return st.integers(1, max_n).flatmap(lambda n: st.tuples(
+        st.lists(st.lists(coord, min_size=dim, max_size=dim), min_size=n, max_size=n),
+        st.lists(st.integers(-3, 3).map(F), min_size=n, max_size=n)))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from([1, 2, 3]).flatmap(diagram_inputs))
+def test_power_diagram_and_tropical_polynomial_have_the_same_cells_and_adjacency(data):
+    slopes, intercepts = data
+    pd = PowerDiagram.from_max_affine(slopes, intercepts)
+    f = TropicalPolynomial(slopes, intercepts)
+    search = f.linear_regions("search")           # independent: one certified LP per region against all terms
+    assert pd.nonempty == tuple(r.term for r in search) == tuple(r.term for r in f.linear_regions())
+    g = nx.Graph()
+    g.add_nodes_from(r.term for r in search)
+    g.add_edges_from((r.term, k) for r in search for k in r.neighbors)
+    assert sorted(pd.adjacency_graph().edges) == sorted(tuple(sorted(e)) for e in g.edges)
+    for r in search:
+        assert f.argmax_terms(r.interior_point)[0] == pd.locate(r.interior_point)
+
+
+def test_circle_polynomial_is_output_sensitive():
+    # 200 rational points of the unit circle plus the centre, all at height 0: the lifted points are
+    # coplanar (one cell); each region still gets only its two circle neighbours (and the centre is hidden)
+    ts = [F(k, 50) for k in range(-100, 100)]
+    circle = [(F(1 - t * t, 1 + t * t), F(2 * t, 1 + t * t)) for t in ts]
+    f = TropicalPolynomial(circle + [(F(0), F(0))], [0] * 201)
+    regions = f.linear_regions()
+    assert len(regions) == 200 and f.redundant_terms() == (200,)
+    assert all(len(r.neighbors) == 2 for r in regions)
