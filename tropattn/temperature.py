@@ -46,7 +46,7 @@ floats, which is all sampling needs.
 
 The convention trap.  Standard scaled dot-product attention is
 ``softmax(q k^T / sqrt(d_k))``: in score form with raw scores ``q . k`` that is
-``tau = sqrt(d_k)`` (:func:`standard_temperature`).  The paper calls
+``tau = sqrt(d_k)`` (:func:`standard_temperature`).  The paper (docs/THEORY.md §5) calls
 ``tau = 1/sqrt(d_k)`` standard; for ``d_k = 64`` that softmax is 64 times sharper
 than a real transformer's (:func:`convention_check`).
 
@@ -90,9 +90,39 @@ def weight_bounds(margin, tau, n_keys, *, log=False, sharp=False):
     (``e = e^{-Delta/tau}``: one loser at the margin, or all losers tied there).
     With ``log=True`` both are natural logarithms (no underflow).
 
+    Parameters
+    ----------
+    margin : float or array_like
+        Score margin(s) ``Delta >= 0`` (raw score units; ``inf`` gives 0).
+    tau : float
+        Temperature on the same scores, finite and ``>= TAU_MIN``.
+    n_keys : int
+        Number of keys ``N >= 1``.
+    log : bool, optional
+        Return ``(ln lower, ln upper)`` (default False).
+    sharp : bool, optional
+        Return the attained bounds instead of the simple ones (default False).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(lower, upper)``, each of the shape of ``margin``; both 0 (or ``-inf`` with
+        ``log=True``) when ``N = 1``.
+
+    Raises
+    ------
+    InvalidInputError
+        ``tau`` is not a finite number ``>= TAU_MIN``, or ``n_keys < 1``.
+
+    Examples
+    --------
     >>> lo, hi = weight_bounds(2.0, 1.0, 2)          # N = 2: lower = 1/(1 + e^2)
     >>> bool(np.isclose(lo, 1 / (1 + np.exp(2.0)))), bool(np.isclose(hi, np.exp(-2.0)))
     (True, True)
+    >>> [round(float(v), 6) for v in weight_bounds(2.0, 1.0, 3, sharp=True)]   # e/(1+e), 2e/(1+2e), e = e^{-2}
+    [0.119203, 0.213014]
+    >>> [float(v) for v in weight_bounds(2000.0, 1.0, 2, log=True)]  # e^{-2000}: only its log is a float
+    [-2000.0, -2000.0]
     """
     x = -np.asarray(margin, dtype=float) / _tau(tau)
     if n_keys < 1:
@@ -114,8 +144,26 @@ def output_bound(weight, spread, *, log=False):
     ``max_j ||v_j - v_{j*}||`` (``HeadArrays.value_spread[j*]``).  With ``log=True``,
     ``weight`` is ``ln(1 - p*)`` (or the log of the bound) and the result is a log.
 
+    Parameters
+    ----------
+    weight : float or array_like
+        ``1 - p*`` or an upper bound on it (its natural log with ``log=True``).
+    spread : float or array_like
+        ``max_j ||v_j - v_{j*}||``, broadcast against ``weight``.
+    log : bool, optional
+        Logarithmic input and output (default False).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``weight * spread`` (or ``weight + ln spread``), broadcast.
+
+    Examples
+    --------
     >>> float(output_bound(0.25, 4.0))
     1.0
+    >>> float(output_bound(np.log(0.25), 4.0, log=True)) == float(np.log(1.0))
+    True
     """
     if log:
         return np.asarray(weight, dtype=float) + np.log(np.asarray(spread, dtype=float))
@@ -129,6 +177,31 @@ def jacobian_bound(weight, value_diameter, key_spread, tau, *, log=False):
     ``D_V = max_{j,l} ||v_j - v_l||`` and ``key_spread`` is ``D_A = max_j ||a_j - a_{j*}||``.
     With ``log=True`` ``weight`` and the result are natural logarithms.
 
+    Parameters
+    ----------
+    weight : float or array_like
+        ``1 - p*`` or an upper bound on it (its natural log with ``log=True``).
+    value_diameter : float or array_like
+        ``D_V``.
+    key_spread : float or array_like
+        ``D_A`` of the winning key (``HeadArrays.key_spread[j*]``).
+    tau : float
+        The temperature of the scores the margin is measured in, finite and ``>= TAU_MIN``.
+    log : bool, optional
+        Logarithmic ``weight`` and result (default False).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``weight * D_V * D_A / tau`` (or its log), broadcast.
+
+    Raises
+    ------
+    InvalidInputError
+        ``tau`` is not a finite number ``>= TAU_MIN``.
+
+    Examples
+    --------
     >>> float(jacobian_bound(0.5, 2.0, 3.0, 0.5))
     6.0
     """
@@ -188,9 +261,38 @@ def pointwise_defects(heads, X, tau, labels=None) -> PointwiseDefects:
     bounds.  ``labels`` (shape ``(H, n)``) defaults to the float argmax; pass
     :func:`hard_labels` for exact cells.
 
+    Parameters
+    ----------
+    heads : head, list of heads, Layer or one-layer Transformer
+        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        their outputs summed.
+    X : array_like, shape (n, d) or (d,)
+        Finite float query points.
+    tau : float
+        Temperature on the scaled scores, finite and ``>= TAU_MIN``
+        (:data:`tropattn.attention.soft.TAU_MIN`).
+    labels : array_like of int, shape (H, n), optional
+        The winning key of each head at each point, in ``range(N_h)``.
+
+    Returns
+    -------
+    PointwiseDefects
+        Natural logarithms of the defects and bounds, per head and per point.
+
+    Raises
+    ------
+    InvalidInputError
+        a head :func:`~tropattn.attention.soft.as_heads` cannot read, ``X`` of the wrong shape or not finite, a bad ``tau``, or a
+        label outside ``range(N_h)`` (a ``-1`` tie label included).  ``labels`` of a
+        shape that cannot be reshaped to ``(H, n)`` raises numpy's ``ValueError``.
+
+    Examples
+    --------
     >>> pd = pointwise_defects(([[1], [-1]], None, [[0.0], [1.0]]), [[1.0]], 0.5)
     >>> bool(np.all(pd.log_output <= pd.log_output_bound)), bool(pd.log_weight[0, 0] < 0)
     (True, True)
+    >>> bool(pd.log_weight_lower[0, 0] <= pd.log_weight[0, 0] <= pd.log_weight_upper[0, 0])
+    True
     """
     hs = as_heads(heads)
     X = _points(X, hs[0].dim)
@@ -231,11 +333,35 @@ def reference_defects(head, x, tau, dps: int = 50) -> dict:
     survive the cancellation.  The point and the head are taken exactly; the label
     is the exact argmax (:class:`~tropattn.errors.TieError` on a tie).
 
+    Parameters
+    ----------
+    head : Head, HeadArrays, mapping or tuple
+        Anything :func:`tropattn.attention.soft.head_arrays` reads.
+    x : sequence of numbers or numpy.ndarray, length d
+        One query point (converted exactly).
+    tau : float
+        Temperature on the scaled scores (as in :func:`pointwise_defects`); the float
+        ``tau / score_scale`` is then taken exactly.
+    dps : int, optional
+        Decimal digits wanted in the results (default 50).
+
     Returns
     -------
     dict
         ``label``, ``margin``, ``weight``, ``output``, ``jacobian`` (mpmath ``mpf``),
         each with about ``dps`` correct digits, and ``log_*`` (natural logs, mpf).
+
+    Raises
+    ------
+    TieError
+        Two keys tie for the best score at ``x`` (``labels`` holds them).
+    InvalidInputError
+        A head that cannot be read, ``x`` of the wrong length or not finite, or a
+        bad ``tau``.
+
+    Examples
+    --------
+    ``1 - p* = 1 / (1 + e^{1000})``, far below float64, is still resolved:
 
     >>> r = reference_defects(([[1], [-1]],), [0.5], 1e-3)      # margin 1, tau 1e-3
     >>> r["label"], float(r["log_weight"]) == -1000.0, r["weight"] > 0
@@ -283,15 +409,39 @@ def cell_walls(head, method: str = "diagram") -> tuple:
     """The facet rows ``(A, b)`` (``A x <= b``) of each exact cell, ``None`` for hidden sites.
 
     ``method="diagram"`` reads them from the power diagram (``head.power_diagram()``
-    when the head has one, else :class:`tropattn.power.PowerDiagram` of its keys and
+    when the head has one, else :class:`tropattn.geometry.PowerDiagram` of its keys and
     offsets); ``method="walls"`` reduces the wall rows ``(a_k - a_j) . x <= b_j - b_k``
     of each cell to facets with :func:`tropattn.exact.interior_point` and
     :func:`tropattn.exact.facets` (an independent route).  Rows are returned as float
     arrays: they are used for distances only.
 
+    Parameters
+    ----------
+    head : Head, HeadArrays, mapping or tuple
+        Anything :func:`tropattn.attention.soft.head_arrays` reads.
+    method : {"diagram", "walls"}, optional
+        Which exact route finds the facets (default ``"diagram"``).
+
+    Returns
+    -------
+    tuple
+        One entry per key: ``None`` if its cell is empty, else ``(A, b)`` with ``A`` a
+        float array of shape ``(m, d)`` and ``b`` of shape ``(m,)`` (``m = 0`` when the
+        cell is all of ``R^d``).
+
+    Raises
+    ------
+    InvalidInputError
+        A head that cannot be read, or ``method`` not ``"diagram"`` or ``"walls"``.
+
+    Examples
+    --------
     >>> walls = cell_walls(([[0], [1], [2]], [0, 0, -2]), method="walls")   # (-inf,0], [0,2], [2,inf)
     >>> [w[0].ravel().tolist() for w in walls]
     [[1.0], [-1.0, 1.0], [-1.0]]
+    >>> diagram = cell_walls(([[0], [1], [2]], [0, 0, -2]))
+    >>> all(np.array_equal(u[0], v[0]) and np.array_equal(u[1], v[1]) for u, v in zip(walls, diagram))
+    True
     """
     h = head_arrays(head)
     if method == "diagram":
@@ -333,8 +483,35 @@ def wall_distance(head, X, labels=None, walls=None) -> np.ndarray:
     (from :func:`cell_walls`) is given.  Labels default to :func:`hard_labels`;
     points on ties get distance 0.
 
+    Parameters
+    ----------
+    head : Head, HeadArrays, mapping or tuple
+        Anything :func:`tropattn.attention.soft.head_arrays` reads.
+    X : array_like, shape (n, d) or (d,)
+        Finite float query points.
+    labels : array_like of int, shape (n,), optional
+        The cell of each point, ``-1`` for a tie (default: :func:`hard_labels`, exact).
+    walls : tuple, optional
+        The facets of every cell from :func:`cell_walls` (then only facets count).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        Distance from each point to the boundary of its cell (floats); ``inf`` for a
+        cell that is all of ``R^d``, ``0`` on a tie.
+
+    Raises
+    ------
+    InvalidInputError
+        A head that cannot be read, or ``X`` of the wrong shape or not finite.
+
+    Examples
+    --------
     >>> wall_distance(([[1], [-1]],), [[0.5], [-2.0]]).tolist()
     [0.5, 2.0]
+    >>> head = ([[0], [1], [2]], [0, 0, -2])            # cells (-inf, 0], [0, 2], [2, inf)
+    >>> wall_distance(head, [[1.5]]).tolist(), wall_distance(head, [[1.5]], walls=cell_walls(head)).tolist()
+    ([0.5], [0.5])
     """
     h = head_arrays(head)
     X = _points(X, h.dim)
@@ -369,8 +546,28 @@ def default_box(heads) -> tuple:
     wall ``s_j = s_k`` nearest the origin lies well inside.  (The keys' own size does
     not matter: the query space is where the walls are.)
 
+    Parameters
+    ----------
+    heads : head, list of heads, Layer or one-layer Transformer
+        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        their outputs summed.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(lo, hi)``, each of shape ``(d,)``: ``(-R, ..., -R)`` and ``(R, ..., R)``.
+
+    Raises
+    ------
+    InvalidInputError
+        A head :func:`~tropattn.attention.soft.as_heads` cannot read.
+
+    Examples
+    --------
     >>> default_box(([[1, 0], [-1, 0]], [3, -3]))[1].tolist()    # wall x = 3
     [4.5, 4.5]
+    >>> default_box(([[1], [-1]],))[1].tolist()                   # wall x = 0: R = 1.5 * 1
+    [1.5]
     """
     hs = as_heads(heads)
     R = 1.0
@@ -390,8 +587,31 @@ def resolve_box(box, heads) -> tuple:
     ``box`` is None (:func:`default_box`), a number ``R`` (``[-R, R]^d``) or a pair
     ``(lo, hi)`` of numbers or length-d vectors (numbers may be strings like ``"1/2"``).
 
+    Parameters
+    ----------
+    box : None, number or pair
+        The box; a number ``R`` means ``[-|R|, |R|]^d``.
+    heads : head, list of heads, Layer or one-layer Transformer
+        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        their outputs summed.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(lo, hi)``, float arrays of shape ``(d,)`` with ``lo < hi``.
+
+    Raises
+    ------
+    InvalidInputError
+        A box that is none of the forms above, not a number, infinite, of the wrong
+        length, with ``lo >= hi`` in some coordinate (``R = 0`` included), or a head :func:`~tropattn.attention.soft.as_heads` cannot read.
+
+    Examples
+    --------
     >>> [v.tolist() for v in resolve_box((-1, "1/2"), ([[1, 0]],))]
     [[-1.0, -1.0], [0.5, 0.5]]
+    >>> [v.tolist() for v in resolve_box(2, ([[1, 0]],))]
+    [[-2.0, -2.0], [2.0, 2.0]]
     """
     d = as_heads(heads)[0].dim
     if box is None:
@@ -420,11 +640,41 @@ def resolve_box(box, heads) -> tuple:
 def sample_points(heads, box=None, n_samples: int = 2000, seed: int = 0, delta: float = 0.0):
     """Uniform points of a box with their exact labels and their distance to the walls.
 
-    Returns ``(X, labels, distance, keep)``: ``labels`` has shape ``(H, n)`` (exact;
-    ``-1`` on a tie), ``distance`` is the distance to the nearest wall of the point's
-    cell in any head (the cells of the overlay) and ``keep`` marks the points at
-    distance ``>= delta`` from every wall: the δ-region of docs/THEORY.md §5.
+    The labels are exact (:func:`hard_labels`); the distances are floats
+    (:func:`wall_distance` to the facets of :func:`cell_walls`).
 
+    Parameters
+    ----------
+    heads : head, list of heads, Layer or one-layer Transformer
+        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        their outputs summed.
+    box : None, number or pair, optional
+        The sampling box, as :func:`resolve_box` reads it (default :func:`default_box`).
+    n_samples : int, optional
+        Number of points ``n >= 1`` (default 2000).
+    seed : int, optional
+        Seed of :func:`numpy.random.default_rng` (default 0).
+    delta : float, optional
+        Distance from the walls, finite and ``>= 0`` (default 0).
+
+    Returns
+    -------
+    tuple
+        ``(X, labels, distance, keep)``: ``X`` of shape ``(n, d)``; ``labels`` of shape
+        ``(H, n)`` (exact; ``-1`` on a tie); ``distance`` of shape ``(n,)``, the distance
+        to the nearest wall of the point's cell in any head (the cells of the overlay);
+        ``keep``, boolean ``(n,)``, marks the untied points at distance ``>= delta`` from
+        every wall: the δ-region of docs/THEORY.md §5.
+
+    Raises
+    ------
+    InvalidInputError
+        ``n_samples < 1``, a negative or non-finite ``delta``, a bad ``box``, or a head :func:`~tropattn.attention.soft.as_heads` cannot read.
+    DegenerateInputError
+        Two keys of one head are equal with equal offsets (their scores tie everywhere).
+
+    Examples
+    --------
     >>> X, labels, dist, keep = sample_points(([[1], [-1]],), (-1, 1), 100, seed=1, delta=0.5)
     >>> bool(np.all(np.abs(X[keep, 0]) >= 0.5)), bool(np.all(labels[0, keep] == (X[keep, 0] < 0)))
     (True, True)
@@ -461,9 +711,39 @@ def delta_region_bounds(heads, tau, delta, labels=None) -> dict:
     with that margin.  ``labels`` (per head, an iterable of key indices) restricts the
     maximum to cells that occur; default: every key.
 
+    Parameters
+    ----------
+    heads : head, list of heads, Layer or one-layer Transformer
+        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        their outputs summed.
+    tau : float
+        Temperature on the scaled scores, finite and ``>= TAU_MIN``
+        (:data:`tropattn.attention.soft.TAU_MIN`).
+    delta : float
+        Distance from the walls, ``>= 0`` (not checked: a negative ``delta`` gives bounds
+        for a negative margin, which may exceed 1).
+    labels : sequence of iterables of int, optional
+        Per head, the keys whose cells the maximum runs over.
+
+    Returns
+    -------
+    dict
+        ``{"weights", "output", "jacobian"}``: the largest weight bound over the heads,
+        and the sums over heads of the output and Jacobian bounds (floats).
+
+    Raises
+    ------
+    InvalidInputError
+        A head :func:`~tropattn.attention.soft.as_heads` cannot read, or a bad ``tau``.
+
+    Examples
+    --------
     >>> b = delta_region_bounds(([[1], [-1]],), 0.5, 1.0)    # Delta >= 2: e^{-4}
     >>> bool(np.isclose(b["weights"], np.exp(-4.0)))
     True
+    >>> e = np.exp(-4.0)                                    # values = keys: M = D_V = D_A = 2
+    >>> bool(np.isclose(b["output"], 2 * e)), bool(np.isclose(b["jacobian"], e * 2 * 2 / 0.5))
+    (True, True)
     """
     hs = as_heads(heads)
     out = {"weights": 0.0, "output": 0.0, "jacobian": 0.0}
@@ -491,9 +771,34 @@ def predicted_band_width(heads, tau, eps) -> float:
     unit values this is ``tau ln((N-1)/eps) / min ||a_j - a_l||``, the ``tau log(N/eps)``
     width of docs/THEORY.md §5.  ``inf`` when a repeated key's tie gap is below the threshold.
 
+    Parameters
+    ----------
+    heads : head, list of heads, Layer or one-layer Transformer
+        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        their outputs summed.
+    tau : float
+        Temperature on the scaled scores, finite and ``>= TAU_MIN``
+        (:data:`tropattn.attention.soft.TAU_MIN`).
+    eps : float
+        The defect threshold, ``> 0``.
+
+    Returns
+    -------
+    float
+        The band half-width (0 if no defect can reach ``eps``; ``inf`` as above).
+
+    Raises
+    ------
+    InvalidInputError
+        ``eps <= 0`` or NaN, a bad ``tau``, or a head :func:`~tropattn.attention.soft.as_heads` cannot read.
+
+    Examples
+    --------
     >>> w = predicted_band_width(([[1], [-1]], None, [[0], [1]]), 0.1, 1e-3)   # 0.1 ln(1000) / 2
     >>> round(w, 6)
     0.345388
+    >>> predicted_band_width(([[1], [-1]], None, [[0], [1]]), 0.1, 2.0)       # eps above D_V: no band
+    0.0
     """
     hs = as_heads(heads)
     eps = float(eps)
@@ -557,6 +862,22 @@ class StabilityRow:
     band_width_predicted: float
 
     def as_dict(self) -> dict:
+        """The row as nested plain dicts (:func:`dataclasses.asdict`), e.g. for JSON.
+
+        Returns
+        -------
+        dict
+            The fields above; ``weights``, ``output`` and ``jacobian`` are dicts of the
+            :class:`DefectStats` fields.  Non-finite floats are kept (see
+            :func:`stability_report` for a JSON-safe summary).
+
+        Examples
+        --------
+        >>> row = measure(([[1], [-1]],), [0.5], delta=0.1, box=(-1, 1), n_samples=50)[0]
+        >>> d = row.as_dict()
+        >>> d["tau"], sorted(d["output"])[:3]
+        (0.5, ['bound', 'defect', 'log10_bound'])
+        """
         return asdict(self)
 
 _LOG10 = math.log(10.0)
@@ -586,10 +907,49 @@ def measure(heads, taus, delta: float = 0.0, box=None, n_samples: int = 2000, se
     evaluates at each kept point the defects and the margin bounds (in log space).
     ``heads`` is one head or a list of heads whose outputs are summed.
 
+    Parameters
+    ----------
+    heads : head, list of heads, Layer or one-layer Transformer
+        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        their outputs summed.
+    taus : float or sequence of float
+        Temperatures on the scaled scores, each finite and ``>= TAU_MIN``.
+    delta : float, optional
+        Distance from the walls of the measured points, ``>= 0`` (default 0).
+    box : None, number or pair, optional
+        The sampling box, as :func:`resolve_box` reads it (default :func:`default_box`).
+    n_samples : int, optional
+        Uniform sample points of the box (default 2000).
+    seed : int, optional
+        Seed of the sample (default 0).
+    eps : float, optional
+        Output defect threshold of ``fraction_below_eps`` and the band widths, ``> 0``
+        (default ``1e-3``).
+
+    Returns
+    -------
+    tuple of StabilityRow
+        One per τ, in the order given.
+
+    Raises
+    ------
+    InvalidInputError
+        A bad ``tau``, ``delta``, ``box`` or ``n_samples``, a NaN ``eps``, or a head
+        :func:`~tropattn.attention.soft.as_heads` cannot read.  (``eps <= 0`` raises the
+        bare ``ValueError`` of ``math.log``, not an ``InvalidInputError``.)
+    DegenerateInputError
+        No sample point lies at distance ``>= delta`` from the walls, or two keys of a
+        head are equal with equal offsets.
+
+    Examples
+    --------
+    The defect shrinks with τ and stays below the bound (ratio ``<= 1``):
+
     >>> rows = measure(([[1], [-1]], None, [[0], [1]]), [0.1, 1.0], delta=0.2, box=(-1, 1), n_samples=200)
     >>> [r.output.ratio <= 1 for r in rows], rows[0].output.defect < rows[1].output.defect
     ([True, True], True)
     """
+    eps = _positive_float(eps, "eps")
     hs = as_heads(heads)
     taus = [_tau(t) for t in (np.atleast_1d(taus) if not isinstance(taus, (list, tuple)) else taus)]
     X, labels, dist, keep = sample_points(hs, box, n_samples, seed, delta)
@@ -647,6 +1007,41 @@ def stability_report(heads, taus=(0.05, 0.2, 1.0), delta=None, box=None, n_sampl
     ``fraction_below_eps``, ``band_width``, ``band_width_predicted`` and the same
     statistics for the weights and the Jacobian under ``"weights"`` / ``"jacobian"``.
 
+    Parameters
+    ----------
+    heads : head, list of heads, Layer or one-layer Transformer
+        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        their outputs summed.
+    taus : sequence of float, optional
+        Temperatures (default ``(0.05, 0.2, 1.0)``).
+    delta : float, optional
+        Distance from the walls (default 2% of the smallest side of the box).
+    box : None, number or pair, optional
+        The sampling box, as :func:`resolve_box` reads it (default :func:`default_box`).
+    n_samples : int, optional
+        Uniform sample points (default 2000).
+    seed : int, optional
+        Seed of the sample (default 0).
+    eps : float, optional
+        Output defect threshold (default ``1e-3``).
+
+    Returns
+    -------
+    dict
+        JSON-ready (every ``inf`` or NaN replaced by None): ``heads``, ``keys``, ``dim``,
+        ``dim_out``, ``box``, ``delta``, ``n_samples``, ``seed``, ``eps``,
+        ``within_bounds`` (every measured ratio within its bound, up to ``1e-9``),
+        ``scope``, ``convention`` and ``rows`` as above.
+
+    Raises
+    ------
+    InvalidInputError
+        As :func:`measure`.
+    DegenerateInputError
+        As :func:`measure`.
+
+    Examples
+    --------
     >>> rep = stability_report(([[1], [-1]],), taus=[0.1], box=(-1, 1), n_samples=100)
     >>> sorted(rep["rows"][0])[:4], rep["within_bounds"]
     (['band_width', 'band_width_predicted', 'bound', 'eps'], True)
@@ -682,22 +1077,81 @@ def stability_report(heads, taus=(0.05, 0.2, 1.0), delta=None, box=None, n_sampl
                           "softmax(q.k/sqrt(d_k)) is tau = 1 on scaled scores, tau = sqrt(d_k) on raw q.k"})
 
 
+def _positive_float(value, name) -> float:
+    """A finite float ``> 0``, or an InvalidInputError naming ``name``."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        v = math.nan
+    if not (math.isfinite(v) and v > 0):
+        raise InvalidInputError(f"{name} = {value!r}; it must be a finite number > 0")
+    return v
+
+
+def _key_dimension(d_k) -> int:
+    """``d_k`` as a positive integer (refusing 2.5 or "a" rather than truncating them)."""
+    if isinstance(d_k, bool) or not isinstance(d_k, (int, np.integer)) or d_k < 1:
+        raise InvalidInputError(f"d_k = {d_k!r}; the key dimension must be a positive integer such as 64")
+    return int(d_k)
+
+
 def standard_temperature(d_k: int) -> float:
     """Temperature of standard attention ``softmax(q.k / sqrt(d_k))`` on raw scores ``q.k``: ``sqrt(d_k)``.
 
+    Parameters
+    ----------
+    d_k : int
+        Key dimension ``>= 1`` (read with ``int()``, so a float is truncated).
+
+    Returns
+    -------
+    float
+        ``sqrt(d_k)``.
+
+    Raises
+    ------
+    InvalidInputError
+        ``d_k`` is not a positive integer.
+
+    Examples
+    --------
     >>> standard_temperature(64)
     8.0
+    >>> from tropattn.attention.soft import soft_weights
+    >>> bool(np.isclose(soft_weights(([[8], [0]],), [[1.0]], standard_temperature(64))[0, 0],
+    ...                 1 / (1 + np.exp(-1.0))))        # raw scores 8 and 0: softmax of (1, 0)
+    True
     """
-    if int(d_k) < 1:
-        raise InvalidInputError(f"d_k = {d_k}; the key dimension must be a positive integer")
-    return math.sqrt(int(d_k))
+    return math.sqrt(_key_dimension(d_k))
 
 
 def paper_temperature(d_k: int) -> float:
     """The paper's "standard" temperature ``1/sqrt(d_k)`` on raw ``q.k`` (a ``d_k`` times sharper softmax).
 
+    The convention trap of docs/THEORY.md §5: this is ``1 / d_k`` times
+    :func:`standard_temperature`.
+
+    Parameters
+    ----------
+    d_k : int
+        Key dimension ``>= 1``.
+
+    Returns
+    -------
+    float
+        ``1 / sqrt(d_k)``.
+
+    Raises
+    ------
+    InvalidInputError
+        ``d_k`` is not a positive integer.
+
+    Examples
+    --------
     >>> paper_temperature(64)
     0.125
+    >>> standard_temperature(64) / paper_temperature(64)
+    64.0
     """
     return 1.0 / standard_temperature(d_k)
 
@@ -711,8 +1165,31 @@ def raw_score_form(W_Q, context_keys, b_Q=None, d_k=None):
     skeleton does not depend on ``tau``; the soft map at ``tau`` is standard
     attention exactly when ``tau = sqrt(d_k)`` (``d_k`` defaults to the rows of ``W_Q``).
 
-    Returns ``(keys, offsets, tau)``: exact tuples and a float.
+    Parameters
+    ----------
+    W_Q : array_like, shape (d_k, d)
+        Query weights (exact rationals).
+    context_keys : array_like, shape (N, d_k)
+        The keys ``k_j`` of the fixed context.
+    b_Q : array_like, shape (d_k,), optional
+        Query bias (default 0).
+    d_k : int, optional
+        Key dimension of the ``sqrt(d_k)`` (default: the rows of ``W_Q``).
 
+    Returns
+    -------
+    tuple
+        ``(keys, offsets, tau)``: keys ``(N, d)`` and offsets ``(N,)`` as exact tuples
+        of Fractions, ``tau = sqrt(d_k)`` a float.
+
+    Raises
+    ------
+    InvalidInputError
+        A matrix or vector of the wrong shape or with a NaN or infinite entry, or
+        ``d_k < 1``.
+
+    Examples
+    --------
     >>> keys, offsets, tau = raw_score_form([[1, 0], [0, 1]], [[2, 0], [0, 4]], b_Q=[1, 1])
     >>> [[int(v) for v in k] for k in keys], [int(v) for v in offsets], tau
     ([[2, 0], [0, 4]], [2, 4], 1.4142135623730951)
@@ -734,14 +1211,40 @@ def convention_check(raw_margin: float = 2.0, d_k: int = 64, n_keys: int = 2, ve
     margin ``Delta = 2`` is ``e^{-16}`` where a real transformer has ``e^{-0.25}``: a
     ``d_k = 64`` times sharper softmax, and a defect about 1e6 times smaller.
     The exact weight defect uses ``n_keys - 1`` losers tied at the margin (worst case).
+    See docs/THEORY.md §5.
 
+    Parameters
+    ----------
+    raw_margin : float, optional
+        Margin ``Delta`` of the raw scores ``q . k`` (default 2).
+    d_k : int, optional
+        Key dimension (default 64).
+    n_keys : int, optional
+        Number of keys ``N >= 1`` (default 2).
+    verbose : bool, optional
+        Also print one line per convention (default False).
+
+    Returns
+    -------
+    dict
+        ``raw_margin``, ``d_k``, ``n_keys``, ``sharpness`` (ratio of the two τ) and, under
+        ``"paper"`` and ``"standard"``: ``tau``, ``exponent`` (``-Delta/tau``),
+        ``e_exponent``, ``weight_defect`` (attained ``1 - p*``) and ``weight_bound``.
+
+    Raises
+    ------
+    InvalidInputError
+        ``d_k < 1`` or ``n_keys < 1``.
+
+    Examples
+    --------
     >>> c = convention_check()
     >>> c["paper"]["exponent"], c["standard"]["exponent"], c["sharpness"]
     (-16.0, -0.25, 64.0)
     >>> round(c["standard"]["weight_defect"], 3)                   # 1 / (1 + e^{0.25})
     0.438
     """
-    out = {"raw_margin": float(raw_margin), "d_k": int(d_k), "n_keys": int(n_keys)}
+    out = {"raw_margin": float(raw_margin), "d_k": _key_dimension(d_k), "n_keys": int(n_keys)}
     for name, tau in (("paper", paper_temperature(d_k)), ("standard", standard_temperature(d_k))):
         x = -float(raw_margin) / tau
         _, exact = weight_bounds(raw_margin, tau, n_keys, sharp=True)

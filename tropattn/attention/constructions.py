@@ -31,8 +31,41 @@ def grid_heads(dim: int, heads: int, keys: int, scale=1, offset_scale=1):
     (``H > d``) reuse coordinates with shifted offsets, adding walls in the same
     directions (still far from ``N^H``).
 
+    Parameters
+    ----------
+    dim : int
+        Query dimension ``d >= 1``.
+    heads : int
+        Number of heads ``H >= 1``.
+    keys : int
+        Keys per head ``N >= 1``.
+    scale : positive number, optional
+        Factor on keys and offsets (default 1): ``j scale e_h`` and ``-scale j^2 / 2``.
+        All scores scale by it, so the walls ``x_h = j - 1/2`` stay where they are (not
+        checked: a negative scale reverses the argmax).
+    offset_scale : number, optional
+        Accepted but not used: the offsets are scaled by ``scale`` only.
+
+    Returns
+    -------
+    list of Head
+        ``H`` heads; head ``h`` has keys ``j scale e_{h mod d}`` and values ``j e_{h mod d}``,
+        ``j = 0..N-1`` (heads ``h >= d`` have their offsets shifted by ``-j scale floor(h/d) / (H+1)``).
+
+    Raises
+    ------
+    InvalidInputError
+        ``dim``, ``heads`` or ``keys`` is not an integer ``>= 1``.
+
+    Examples
+    --------
+    Key ``j`` beats key ``j - 1`` where ``j x - j^2/2 > (j - 1) x - (j - 1)^2/2``, that is
+    ``x > j - 1/2``:
+
     >>> [h.offsets for h in grid_heads(1, 1, 3)]
     [(Fraction(0, 1), Fraction(-1, 2), Fraction(-2, 1))]
+    >>> [grid_heads(1, 1, 3)[0].label([x]) for x in (0, "0.6", 2)]
+    [0, 1, 2]
     """
 
     _positive("dim", dim), _positive("heads", heads), _positive("keys", keys)
@@ -50,6 +83,28 @@ def grid_heads(dim: int, heads: int, keys: int, scale=1, offset_scale=1):
 def grid_model(dim: int, heads: int, keys: int):
     """One layer of grid heads, residual on: ``N^H`` regions when ``H <= d``.
 
+    Parameters
+    ----------
+    dim : int
+        Query dimension ``d >= 1``.
+    heads : int
+        Number of heads ``H >= 1`` (:func:`grid_heads`).
+    keys : int
+        Keys per head ``N >= 1``.
+
+    Returns
+    -------
+    Transformer
+        One residual layer of :func:`grid_heads`; :func:`grid_count` is its region count
+        when ``H <= d``.
+
+    Raises
+    ------
+    InvalidInputError
+        ``dim``, ``heads`` or ``keys`` is not an integer ``>= 1``.
+
+    Examples
+    --------
     >>> from tropattn.regions import enumerate_regions
     >>> len(enumerate_regions(grid_model(2, 2, 3)).activation_regions)     # a 3 x 3 grid
     9
@@ -61,8 +116,35 @@ def grid_model(dim: int, heads: int, keys: int):
 def grid_count(dim: int, heads: int, keys: int) -> int:
     """The exact region count of :func:`grid_heads` when ``H <= d``: ``N^H``.
 
+    Each of the ``H`` heads cuts its own axis into ``N`` intervals, and the overlay of
+    ``H`` independent axis partitions has ``N^H`` boxes.
+
+    Parameters
+    ----------
+    dim : int
+        Query dimension ``d``.
+    heads : int
+        Number of heads ``H <= d``.
+    keys : int
+        Keys per head ``N``.
+
+    Returns
+    -------
+    int
+        ``N^H``.  The arguments are not checked to be positive.
+
+    Raises
+    ------
+    InvalidInputError
+        ``heads > dim``: extra heads reuse axes and the count is no longer ``N^H``.
+
+    Examples
+    --------
     >>> grid_count(3, 2, 4)
     16
+    >>> from tropattn.regions import enumerate_regions
+    >>> len(enumerate_regions(grid_model(2, 2, 4)).activation_regions) == grid_count(2, 2, 4)
+    True
     """
     if heads > dim:
         raise InvalidInputError(f"grid heads attain N^H only for H <= d; got H={heads} > d={dim}")
@@ -77,7 +159,33 @@ def sawtooth_model(dim: int, keys: int, layers: int, heads: int | None = None):
     ``j = 0..N-1``, residual on: on ``[0, 1)`` coordinate ``h`` is routed by
     ``floor(N^l x_h)`` and folded back, so it is cut into ``N^L`` intervals.  Heads
     ``h >= d`` are *silent*: all their keys coincide, so the first always wins and they
-    add no wall.  With ``H = d`` this attains the paper's ``Θ(N^{dL})``.
+    add no wall.  With ``H = d`` this attains the paper's ``Θ(N^{dL})`` (docs/THEORY.md §4).
+
+    Parameters
+    ----------
+    dim : int
+        Query dimension ``d >= 1``.
+    keys : int
+        Keys per head ``N >= 1``.
+    layers : int
+        Depth ``L >= 1``.
+    heads : int, optional
+        Heads per layer ``H >= 1`` (default ``d``); heads beyond ``d`` are silent.
+
+    Returns
+    -------
+    Transformer
+        ``L`` residual layers of ``H`` heads each; :func:`sawtooth_count` is its exact
+        region count.
+
+    Raises
+    ------
+    InvalidInputError
+        ``dim``, ``keys``, ``layers`` or ``heads`` is not an integer ``>= 1``.
+
+    Examples
+    --------
+    Layer 2 of a one-dimensional sawtooth with ``N = 2`` has keys ``0`` and ``N^2 = 4``:
 
     >>> m = sawtooth_model(1, 2, 2)
     >>> [h.keys for h in m.layers[1].heads]
@@ -106,8 +214,32 @@ def sawtooth_model(dim: int, keys: int, layers: int, heads: int | None = None):
 def sawtooth_count(dim: int, keys: int, layers: int, heads: int | None = None) -> int:
     """``N^{min(H, d) L}`` (``N^{dL}`` for the default ``H = d``).
 
+    The exact region count of :func:`sawtooth_model`: each layer refines each of the
+    ``min(H, d)`` routed coordinates ``N``-fold, and the layers multiply.
+
+    Parameters
+    ----------
+    dim : int
+        Query dimension ``d``.
+    keys : int
+        Keys per head ``N``.
+    layers : int
+        Depth ``L``.
+    heads : int, optional
+        Heads per layer ``H`` (default ``d``).
+
+    Returns
+    -------
+    int
+        ``N^{min(H, d) L}``.  The arguments are not validated (no error is raised).
+
+    Examples
+    --------
     >>> sawtooth_count(2, 3, 2)
     81
+    >>> from tropattn.regions import enumerate_regions
+    >>> len(enumerate_regions(sawtooth_model(1, 2, 2)).activation_regions) == sawtooth_count(1, 2, 2)
+    True
     """
     heads = dim if heads is None else heads
     return keys ** (min(heads, dim) * layers)
@@ -120,6 +252,38 @@ def random_model(dim: int, heads: int, keys: int, layers: int = 1, seed: int = 0
     Deterministic for a seed.  Small integers keep the exact arithmetic fast while
     still giving generic configurations most of the time.
 
+    Parameters
+    ----------
+    dim : int
+        Query dimension ``d >= 1``.
+    heads : int
+        Heads per layer ``H >= 1``.
+    keys : int
+        Keys per head ``N >= 1``.
+    layers : int, optional
+        Depth ``L >= 1`` (default 1).
+    seed : int, optional
+        Seed of the :class:`random.Random` generator (default 0).
+    residual : bool, optional
+        Whether every layer adds its input back (default True).
+    ffn_hidden : int, optional
+        Hidden width of a random ReLU FFN after each layer; 0 (default) means no FFN.
+    value_range : int, optional
+        Values are integers in ``[-value_range, value_range]`` (default 3).
+
+    Returns
+    -------
+    Transformer
+        Keys with integer entries in ``[-4, 4]``, offsets in ``{-4, -7/2, ..., 4}``.
+
+    Raises
+    ------
+    InvalidInputError
+        ``layers`` or ``heads`` is not an integer ``>= 1``, or ``dim < 1`` or ``keys < 1``
+        (rejected by :class:`Head`).
+
+    Examples
+    --------
     >>> m = random_model(2, 2, 3, layers=2, seed=1)
     >>> (m.dim, len(m.layers), [len(l.heads) for l in m.layers])
     (2, 2, [2, 2])

@@ -22,12 +22,37 @@ def count_dual(heads) -> int:
     to the upper vertices of the Minkowski sum of the lifted polytopes
     ``conv{(a_j, b_j)}`` (docs/THEORY.md §3).  The sum is built one summand at a time, pruned to
     its upper vertices after each step (an upper vertex of ``P + Q`` is a sum of upper
-    vertices of ``P`` and ``Q``), with :func:`tropattn.polytope.upper_hull`.
+    vertices of ``P`` and ``Q``), with :func:`tropattn.geometry.upper_hull` (certified);
+    docs/ALGORITHMS.md §7.
+
+    Parameters
+    ----------
+    heads : iterable of Head
+        One layer's heads, all reading the same query dimension ``d`` (anything with
+        ``dim``, ``keys`` and ``offsets`` of a :class:`~tropattn.attention.Head`).
+
+    Returns
+    -------
+    int
+        The number of regions of the overlay of the heads' power diagrams (only the
+        score maps count; values play no role).
+
+    Raises
+    ------
+    InvalidInputError
+        ``heads`` is empty, or two heads read different query dimensions.
+
+    Examples
+    --------
+    Two grid heads on different axes: ``3 x 3`` regions, while their Minkowski sum
+    of lifted segments ``{(j, -j^2/2)}`` has ``3 * 3`` upper vertices:
 
     >>> from tropattn.attention import Head
     >>> grid = [Head([[0, 0], [1, 0], [2, 0]], [0, "-1/2", -2]), Head([[0, 0], [0, 1], [0, 2]], [0, "-1/2", -2])]
     >>> count_dual(grid)                               # a 3 x 3 grid
     9
+    >>> count_dual(grid[:1] * 2)                       # one head twice: the same 3 cells
+    3
     """
 
     heads = list(heads)

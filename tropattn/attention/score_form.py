@@ -43,6 +43,20 @@ def score_form(keys, offsets=None, values=None, score_scale=1.0) -> tuple:
     InvalidInputError
         Empty keys, keys or values with no coordinates, shapes that do not match,
         NaN or infinite entries, a scale that is not positive and finite.
+
+    Examples
+    --------
+    Floats are converted exactly (``0.1`` is the dyadic rational nearest to 1/10):
+
+    >>> K, B, V, s = score_form([[0.5], [2]], ["1/3", 0.1], score_scale=0.25)
+    >>> K[0], B[0], V is K, s
+    ((Fraction(1, 2),), Fraction(1, 3), True, 0.25)
+    >>> B[1] == Fraction(1, 10), B[1] == Fraction(0.1)
+    (False, True)
+    >>> score_form([[1], [2]], [0])
+    Traceback (most recent call last):
+    ...
+    tropattn.errors.InvalidInputError: offsets has shape (1,); expected (2,). Pass a flat list of numbers.
     """
     if keys is None or (hasattr(keys, "__len__") and len(keys) == 0):
         raise InvalidInputError(EMPTY_CONTEXT)

@@ -3,7 +3,8 @@
 The one soft-attention kernel of tropattn: :meth:`tropattn.attention.Head.soft` and the
 finite-temperature measurements (:mod:`tropattn.temperature`) both call it.  A head's
 ``score_scale`` (``1/sqrt(d_k)`` for heads built from weights) multiplies the scores, so
-the temperature on the raw scores is ``tau / score_scale``.
+the temperature on the raw scores is ``tau / score_scale``.  How the defects stay accurate
+in log space: :mod:`tropattn.temperature` and docs/ALGORITHMS.md §8.
 
 >>> w = soft_weights(([[1], [-1]],), [[0.0], [100.0]], 1.0)
 >>> w[0].tolist(), w[1].round(12).tolist()
@@ -55,6 +56,9 @@ class HeadArrays:
     tie_gap : (N,) array
         ``min_{k != j: a_k = a_j} (b_j - b_k)``: the constant margin over repeated keys
         (``inf`` if key ``j`` is not repeated).
+    source : object or None
+        The object read, if it has a ``power_diagram()`` method (a ``Head``): exact cells
+        are then taken from it (:func:`tropattn.temperature.cell_walls`).
     """
 
     keys: tuple
@@ -74,7 +78,34 @@ class HeadArrays:
     score_scale: float = 1.0
 
     def temperature(self, tau) -> float:
-        """The temperature on the raw scores ``a_j . x + b_j``: ``tau / score_scale``."""
+        """The temperature on the raw scores ``a_j . x + b_j``: ``tau / score_scale``.
+
+        ``softmax(score_scale * s / tau) = softmax(s / (tau / score_scale))``.
+
+        Parameters
+        ----------
+        tau : float
+            Temperature on the scaled scores, finite and ``>= TAU_MIN``.
+
+        Returns
+        -------
+        float
+            ``tau / score_scale``.
+
+        Raises
+        ------
+        InvalidInputError
+            ``tau`` is NaN, infinite, ``<= 0`` or below :data:`TAU_MIN`.  (A ``tau``
+            that ``float()`` cannot read raises its ``TypeError`` or ``ValueError``.)
+
+        Examples
+        --------
+        A head built from weights with ``d_k = 4`` scales its scores by ``1/2``, so
+        ``tau = 1`` on the scaled scores is ``tau = 2`` on the raw ones:
+
+        >>> head_arrays({"keys": [[1], [-1]], "score_scale": 0.5}).temperature(1.0)
+        2.0
+        """
         return _tau(tau) / self.score_scale
 
     @property
@@ -98,9 +129,33 @@ def head_arrays(head) -> HeadArrays:
     those keys, or a tuple ``(keys[, offsets[, values]])``.  Offsets default to 0 and
     values to the keys, as for ``Head``.
 
+    Parameters
+    ----------
+    head : HeadArrays, Head, mapping or tuple
+        The head; a :class:`HeadArrays` is returned unchanged and a ``Head``'s arrays
+        are cached on it.
+
+    Returns
+    -------
+    HeadArrays
+        The exact data (checked by :func:`~tropattn.attention.score_form.score_form`),
+        its float64 copies and the spreads and gaps the bounds use.
+
+    Raises
+    ------
+    InvalidInputError
+        ``head`` is none of the forms above (a list is several heads: use
+        :func:`as_heads`), or its keys, offsets, values or scale are invalid.
+
+    Examples
+    --------
+    Two keys at distance ``sqrt(2)``, values 1 and 3:
+
     >>> h = head_arrays(([[1, 0], [0, 1]], None, [[1], [3]]))
     >>> h.N, h.dim, h.dim_out, h.value_diameter
     (2, 2, 1, 2.0)
+    >>> round(float(h.key_gap[0]) ** 2, 12), h.tie_gap.tolist()       # no repeated key
+    (2.0, [inf, inf])
     """
     if isinstance(head, HeadArrays):
         return head
@@ -162,14 +217,38 @@ def as_heads(heads) -> list:
     or a one-layer model (anything with ``layers``).  The heads of a layer must share
     the query and value dimensions (their outputs are summed).
 
+    Parameters
+    ----------
+    heads : head, list of heads, Layer or one-layer Transformer
+        What to read; a tuple counts as several heads only if every item is a head
+        (a ``HeadArrays``, a mapping or has ``offsets``), else as one head ``(keys, ...)``.
+
+    Returns
+    -------
+    list of HeadArrays
+        At least one, all with the same ``dim`` and ``dim_out``.
+
+    Raises
+    ------
+    InvalidInputError
+        A model with more or fewer than one layer, no heads, heads whose query or
+        value dimensions differ, a projection of the wrong shape, or a head
+        :func:`head_arrays` cannot read.
+
+    Examples
+    --------
     >>> [h.N for h in as_heads([([[1], [-1]],), ([[0], [1], [2]],)])]
     [2, 3]
+    >>> from tropattn.attention import Head, Layer
+    >>> layer = Layer([Head([[1], [-1]], values=[[1], [2]])], projection=[[2]])
+    >>> [v.tolist() for v in as_heads(layer)[0].V]        # values folded through P = 2
+    [[2.0], [4.0]]
     """
     if hasattr(heads, "layers"):
         layers = heads.layers
         if len(layers) != 1:
             raise InvalidInputError(
-                f"the model has {len(layers)} layers; §5 bounds one attention layer. "
+                f"the model has {len(layers)} layers; the bounds of docs/THEORY.md §5 are for one attention layer. "
                 "Pass one layer (model.layers[0]) or its heads")
         heads = layers[0]
     if hasattr(heads, "heads"):
@@ -214,7 +293,11 @@ def _points(X, d: int) -> np.ndarray:
 
 
 def _tau(tau) -> float:
-    t = float(tau)
+    """The one temperature validator: a finite float ``>= TAU_MIN``."""
+    try:
+        t = float(tau)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"tau = {tau!r} is not a number; give a temperature such as 0.1 or 1") from None
     if not (math.isfinite(t) and t > 0):
         raise InvalidInputError(f"tau = {tau!r}; the temperature must be a finite number > 0 "
                                 "(tau -> 0 is the hard skeleton: use the head's label/hard instead)")
@@ -232,6 +315,29 @@ TAU_MIN = 1e-9
 def scores(head, X) -> np.ndarray:
     """Scores ``s_j(x) = a_j . x + b_j`` of query points, shape ``(n, N)``.
 
+    In floats, unscaled (``score_scale`` enters only the soft maps).
+
+    Parameters
+    ----------
+    head : Head, HeadArrays, mapping or tuple
+        Any form :func:`head_arrays` reads: keys ``(N, d)``, offsets ``(N,)``, values
+        ``(N, d_out)``.
+    X : array_like, shape (n, d) or (d,)
+        Finite float query points (one point may be given as a vector).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, N)
+        ``S[i, j] = s_j(X[i])``.
+
+    Raises
+    ------
+    InvalidInputError
+        The head cannot be read (:func:`head_arrays`), or ``X`` has the wrong shape or a
+        NaN or infinite coordinate.
+
+    Examples
+    --------
     >>> scores(([[1, 0], [0, 1]], [0, 1]), [[2.0, 3.0]]).tolist()
     [[2.0, 4.0]]
     """
@@ -272,6 +378,30 @@ def margin(head, X, labels=None) -> np.ndarray:
     ``j*`` is ``labels`` if given (e.g. the exact :func:`hard_labels`), else the float
     argmax.  ``Delta`` is ``inf`` for a head with one key.
 
+    Parameters
+    ----------
+    head : Head, HeadArrays, mapping or tuple
+        Any form :func:`head_arrays` reads: keys ``(N, d)``, offsets ``(N,)``, values
+        ``(N, d_out)``.
+    X : array_like, shape (n, d) or (d,)
+        Finite float query points (one point may be given as a vector).
+    labels : array_like of int, shape (n,), optional
+        The winning key of each point, in ``range(N)`` (no ``-1``).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        ``Delta(x)``; negative where ``labels`` names a key that does not win.
+
+    Raises
+    ------
+    InvalidInputError
+        The head cannot be read (:func:`head_arrays`), ``X`` has the wrong shape or a
+        NaN or infinite coordinate, or ``labels`` has the wrong shape or an index
+        outside ``range(N)``.
+
+    Examples
+    --------
     >>> margin(([[1], [-1]],), [[0.5], [-2.0]]).tolist()     # |2x|
     [1.0, 4.0]
     """
@@ -285,6 +415,30 @@ def hard_labels(head, X) -> np.ndarray:
     Every float is a rational, so the comparison ``s_j(x) > s_k(x)`` has an exact
     answer; :func:`tropattn.exact.dot_signs` gives it (float filter, integer
     fallback), for every pair of keys and every point at once.
+
+    Parameters
+    ----------
+    head : Head, HeadArrays, mapping or tuple
+        Any form :func:`head_arrays` reads: keys ``(N, d)``, offsets ``(N,)``, values
+        ``(N, d_out)``.
+    X : array_like, shape (n, d) or (d,)
+        Finite float query points (one point may be given as a vector).
+
+    Returns
+    -------
+    numpy.ndarray of intp, shape (n,)
+        The index of the key with the strictly largest score, ``-1`` on a tie (keys
+        equal in ``a_j`` and ``b_j`` tie everywhere).  Exact.
+
+    Raises
+    ------
+    InvalidInputError
+        The head cannot be read (:func:`head_arrays`), or ``X`` has the wrong shape or a
+        NaN or infinite coordinate.
+
+    Examples
+    --------
+    ``-1e-300`` is a nonzero rational, so key 1 wins there exactly:
 
     >>> hard_labels(([[1], [-1]],), [[0.5], [0.0], [-1e-300]]).tolist()
     [0, -1, 1]
@@ -314,8 +468,36 @@ def _homogeneous_int(x):
 def log_soft_weights(head, X, tau) -> np.ndarray:
     """``ln p_j(x)`` of ``p = softmax(s(x) / tau)``, shape ``(n, N)``; never underflows.
 
+    Computed as ``z_j - ln sum_k e^{z_k}`` with ``z = (s - max s) / tau`` (floats).
+
+    Parameters
+    ----------
+    head : Head, HeadArrays, mapping or tuple
+        Any form :func:`head_arrays` reads: keys ``(N, d)``, offsets ``(N,)``, values
+        ``(N, d_out)``.
+    X : array_like, shape (n, d) or (d,)
+        Finite float query points (one point may be given as a vector).
+    tau : float
+        Temperature ``>= TAU_MIN`` on the head's scaled scores (divided by
+        ``score_scale`` for the raw scores, :meth:`HeadArrays.temperature`).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, N)
+        ``ln p_j(X[i])``, finite even where ``p_j`` underflows to 0.
+
+    Raises
+    ------
+    InvalidInputError
+        The head cannot be read (:func:`head_arrays`), ``X`` has the wrong shape or a
+        NaN or infinite coordinate, or ``tau`` is not a finite number ``>= TAU_MIN``.
+
+    Examples
+    --------
     >>> np.exp(log_soft_weights(([[1], [-1]],), [[0.0]], 1.0)).round(12).tolist()
     [[0.5, 0.5]]
+    >>> log_soft_weights(([[1], [-1]],), [[1.0]], 1e-3)[0, 1]     # ln p_1 = -2000, p_1 = e^{-2000}
+    np.float64(-2000.0)
     """
     h = head_arrays(head)
     Z = scores(h, X) / h.temperature(tau)
@@ -325,6 +507,32 @@ def log_soft_weights(head, X, tau) -> np.ndarray:
 
 def soft_weights(head, X, tau) -> np.ndarray:
     """Soft attention weights ``softmax(s(x) / tau)``, shape ``(n, N)``.
+
+    Parameters
+    ----------
+    head : Head, HeadArrays, mapping or tuple
+        Any form :func:`head_arrays` reads: keys ``(N, d)``, offsets ``(N,)``, values
+        ``(N, d_out)``.
+    X : array_like, shape (n, d) or (d,)
+        Finite float query points (one point may be given as a vector).
+    tau : float
+        Temperature ``>= TAU_MIN`` on the head's scaled scores (divided by
+        ``score_scale`` for the raw scores, :meth:`HeadArrays.temperature`).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, N)
+        Rows sum to 1 (floats); ``exp`` of :func:`log_soft_weights`.
+
+    Raises
+    ------
+    InvalidInputError
+        The head cannot be read (:func:`head_arrays`), ``X`` has the wrong shape or a
+        NaN or infinite coordinate, or ``tau`` is not a finite number ``>= TAU_MIN``.
+
+    Examples
+    --------
+    On the wall ``x = 0`` the two keys share the weight; far from it the winner takes it:
 
     >>> w = soft_weights(([[1], [-1]],), [[0.0], [100.0]], 1.0)
     >>> w[0].tolist(), w[1].round(12).tolist()
@@ -387,8 +595,37 @@ def soft_output(head, X, tau) -> np.ndarray:
     Computed as ``v_{j*} + (1 - p*) w`` (module docstring), which keeps the small
     defect ``y_tau - v_{j*}`` accurate.
 
+    Parameters
+    ----------
+    head : Head, HeadArrays, mapping or tuple
+        Any form :func:`head_arrays` reads: keys ``(N, d)``, offsets ``(N,)``, values
+        ``(N, d_out)``.
+    X : array_like, shape (n, d) or (d,)
+        Finite float query points (one point may be given as a vector).
+    tau : float
+        Temperature ``>= TAU_MIN`` on the head's scaled scores (divided by
+        ``score_scale`` for the raw scores, :meth:`HeadArrays.temperature`).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, d_out)
+        ``y_tau(X[i])`` (floats).
+
+    Raises
+    ------
+    InvalidInputError
+        The head cannot be read (:func:`head_arrays`), ``X`` has the wrong shape or a
+        NaN or infinite coordinate, or ``tau`` is not a finite number ``>= TAU_MIN``.
+
+    Examples
+    --------
+    On the wall the output is the mean of the values; as ``tau -> 0`` it tends to the
+    hard output ``v_{j*}``:
+
     >>> soft_output(([[1], [-1]], None, [[1.0], [3.0]]), [[0.0]], 1.0).tolist()
     [[2.0]]
+    >>> soft_output(([[1], [-1]], None, [[1.0], [3.0]]), [[1.0]], 0.01).tolist()  # 1 + 2 e^{-200}
+    [[1.0]]
     """
     h = head_arrays(head)
     X = _points(X, h.dim)
@@ -406,9 +643,39 @@ def soft_jacobian(head, X, tau, return_output: bool = False):
     argmax keeps the result accurate when it is tiny.  With ``return_output=True``
     returns ``(y_tau, J_tau)`` from one pass.
 
+    Parameters
+    ----------
+    head : Head, HeadArrays, mapping or tuple
+        Any form :func:`head_arrays` reads: keys ``(N, d)``, offsets ``(N,)``, values
+        ``(N, d_out)``.
+    X : array_like, shape (n, d) or (d,)
+        Finite float query points (one point may be given as a vector).
+    tau : float
+        Temperature ``>= TAU_MIN`` on the head's scaled scores (divided by
+        ``score_scale`` for the raw scores, :meth:`HeadArrays.temperature`).
+    return_output : bool, optional
+        Also return the soft output (default False).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, d_out, d)
+        ``J_tau(X[i])`` (floats); with ``return_output=True`` the pair
+        ``(Y, J)`` with ``Y`` of shape ``(n, d_out)`` as :func:`soft_output`.
+
+    Raises
+    ------
+    InvalidInputError
+        The head cannot be read (:func:`head_arrays`), ``X`` has the wrong shape or a
+        NaN or infinite coordinate, or ``tau`` is not a finite number ``>= TAU_MIN``.
+
+    Examples
+    --------
     >>> J = soft_jacobian(([[1], [-1]], None, [[1.0], [3.0]]), [[0.0]], 1.0)
     >>> J.shape, float(J[0, 0, 0])          # d/dx (1 + 2 sigmoid(-2x)) at 0 = -1
     ((1, 1, 1), -1.0)
+    >>> Y, J = soft_jacobian(([[1], [-1]], None, [[1.0], [3.0]]), [[0.0]], 1.0, return_output=True)
+    >>> Y.tolist()
+    [[2.0]]
     """
     h = head_arrays(head)
     X = _points(X, h.dim)

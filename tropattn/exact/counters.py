@@ -57,18 +57,71 @@ class Counters:
     by_place: Counter = field(default_factory=Counter)
 
     def add(self, kind: str, n: int = 1, where: str | None = None) -> None:
+        """Add ``n`` events of ``kind`` to this one set of counts (no other scope).
+
+        Library code calls :func:`record`, which validates ``kind`` and adds to every
+        open scope and to :data:`COUNTERS`; ``add`` is its per-object step.
+
+        Parameters
+        ----------
+        kind : str
+            One of :data:`KINDS` (not checked here: an unknown name raises
+            ``AttributeError``).
+        n : int, optional
+            Number of events (default 1).
+        where : str, optional
+            Place that recorded; also counted in ``by_place["kind:where"]``.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> c = Counters()
+        >>> c.add("declined", 2, where="power.planar")
+        >>> c.declined, dict(c.by_place)
+        (2, {'declined:power.planar': 2})
+        """
         setattr(self, kind, getattr(self, kind) + n)
         if where is not None:
             self.by_place[f"{kind}:{where}"] += n
 
     def reset(self) -> None:
-        """Set every count to zero."""
+        """Set every count to zero.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> c = Counters(certified=3)
+        >>> c.reset()
+        >>> c.certified, len(c.by_place)
+        (0, 0)
+        """
         for k in KINDS:
             setattr(self, k, 0)
         self.by_place.clear()
 
     def snapshot(self) -> dict:
-        """The counts as a plain dict (``by_place`` included), e.g. to send from a worker."""
+        """The counts as a plain dict (``by_place`` included), e.g. to send from a worker.
+
+        Returns
+        -------
+        dict
+            ``{kind: int}`` for every kind of :data:`KINDS`, plus ``"by_place"``: a
+            plain dict ``{"kind:where": int}``.  :func:`merge` reads it back.
+
+        Examples
+        --------
+        >>> c = Counters()
+        >>> c.add("certified", where="lp")
+        >>> snap = c.snapshot()
+        >>> sorted(snap) == sorted(KINDS + ("by_place",)), snap["certified"], snap["by_place"]
+        (True, 1, {'certified:lp': 1})
+        """
         out = {k: getattr(self, k) for k in KINDS}
         out["by_place"] = dict(self.by_place)
         return out
@@ -82,10 +135,38 @@ _SCOPES: ContextVar[tuple] = ContextVar("tropattn_counter_scopes", default=())
 def record(kind: str, n: int = 1, where: str | None = None) -> None:
     """Record ``n`` events of ``kind`` (see the module docstring) at place ``where``.
 
+    The events count in :data:`COUNTERS` and in every :func:`counting` scope open in
+    the current context.
+
+    Parameters
+    ----------
+    kind : str
+        One of :data:`KINDS`.
+    n : int, optional
+        Number of events (default 1); ``0`` records nothing.
+    where : str, optional
+        Name of the place that recorded, e.g. ``"power.planar"``.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    InternalError
+        ``kind`` is not one of :data:`KINDS` (a programming error in tropattn).
+
+    Examples
+    --------
     >>> with counting() as c:
     ...     record("certified", where="example")
     >>> c.certified, c.by_place["certified:example"]
     (1, 1)
+    >>> with counting() as outer:
+    ...     with counting() as inner:
+    ...         record("fallbacks", 2)
+    >>> outer.fallbacks, inner.fallbacks                 # nested scopes both count
+    (2, 2)
     """
     if kind not in KINDS:
         raise InternalError(f"unknown counter kind {kind!r}; expected one of {KINDS}")
@@ -98,6 +179,26 @@ def record(kind: str, n: int = 1, where: str | None = None) -> None:
 def merge(snapshot: dict) -> None:
     """Record the counts of a :meth:`Counters.snapshot` (work done in another process).
 
+    Each ``by_place`` entry is recorded at its place; the rest of each kind's total
+    is recorded without a place, so the totals come out equal to the snapshot's.
+
+    Parameters
+    ----------
+    snapshot : dict
+        As returned by :meth:`Counters.snapshot`; missing kinds count as 0.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    InternalError
+        A kind (a key, or the part before ``:`` of a ``by_place`` key) that is not in
+        :data:`KINDS`.  A ``by_place`` key without ``:`` raises ``ValueError``.
+
+    Examples
+    --------
     >>> with counting() as c:
     ...     merge({"certified": 2, "fallbacks": 1, "by_place": {"certified:power.line": 2}})
     >>> c.certified, c.fallbacks, c.by_place["certified:power.line"]
@@ -118,6 +219,18 @@ def counting():
     """Count the events of a block (and of everything it calls) in a fresh :class:`Counters`.
 
     Scopes nest: an event counts in every open scope of the current context.
+
+    Yields
+    ------
+    Counters
+        The counts of this scope; they stay readable after the block ends.
+
+    Examples
+    --------
+    >>> with counting() as c:
+    ...     record("exact_lps", 3, where="example")
+    >>> c.exact_lps, c.certified
+    (3, 0)
     """
     scope = Counters()
     token = _SCOPES.set(_SCOPES.get() + (scope,))

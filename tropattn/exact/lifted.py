@@ -8,7 +8,6 @@ that tiles ``conv{a_j}`` once, local concavity, and every other point on or belo
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
@@ -434,51 +433,53 @@ def certified_upper_simplices(P, d):
     simplices = run[0][run[1][:, d] > 0].tolist()
     if not simplices:
         return None
-    planes, keys = [], set()
-    for s, nrm in zip(simplices, _normals(P, simplices)):             # 1.
-        p0 = P[s[0]]
-        if nrm[d] == 0:
-            return None
-        if nrm[d] < 0:
-            nrm = [-c for c in nrm]
-        row = nrm + [-sum(c * v for c, v in zip(nrm, p0))]
-        g = math.gcd(*row)
-        key = tuple(c // g for c in row)
-        if key in keys:
-            return None
-        keys.add(key)
-        planes.append(key)
+    A = np.empty((len(P), d + 1), dtype=object)                       # 1.
+    A[:] = [list(p) for p in P]
+    S = np.array(simplices, dtype=np.intp)
+    N = np.array(_normals(P, simplices), dtype=object)
+    if np.any(N[:, d] == 0):
+        return None
+    N[N[:, d] < 0] *= -1
+    H = np.concatenate([N, -(N * A[S[:, 0]]).sum(axis=1)[:, None]], axis=1)
+    H = H // np.gcd.reduce(H, axis=1)[:, None]
+    planes = [tuple(r) for r in H.tolist()]
+    if len(set(planes)) != len(planes):
+        return None
     ridges = {}                                                       # 2.
     for f, s in enumerate(simplices):
         for r in range(d + 1):
             ridges.setdefault(tuple(sorted(s[:r] + s[r + 1:])), []).append((f, s[r]))
     if any(len(sides) > 2 for sides in ridges.values()):
         return None
-    lines, boundary, pairs = [], [], []
-    projected = [p[:d] for p in P]
-    for (ridge, sides), h in zip(ridges.items(), _normals(projected, list(ridges))):
-        q0 = P[ridge[0]][:d]
-        c = -sum(a * v for a, v in zip(h, q0))
-        vals = [sum(a * v for a, v in zip(h, P[o][:d])) + c for _, o in sides]
-        if len(vals) == 2:
-            if vals[0] * vals[1] >= 0:
-                return None
-            pairs.append(sides)
-        elif vals[0] == 0:
-            return None
-        else:
-            lines.append(tuple(h) + (c,) if vals[0] < 0 else tuple(-a for a in h) + (-c,))
-            boundary.append((ridge, lines[-1][:d]))
+    keys = list(ridges)
+    R = np.array(keys, dtype=np.intp)
+    Hr = np.array(_normals([p[:d] for p in P], keys), dtype=object)   # ridge normals in R^d
+    c = -(Hr * A[R[:, 0], :d]).sum(axis=1)
+    first = np.array([sides[0][1] for sides in ridges.values()], dtype=np.intp)
+    v0 = (Hr * A[first, :d]).sum(axis=1) + c
+    two = np.array([len(sides) == 2 for sides in ridges.values()])
+    second = np.array([sides[-1][1] for sides in ridges.values()], dtype=np.intp)
+    v1 = (Hr * A[second, :d]).sum(axis=1) + c
+    if np.any(v0[two] * v1[two] >= 0) or np.any(v0[~two] == 0):
+        return None
+    one = np.flatnonzero(~two)
+    flip = np.where(v0[one] < 0, 1, -1).astype(object)
+    L = np.concatenate([Hr[one] * flip[:, None], (c[one] * flip)[:, None]], axis=1)
+    lines = [tuple(r) for r in L.tolist()]
+    boundary = [(keys[i], line[:d]) for i, line in zip(one.tolist(), lines)]
     if lines and dot_signs(lines, [tuple(p[:d]) + (1,) for p in P]).max() > 0:
         return None
-    if not _degree_one(projected, simplices, d):
+    if not _degree_one([p[:d] for p in P], simplices, d):
         return None
-    for (f, o), (g, q) in pairs:                                     # 3.
-        for plane, opp in ((planes[f], q), (planes[g], o)):
-            if sum(a * v for a, v in zip(plane, P[opp])) + plane[-1] > 0:
-                return None
-    used = {i for s in simplices for i in s}                          # 4.
-    rest = [tuple(P[i]) + (1,) for i in range(len(P)) if i not in used]
+    pairs = [sides for sides in ridges.values() if len(sides) == 2]   # 3.
+    if pairs:
+        (f, o), (g, q) = (np.array(col, dtype=np.intp).T for col in zip(*pairs))
+        below = lambda plane_idx, pts: (H[plane_idx, :-1] * A[pts]).sum(axis=1) + H[plane_idx, -1]  # noqa: E731
+        if np.any(below(f, q) > 0) or np.any(below(g, o) > 0):
+            return None
+    used = np.zeros(len(P), dtype=bool)                               # 4.
+    used[S.ravel()] = True
+    rest = [tuple(P[i]) + (1,) for i in np.flatnonzero(~used).tolist()]
     if rest:
         step = max(1, 2_000_000 // len(rest))
         if any(dot_signs(planes[i:i + step], rest).max() > 0 for i in range(0, len(planes), step)):

@@ -30,13 +30,55 @@ class NormalCone:
     rows: tuple
 
     def contains(self, c) -> bool:
-        """Exact test ``rows @ c <= 0``."""
+        """Exact test ``rows @ c <= 0``: is the linear function ``c . x`` maximised at ``vertex``?
+
+        Parameters
+        ----------
+        c : sequence of numbers, length d
+            A direction (ints, Fractions, ``"p/q"`` strings or floats, converted exactly).
+
+        Returns
+        -------
+        bool
+            True iff ``c`` lies in the closed cone (on its boundary ``c . x`` is also
+            maximised at a neighbouring vertex).
+
+        Raises
+        ------
+        InvalidInputError
+            ``c`` has the wrong length or a NaN or infinite entry.
+
+        Examples
+        --------
+        At the vertex ``(1, 0)`` of the triangle ``conv{0, e_1, e_2}`` the cone is cut
+        out by the edges ``(-1, 0)`` and ``(-1, 1)``:
+
+        >>> from tropattn.geometry import convex_hull
+        >>> fan = normal_fan(convex_hull([[0, 0], [1, 0], [0, 1]]))
+        >>> cone = next(c for c in fan if c.vertex == (1, 0))
+        >>> cone.contains([1, 0]), cone.contains([1, 1]), cone.contains([0, 1])
+        (True, True, False)
+        """
         c = exact.to_rational_vector(c, "c", len(self.vertex))
         return all(sum(a * x for a, x in zip(r, c)) <= 0 for r in self.rows)
 
 
 def normal_fan(P: Polytope) -> tuple:
     """The normal cone of every vertex of ``P`` (in the order of ``P.vertices``).
+
+    Two vertices are joined by an edge iff the facets through both meet in those two
+    vertices only (exact incidences); a vertex's cone is cut out by its edge directions.
+
+    Parameters
+    ----------
+    P : Polytope
+        An exact polytope (:func:`tropattn.geometry.convex_hull`); a single point has one
+        cone, the whole space.
+
+    Returns
+    -------
+    tuple of NormalCone
+        One per vertex; the cones cover the whole space and meet only on boundaries.
 
     Examples
     --------

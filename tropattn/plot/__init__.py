@@ -30,9 +30,10 @@ coordinates first (:class:`~tropattn.errors.InvalidInputError` says so).
 True
 """
 
+from .dynamics import plot_energy, plot_hardmax, plot_order_parameter, plot_trajectories
 from .power import plot_overlay, plot_power_diagram
 from .soft import plot_soft_weights
 from .tasks import plot_dyck_accuracy, plot_dyck_partition, plot_markov_run
 
 __all__ = ["plot_power_diagram", "plot_overlay", "plot_soft_weights", "plot_dyck_accuracy", "plot_dyck_partition",
-           "plot_markov_run"]
+           "plot_markov_run", "plot_trajectories", "plot_hardmax", "plot_energy", "plot_order_parameter"]

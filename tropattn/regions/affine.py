@@ -31,11 +31,47 @@ class AffineMap:
 
     @staticmethod
     def identity(d: int) -> "AffineMap":
+        """The identity ``x -> I x + 0`` on ``Q^d``: the map of a region before any layer.
+
+        Parameters
+        ----------
+        d : int
+            Dimension.
+
+        Returns
+        -------
+        AffineMap
+            ``M = I_d`` and ``c = 0``, as Fractions.
+
+        Examples
+        --------
+        >>> AffineMap.identity(2).M
+        ((Fraction(1, 1), Fraction(0, 1)), (Fraction(0, 1), Fraction(1, 1)))
+        """
         one, zero = Fraction(1), Fraction(0)
         return AffineMap(tuple(tuple(one if i == j else zero for j in range(d)) for i in range(d)),
                          (zero,) * d)
 
     def apply(self, x) -> tuple:
+        """The image ``M x + c``, exactly.
+
+        Parameters
+        ----------
+        x : sequence of Fraction or int, length d
+            The point (not converted or checked: pass exact numbers of the right length;
+            ``zip`` silently drops extra coordinates).
+
+        Returns
+        -------
+        tuple
+            ``M x + c``, one entry per row of ``M``.
+
+        Examples
+        --------
+        >>> f = AffineMap(((Fraction(1), Fraction(1)),), (Fraction(-1, 2),))   # x + y - 1/2
+        >>> f.apply((Fraction(1), Fraction(1, 4)))
+        (Fraction(3, 4),)
+        """
         return tuple(sum((m * xi for m, xi in zip(row, x)), ci) for row, ci in zip(self.M, self.c))
 
     @cached_property
@@ -47,13 +83,57 @@ class AffineMap:
         return Mi, tuple(flat[len(self.M) * d:]), m
 
     def apply_homogeneous(self, X, D):
-        """``f(X / D)`` as integers ``(Z, E)`` with ``f(X / D) = Z / E``."""
+        """``f(X / D)`` as integers ``(Z, E)`` with ``f(X / D) = Z / E``.
+
+        With ``M = Mi / m`` and ``c = ci / m`` (integers), ``f(X / D) = (Mi X + ci D) / (m D)``:
+        no Fraction arithmetic; the region search hands ``(Z, E)`` to
+        :meth:`tropattn.attention.Head.argmax_homogeneous`.
+
+        Parameters
+        ----------
+        X : sequence of int, length d
+            Numerators of the point.
+        D : int
+            Its common denominator, ``> 0``.
+
+        Returns
+        -------
+        tuple
+            ``(Z, E)``: a tuple of ints (one per row of ``M``) and the int ``E = m D > 0``
+            (not reduced).
+
+        Examples
+        --------
+        >>> f = AffineMap(((Fraction(1, 2),),), (Fraction(1, 3),))     # x/2 + 1/3, m = 6
+        >>> f.apply_homogeneous((3,), 2)                              # f(3/2) = 13/12
+        ((13,), 12)
+        >>> f.apply((Fraction(3, 2),))
+        (Fraction(13, 12),)
+        """
         Mi, ci, m = self._integers
         return tuple(sum(a * x for a, x in zip(row, X)) + c * D for row, c in zip(Mi, ci)), m * D
 
     def pull_back(self, normal, offset):
         """The row ``normal . f(x) <= offset`` as ``(normal^T M) . x <= offset - normal . c``.
 
+        A half-space of the output space pulled back to the input space: how a wall of a
+        later layer becomes a wall of the input region.
+
+        Parameters
+        ----------
+        normal : sequence of Fraction or int, length = rows of ``M``
+            Normal of the half-space in the output space.
+        offset : Fraction or int
+            Its right-hand side.
+
+        Returns
+        -------
+        tuple
+            ``(a, o)``: the row ``a`` (a tuple of length d) and the number ``o`` with
+            ``a . x <= o`` iff ``normal . f(x) <= offset``.
+
+        Examples
+        --------
         >>> f = AffineMap(((Fraction(2),),), (Fraction(1),))              # x -> 2x + 1
         >>> f.pull_back((Fraction(1),), Fraction(5))                      # 2x + 1 <= 5
         ((Fraction(2, 1),), Fraction(4, 1))
@@ -67,6 +147,21 @@ class AffineMap:
 
         With ``M = Mi / m`` and ``c = ci / m``, ``n . f(x) <= o`` is ``(n Mi) . x <= o m - n . ci``.
 
+        Parameters
+        ----------
+        normal : sequence of int, length = rows of ``M``
+            Integer normal of the half-space in the output space.
+        offset : int
+            Its integer right-hand side.
+
+        Returns
+        -------
+        tuple
+            ``(a, o)``: an integer row (tuple of length d) and an int, the same half-space
+            as :meth:`pull_back` gives, multiplied by ``m > 0`` (not reduced).
+
+        Examples
+        --------
         >>> AffineMap(((Fraction(1, 2),),), (Fraction(1, 3),)).pull_back_integer((1,), 2)   # x/2 + 1/3 <= 2
         ((3,), 10)
         """

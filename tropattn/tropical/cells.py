@@ -66,7 +66,33 @@ class LinearRegion:
     interior_point: tuple
 
     def contains(self, x) -> bool:
-        """Exact test ``A x <= b`` (closed region)."""
+        """Exact test ``A x <= b`` (closed region).
+
+        Parameters
+        ----------
+        x : sequence of numbers, length d
+            The point (ints, Fractions, ``"p/q"`` strings or floats, converted exactly).
+
+        Returns
+        -------
+        bool
+            True iff ``term`` attains the max at ``x`` (on a wall, neighbouring regions
+            contain ``x`` too).
+
+        Raises
+        ------
+        InvalidInputError
+            ``x`` has the wrong length or a NaN or infinite entry.
+
+        Examples
+        --------
+        >>> from tropattn.tropical import parse_polynomial
+        >>> zero, x = linear_regions(parse_polynomial("max(0, x)"))
+        >>> zero.contains([-1]), zero.contains([0]), x.contains([0]), x.contains(["1/2"])
+        (True, True, True, True)
+        >>> zero.contains(["1/2"])
+        False
+        """
         x = exact.to_rational_vector(x, "x", len(self.interior_point))
         return all(sum(a * v for a, v in zip(row, x)) <= bi for row, bi in zip(self.A, self.b))
 
@@ -201,13 +227,15 @@ def linear_regions(f: TropicalPolynomial, method: str = "auto") -> tuple:
     Parameters
     ----------
     f : TropicalPolynomial
+        The polynomial ``max_j (α_j·x + c_j)``; the result is cached on it.
     method : {"auto", "hull", "search"}
         ``"hull"`` (and ``"auto"``, the default): the regions are the cells of the power
         diagram of the same function, read off the certified upper hull of the lifted
         points ``(α_j, c_j)`` (output sensitive: each region costs its few walls).
         ``"search"``: a search across facets, one certified LP and facet computation
         against every term per region (independent of the hull code; slow for many
-        terms).  Both give identical regions; the tests compare them.
+        terms).  Both give identical regions; the tests compare them
+        (docs/ALGORITHMS.md §5).
 
     Returns
     -------
@@ -217,6 +245,9 @@ def linear_regions(f: TropicalPolynomial, method: str = "auto") -> tuple:
     ------
     InvalidInputError
         Unknown ``method``.
+    InternalError
+        ``method="search"`` found no region at all (cannot happen for a correct
+        certificate chain; please report the polynomial).
 
     Examples
     --------
@@ -252,11 +283,25 @@ def redundant_terms(f: TropicalPolynomial) -> tuple:
     exponent and coefficient) is *not* redundant: it attains the max on that whole
     region.  A term with the same exponent but a smaller coefficient is redundant.
 
+    Parameters
+    ----------
+    f : TropicalPolynomial
+        The polynomial; its certified upper hull is cached on it.
+
+    Returns
+    -------
+    tuple of int
+        Indices into ``f.terms``, increasing; the complement of the terms of
+        :func:`linear_regions` (with their duplicates).
+
     Examples
     --------
     >>> from tropattn.tropical import parse_polynomial
     >>> redundant_terms(parse_polynomial("max(0, x, 2*x, x/2 - 5)"))   # 0 and 2x suffice
     (1, 3)
+    >>> f = parse_polynomial("max(0, x, 2*x)")                      # x is the max only at 0
+    >>> redundant_terms(f), [r.term for r in linear_regions(f)]
+    ((1,), [0, 2])
     """
     top = {f.terms[j] for j in _upper_hull(f).vertices}
     return tuple(i for i, t in enumerate(f.terms) if t not in top)

@@ -56,6 +56,18 @@ class HypersurfaceCell:
 def newton_polytope(f: TropicalPolynomial):
     """``Newt(f) = conv{α_j}`` as a :class:`tropattn.geometry.Polytope`.
 
+    Parameters
+    ----------
+    f : TropicalPolynomial
+        The polynomial; only its exponents ``α_j`` are used.
+
+    Returns
+    -------
+    Polytope
+        The exact convex hull of the exponents (possibly lower-dimensional).
+
+    Examples
+    --------
     The Newton polytope of a product is the Minkowski sum of the factors' ones:
 
     >>> from tropattn.tropical import parse_polynomial
@@ -70,6 +82,19 @@ def newton_polytope(f: TropicalPolynomial):
 def lifted_polytope(f: TropicalPolynomial):
     """The lifted Newton polytope ``conv{(α_j, c_j)}`` in ``Q^{d+1}``.
 
+    Parameters
+    ----------
+    f : TropicalPolynomial
+        The polynomial; its lifted points ``(α_j, c_j)`` are used.
+
+    Returns
+    -------
+    Polytope
+        The exact convex hull in ``Q^{d+1}``; all its vertices, upper and lower
+        (:func:`tropattn.geometry.upper_hull` keeps the upper ones only).
+
+    Examples
+    --------
     Its upper vertices are the terms with a linear region:
 
     >>> from tropattn.tropical import parse_polynomial
@@ -87,11 +112,26 @@ def dual_subdivision(f: TropicalPolynomial) -> tuple:
     facet of the lifted polytope (all of them, not only its vertices); within the
     affine hull when ``Newt(f)`` is lower-dimensional.  Sorted by sorted indices.
 
+    Parameters
+    ----------
+    f : TropicalPolynomial
+        The polynomial; its certified upper hull is cached on it.
+
+    Returns
+    -------
+    tuple of frozenset of int
+        The maximal cells; each is dual to a vertex of the tropical hypersurface when
+        ``Newt(f)`` is full-dimensional.
+
     Examples
     --------
     >>> from tropattn.tropical import parse_polynomial
     >>> dual_subdivision(parse_polynomial("max(0, x, 2*x - 1)"))   # two segments
     (frozenset({0, 1}), frozenset({1, 2}))
+    >>> dual_subdivision(parse_polynomial("max(0, x, y, x + y)"))   # coefficients 0: one square
+    (frozenset({0, 1, 2, 3}),)
+    >>> dual_subdivision(parse_polynomial("max(0, x, y, x + y + 1)"))  # lifted corner: two triangles
+    (frozenset({0, 1, 3}), frozenset({0, 2, 3}))
     """
     cells = _upper_hull(f).cells
     return tuple(sorted((frozenset(c) for c in cells), key=lambda s: sorted(s)))
@@ -159,12 +199,23 @@ def hypersurface_cells(f: TropicalPolynomial) -> tuple:
       :func:`tropattn.exact.relative_interior_point`.
 
     Cells are identified by the set of terms attaining the max on them, so a wall that
-    is also a maximal cell (``Newt`` of dimension 1) appears once.  Needs
-    :mod:`tropattn.polytope`.
+    is also a maximal cell (``Newt`` of dimension 1) appears once.  Faces of the
+    subdivision come from :func:`tropattn.geometry.convex_hull`.
+
+    Parameters
+    ----------
+    f : TropicalPolynomial
+        The polynomial; its linear regions and upper hull are cached on it.
 
     Returns
     -------
     tuple of HypersurfaceCell, sorted by decreasing dimension, then by sorted terms.
+
+    Raises
+    ------
+    InternalError
+        A face of the subdivision whose dual cell has no point (cannot happen for a
+        correct certificate; please report the polynomial).
 
     Examples
     --------
