@@ -15,9 +15,17 @@ DEMO_POLYNOMIAL = "max(3, x + 2, y + 2, x + y + 3, 2*x, 2*y)"  # the conic 3 ⊕
 
 def _load_polynomial(text):
 
-    if text.endswith(".json") or Path(text).is_file():
+    if text.endswith(".json") or _is_file(text):
         return polynomial_from_json(load_json(text))
     return parse_polynomial(text)
+
+
+def _is_file(text) -> bool:
+    """Whether ``text`` names an existing file (a polynomial longer than a file name never does)."""
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def polynomial_report(poly) -> tuple[dict, list]:
@@ -26,14 +34,14 @@ def polynomial_report(poly) -> tuple[dict, list]:
     cells = [sorted(c) for c in poly.dual_subdivision()]
     terms = [{"index": i, "exponent": [_fmt(v) for v in e], "coefficient": _fmt(c)}
              for i, (e, c) in enumerate(zip(poly.exponents, poly.coefficients))]
-    obj = {"polynomial": str(poly.to_sympy()), "variables": list(poly.variables), "terms": terms,
+    obj = {"polynomial": str(poly), "variables": list(poly.variables), "terms": terms,
            "linear_regions": len(regions),
            "regions": [{"term": r.term, "interior_point": [_fmt(v) for v in r.interior_point],
                         "inequalities": [{"normal": [_fmt(v) for v in a], "offset": _fmt(b)}
                                          for a, b in zip(r.A, r.b)]} for r in regions],
            "redundant_terms": redundant, "dual_subdivision": cells}
     names = poly.variables
-    lines = [f"tropical polynomial  {poly.to_sympy()}", "", "terms c ⊙ x^α (the affine function c + α·x):"]
+    lines = [f"tropical polynomial  {poly}", "", "terms c ⊙ x^α (the affine function c + α·x):"]
     for t, e, c in zip(terms, poly.exponents, poly.coefficients):
         mark = "   (redundant: attains the max on no open set)" if t["index"] in redundant else ""
         lines.append(f"  [{t['index']}] {_monomial(c, e, names)}{mark}")

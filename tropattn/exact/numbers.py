@@ -29,7 +29,7 @@ from decimal import Decimal
 
 from ..errors import InvalidInputError
 
-__all__ = ["NEG_INF", "common_denominator", "to_rational", "to_rational_vector", "to_rational_matrix", "to_float_array", "integer_row", "homogeneous_point", "format_rational", "format_point", "scaled_ints", "exact_number", "float_rows", "float_point", "homogeneous_row", "primitive_row", "fraction_array", "row_to_fractions", "set_bits", "unlimited_int_digits"]
+__all__ = ["json_number", "NEG_INF", "common_denominator", "to_rational", "to_rational_vector", "to_rational_matrix", "to_float_array", "integer_row", "homogeneous_point", "format_rational", "format_point", "scaled_ints", "exact_number", "float_rows", "float_point", "homogeneous_row", "primitive_row", "fraction_array", "row_to_fractions", "set_bits", "unlimited_int_digits"]
 
 
 @contextlib.contextmanager
@@ -373,3 +373,13 @@ def set_bits(mask: int):
         low = mask & -mask
         yield low.bit_length() - 1
         mask ^= low
+
+
+def json_number(x):
+    """An exact rational as JSON holds it: an integer, or the string ``"p/q"``.
+
+    >>> json_number(Fraction(3)), json_number(Fraction(-1, 2))
+    (3, '-1/2')
+    """
+    x = Fraction(x)
+    return x.numerator if x.denominator == 1 else format_rational(x)

@@ -54,7 +54,7 @@ from pathlib import Path
 from ..attention import FFN, Head, Layer, Transformer
 from ..attention.head import check_tie_rule
 from ..errors import InvalidInputError, ModelFileError, TropattnError
-from ..exact import to_rational, unlimited_int_digits
+from ..exact import json_number, to_rational, unlimited_int_digits
 
 __all__ = ["FORMAT", "FIELDS", "check_fields", "load_json", "model_from_json", "model_to_json", "load_sites"]
 
@@ -387,8 +387,7 @@ def _positive_dk(value, path):
     return d_k
 
 
-def _num_out(x: Fraction):
-    return int(x) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+_num_out = json_number
 
 
 def _rows_out(M):

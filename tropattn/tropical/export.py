@@ -9,7 +9,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from ..exact import format_rational
+from ..exact import format_rational, json_number
 
 if TYPE_CHECKING:
     from .polynomial import TropicalPolynomial
@@ -70,8 +70,5 @@ def polynomial_to_json(f: TropicalPolynomial) -> dict:
     >>> polynomial_to_json(parse_polynomial("max(0, x/2 + 1)"))["terms"][1]
     {'exponent': ['1/2'], 'coefficient': 1}
     """
-    def enc(q):
-        return q.numerator if q.denominator == 1 else format_rational(q)
-
     return {"variables": list(f.variables),
-            "terms": [{"exponent": [enc(a) for a in alpha], "coefficient": enc(c)} for alpha, c in f.terms]}
+            "terms": [{"exponent": [json_number(a) for a in alpha], "coefficient": json_number(c)} for alpha, c in f.terms]}
