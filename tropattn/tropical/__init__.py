@@ -6,7 +6,7 @@
 """
 
 from .cells import LinearRegion, linear_regions, redundant_terms
-from .parsing import parse_polynomial, polynomial_from_json, polynomial_to_json
+from .parsing import parse_polynomial, parse_rational_function, polynomial_from_json, polynomial_to_json
 from .polynomial import TropicalPolynomial
 from .rational import RationalPiece, TropicalRationalFunction, TropicalRationalMap, common_refinement
 from .semiring import NEG_INF, tropical_add, tropical_mul
@@ -16,5 +16,5 @@ __all__ = [
     "NEG_INF", "tropical_add", "tropical_mul", "TropicalPolynomial", "LinearRegion", "HypersurfaceCell",
     "RationalPiece", "TropicalRationalFunction", "TropicalRationalMap", "newton_polytope", "lifted_polytope",
     "redundant_terms", "linear_regions", "dual_subdivision", "hypersurface_cells", "common_refinement",
-    "parse_polynomial", "polynomial_from_json", "polynomial_to_json",
+    "parse_polynomial", "parse_rational_function", "polynomial_from_json", "polynomial_to_json",
 ]
