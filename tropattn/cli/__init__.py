@@ -16,12 +16,12 @@ import sys
 
 from .._version import __version__
 from ..errors import Interrupted, TropattnError
-from . import demo, models, polynomials
+from . import demo, models, polynomials, teaching
 
 __all__ = ["main", "build_parser", "COMMAND_MODULES"]
 
 #: The modules that add sub-commands (each has ``register(sub)``).
-COMMAND_MODULES = (demo, polynomials, models)
+COMMAND_MODULES = (demo, polynomials, models, teaching)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,6 +1,6 @@
 """Pictures of zero- and finite-temperature attention (d = 1 or 2 only).
 
-Three pictures, each saved as a PNG with matplotlib's Agg backend (imported lazily,
+Three attention pictures, each saved as a PNG with matplotlib's Agg backend (imported lazily,
 inside the functions, so ``import tropattn`` never needs a display):
 
 * :func:`plot_power_diagram` -- one head's power diagram: the cells where each key
@@ -16,6 +16,11 @@ inside the functions, so ``import tropattn`` never needs a display):
   second row shows ``log10(1 - p*)``, the weight defect, which decays
   exponentially with the distance to the walls (THEORY §5).
 
+and three teaching pictures (:mod:`tropattn.plot.curves`): a tropical curve beside the
+Newton polygon with its regular subdivision (:func:`plot_tropical_curve`, or a tropical
+surface for d = 3), and two heads as the Minkowski sum of their lifted Newton polytopes
+beside the overlay of their power diagrams (:func:`plot_minkowski_heads`).
+
 The cell geometry is exact (rational clipping in :mod:`tropattn.power`); only the
 drawing is in floats.  Queries in ``d > 2`` have no picture: project them or pick two
 coordinates first (:class:`~tropattn.errors.InvalidInputError` says so).
@@ -27,7 +32,9 @@ coordinates first (:class:`~tropattn.errors.InvalidInputError` says so).
 True
 """
 
+from .curves import curve_box, plot_minkowski_heads, plot_tropical_curve
 from .power import plot_overlay, plot_power_diagram
 from .soft import plot_soft_weights
 
-__all__ = ["plot_power_diagram", "plot_overlay", "plot_soft_weights"]
+__all__ = ["plot_power_diagram", "plot_overlay", "plot_soft_weights", "curve_box", "plot_tropical_curve",
+           "plot_minkowski_heads"]
