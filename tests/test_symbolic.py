@@ -149,3 +149,36 @@ def test_bad_input_is_refused():
         SymbolicHead([[t]]).evaluate_at({})
     with pytest.raises(InvalidInputError, match="different terms"):
         adjacency_condition([(0, 0), (1, t)], 1, 1)
+
+
+# ----------------------------------------------------------------- rational functions: parsing and export
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(-2, 2), st.integers(-3, 3)), min_size=1, max_size=4),
+       st.lists(st.tuples(st.integers(-2, 2), st.integers(-3, 3)), min_size=1, max_size=4),
+       st.fractions(-4, 4, max_denominator=3))
+def test_parse_rational_function_is_numerator_minus_denominator(num, den, x):
+    from tropattn.tropical import TropicalPolynomial, parse_rational_function
+
+    f = TropicalPolynomial([[a] for a, _ in num], [c for _, c in num])
+    g = TropicalPolynomial([[a] for a, _ in den], [c for _, c in den])
+    r = parse_rational_function(f"{f} - ({g})", variables=("x",))
+    assert r(x) == f(x) - g(x)
+    assert parse_rational_function(f"{f} ⊘ {g}", variables=("x",))(x) == f(x) - g(x)
+    X = sympy.Symbol("x", real=True)
+    assert r.to_sympy().subs(X, sympy.Rational(x.numerator, x.denominator)) == f(x) - g(x)
+
+
+def test_rational_map_exports():
+    from tropattn.tropical import TropicalRationalMap, parse_rational_function
+
+    F = TropicalRationalMap([parse_rational_function("max(0, x) - max(0, x - 1)", variables=("x", "y")),
+                             parse_rational_function("max(x, y) - y")])
+    x, y = sympy.symbols("x y", real=True)
+    M = F.to_sympy()
+    assert M.shape == (2, 1) and tuple(M.subs({x: 3, y: 1})) == tuple(F([3, 1])) == (1, 2)
+    assert F.to_latex() == (r"\begin{pmatrix} \max(0,\; x) - \max(0,\; x - 1) \\ \max(x,\; y) - y "
+                            r"\end{pmatrix}")
+    with pytest.raises(InvalidInputError):
+        parse_rational_function("max(0, x) ⊘ max(0, y) ⊘ x")
+    with pytest.raises(InvalidInputError):
+        parse_rational_function("2*(max(0, x) - max(0, x - 1))")

@@ -168,7 +168,9 @@ class TropicalRationalFunction:
         den = self.denominator
         if len(den) == 1 and all(v == 0 for v in den.exponents[0]) and den.coefficients[0] == 0:
             return self.numerator.to_latex()
-        right = den.to_latex() if len(den) > 1 else f"({den.to_latex()})"
+        right = den.to_latex()
+        if len(den) == 1 and any(op in right[1:] for op in "+-"):
+            right = f"({right})"                  # an affine denominator such as (x - 1)
         return f"{self.numerator.to_latex()} - {right}"
 
 
