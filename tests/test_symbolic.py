@@ -101,6 +101,8 @@ def test_weight_form_gives_sites_weights_and_polynomial():
     keys, offsets = head.evaluate_at({t: 5}).numeric_keys()
     assert (keys, offsets) == (numeric.keys, numeric.offsets)
     assert "\\max" in head.to_latex()
+    valued = SymbolicHead.from_weights([[t]], [[1]], [[1], [2]], W_V=[[t]], W_O=[[2]], b_V=[1])
+    assert valued.values == ((2 * t + 2,), (4 * t + 2,)) and valued.keys == ((t,), (2 * t,))
 
 
 def test_rational_map_is_the_log_lifted_limit():

@@ -247,9 +247,10 @@ def plot_tropical_curve(f, path, box=None, dpi=120):
         fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.8))
         edges, vertices = _draw_curve(left, f, lo, hi, palette)
         left.set_title(f"tropical curve: {len(f.linear_regions())} regions, {len(edges)} edges, "
-                       f"{len(vertices)} vertices", fontsize=10)
+                       f"{len(vertices)} vertices\n(edge weight 1 unless marked w=k)", fontsize=10)
         _draw_subdivision(right, f, palette, edges, vertices)
-        right.set_title(f"Newton polygon, regular subdivision: {len(f.dual_subdivision())} cells", fontsize=10)
+        right.set_title(f"Newton polygon: regular subdivision into {len(f.dual_subdivision())} cells\n"
+                        "(cell Vi is dual to vertex Vi, point j to region j)", fontsize=10)
     else:
         fig = plt.figure(figsize=(6.5, 6))
         ax = fig.add_subplot(projection="3d")

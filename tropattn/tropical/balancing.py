@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from ..errors import InvalidInputError
+from ..errors import InternalError, InvalidInputError
 from ..exact import homogeneous_point
 from .subdivision import HypersurfaceCell
 
@@ -80,7 +80,7 @@ def curve_edges(f: TropicalPolynomial) -> tuple:
             continue
         ends = tuple(sorted(t for t in cell.terms if t in owners))
         if len(ends) != 2:
-            raise InvalidInputError(f"internal error: the wall of terms {sorted(cell.terms)} separates "
+            raise InternalError(f"the wall of terms {sorted(cell.terms)} separates "
                                     f"{len(ends)} regions; please report this polynomial")
         j, k = ends
         out.append(CurveEdge(ends, lattice_length(tuple(u - v for u, v in zip(f.exponents[k], f.exponents[j]))),

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations
 
-from ..errors import InvalidInputError
+from ..errors import InternalError, InvalidInputError
 from ..geometry.power import PowerDiagram
 from .polynomial import TropicalPolynomial, _default_variables
 
@@ -357,7 +357,7 @@ class _Line:
             values[atom] = sp.true if _holds(atom, sgn) else sp.false
         out = self.conds[key].xreplace(values)
         if out not in (sp.true, sp.false):
-            raise InvalidInputError(f"internal error: condition {key} is undecided at {_value(sample)}")
+            raise InternalError(f"condition {key} is undecided at {_value(sample)}; please report these points")
         return out is sp.true
 
 
@@ -452,16 +452,18 @@ class SymbolicHead:
             raise InvalidInputError(f"W_Q is {len(WQ)}x{len(WQ[0])}, W_K {len(WK)}x{len(WK[0])} and the context "
                                     f"has {len(Y[0])} columns; need W_Q (d_k, d), W_K (d_k, d_y), context (N, d_y)")
         bQ, bK = _vector(b_Q, "b_Q", len(WQ)), _vector(b_K, "b_K", len(WQ))
+        WV = None if W_V is None else _matrix(W_V, "W_V")
+        WO = None if W_O is None else _matrix(W_O, "W_O")
+        bV = None if WV is None else _vector(b_V, "b_V", len(WV))
         WQt = tuple(zip(*WQ))
         keys, offsets, values = [], [], []
         for y in Y:
             k = tuple(u + c for u, c in zip(_matvec(WK, y), bK))
             keys.append(_matvec(WQt, k))
             offsets.append(_sp().cancel(sum((q * c for q, c in zip(bQ, k)), _sp().Integer(0))))
-            if W_V is not None:
-                WV = _matrix(W_V, "W_V")
-                v = tuple(u + c for u, c in zip(_matvec(WV, y), _vector(b_V, "b_V", len(WV))))
-                values.append(v if W_O is None else _matvec(_matrix(W_O, "W_O"), v))
+            if WV is not None:
+                v = tuple(u + c for u, c in zip(_matvec(WV, y), bV))
+                values.append(v if WO is None else _matvec(WO, v))
         return cls(keys, offsets, values or None, variables)
 
     # ------------------------------------------------------------------ data
