@@ -340,22 +340,34 @@ class _Line:
                 out.append((sp.FiniteSet(rs[i].value), rs[i]))
         return out
 
-    def truth(self, key, sample) -> bool:
-        """The exact value of condition ``key`` at a rational sample or at a root."""
+    def _atom_values(self, sample) -> dict:
+        """``{atom: true/false}`` at a sample, computed once per sample (signs once per polynomial)."""
         sp = _sp()
-        values = {}
+        cache = self.__dict__.setdefault("_values", {})
+        if id(sample) in cache:
+            return cache[id(sample)][1]
+        signs, values = {}, {}
+
+        def sign(poly):
+            key = poly.as_expr()
+            if key not in signs:
+                signs[key] = sample.sign(poly) if isinstance(sample, _Root) else int(sp.sign(poly.eval(sample)))
+            return signs[key]
+
         for atom in self.atoms:
             num, den = self.forms[atom]
-            if isinstance(sample, _Root):
-                sn, sd = sample.sign(num), sample.sign(den)
-            else:
-                sn, sd = int(sp.sign(num.eval(sample))), int(sp.sign(den.eval(sample)))
+            sd = sign(den)
             if sd == 0:
                 raise InvalidInputError(f"an entry has a pole at {self.s} = {_value(sample)}; "
                                         "the head is undefined there")
-            sgn = sn * sd
-            values[atom] = sp.true if _holds(atom, sgn) else sp.false
-        out = self.conds[key].xreplace(values)
+            values[atom] = sp.true if _holds(atom, sign(num) * sd) else sp.false
+        cache[id(sample)] = (sample, values)      # the sample is kept alive, so its id stays unique
+        return values
+
+    def truth(self, key, sample) -> bool:
+        """The exact value of condition ``key`` at a rational sample or at a root."""
+        sp = _sp()
+        out = self.conds[key].xreplace(self._atom_values(sample))
         if out not in (sp.true, sp.false):
             raise InternalError(f"condition {key} is undecided at {_value(sample)}; please report these points")
         return out is sp.true
