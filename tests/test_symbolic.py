@@ -14,7 +14,7 @@ from tropattn.attention import Head, count_dual
 from tropattn.errors import InvalidInputError
 from tropattn.tropical import parse_polynomial
 from tropattn.tropical.symbolic import (SymbolicHead, adjacency_condition, parameter_regions, product_polynomial,
-                                        redundancy_condition, symbolic_product)
+                                        redundancy_condition, symbolic_product, type_condition)
 
 sympy = pytest.importorskip("sympy")
 t = sympy.Symbol("t", real=True)
@@ -86,6 +86,19 @@ def test_adjacency_condition_matches_adjacency_graph_with_two_symbols():
             vals = {s: sympy.Rational(a), t: sympy.Rational(b)}
             _, edges = numeric_type(head, vals)
             assert (cond.subs(vals) is sympy.true) == ((j, k) in edges), (j, k, a, b)
+
+
+def test_two_parameter_type_regions_match_the_numeric_type():
+    head = SymbolicHead([[0], [1], [2], [s]], [0, t, 0, -1])
+    grid = [(sympy.Rational(a, 2), sympy.Rational(b, 2)) for a in range(-2, 6) for b in range(-3, 3)]
+    types = {(a, b): numeric_type(head, {s: a, t: b}) for a, b in grid}
+    regions = {ty: head.type_condition(*ty) for ty in set(types.values())}
+    assert len(regions) >= 3
+    for (a, b), ty in types.items():
+        for other, cond in regions.items():
+            assert (cond.subs({s: a, t: b}) is sympy.true) == (other == ty), ((a, b), ty, other)
+    one = SymbolicHead([[0], [1], [2]], [0, t, 0])
+    assert type_condition(one.lifted_points(), [0, 1, 2], []) is sympy.false      # never every key hidden
 
 
 def test_weight_form_gives_sites_weights_and_polynomial():

@@ -13,7 +13,7 @@ from .rational import RationalPiece, TropicalRationalFunction, TropicalRationalM
 from .semiring import NEG_INF, tropical_add, tropical_mul
 from .subdivision import HypersurfaceCell, dual_subdivision, hypersurface_cells, lifted_polytope, newton_polytope
 from .symbolic import (ParameterPiece, SymbolicHead, adjacency_condition, node_condition, parameter_regions,
-                       product_polynomial, redundancy_condition, symbolic_product)
+                       product_polynomial, redundancy_condition, symbolic_product, type_condition)
 
 __all__ = [
     "NEG_INF", "tropical_add", "tropical_mul", "TropicalPolynomial", "LinearRegion", "HypersurfaceCell",
@@ -22,5 +22,5 @@ __all__ = [
     "parse_polynomial", "parse_rational_function", "polynomial_from_json", "polynomial_to_json",
     "CurveEdge", "lattice_length", "curve_edges", "balancing_sums",
     "SymbolicHead", "ParameterPiece", "redundancy_condition", "adjacency_condition", "node_condition",
-    "symbolic_product", "product_polynomial", "parameter_regions",
+    "type_condition", "symbolic_product", "product_polynomial", "parameter_regions",
 ]

@@ -24,7 +24,8 @@ Questions whose answer depends on ``t`` are answered by exact semialgebraic cond
   an upper edge, i.e. the image of ``p_j`` is an upper vertex after dividing out the
   direction ``p_k - p_j`` (a redundancy question one dimension lower).
 
-For one symbol, :func:`parameter_regions` cuts the parameter line at the boundary points
+:func:`type_condition` is the region of parameter space (any number of symbols) where a
+given combinatorial type holds.  For one symbol, :func:`parameter_regions` cuts the parameter line at the boundary points
 of these conditions (real algebraic numbers, compared exactly by sympy) and reports the
 combinatorial type (redundant terms, adjacent pairs) on every open interval and at
 every boundary point.  Floats never enter: numbers are converted exactly to
@@ -50,7 +51,7 @@ from ..geometry.power import PowerDiagram
 from .polynomial import TropicalPolynomial, _default_variables
 
 __all__ = ["SymbolicHead", "ParameterPiece", "redundancy_condition", "adjacency_condition", "node_condition",
-           "symbolic_product", "product_polynomial", "parameter_regions"]
+           "type_condition", "symbolic_product", "product_polynomial", "parameter_regions"]
 
 
 def _sp():
@@ -227,6 +228,44 @@ def _adjacency(P, j, k):
         Q = [tuple(sp.cancel(w[i] * (w[i] * p[c] - p[i] * w[c])) for c in range(d + 1) if c != i) for p in P]
         pivots.append(sp.And(sp.Ne(w[i], 0), sp.Not(_redundancy(Q, j))))
     return sp.And(_node(P, j), _node(P, k), sp.Or(*pivots))
+
+
+def type_condition(points, redundant, edges):
+    """The exact region of parameter space where the combinatorial type is ``(redundant, edges)``.
+
+    The conjunction over every term ``j`` of its redundancy condition (or its negation)
+    and over every pair ``j < k`` of its adjacency condition (or its negation): a
+    semialgebraic set in any number of parameters (for two parameters, a region of the
+    plane).  With one parameter it is simplified to intervals and points (``False`` for a
+    type that never occurs); with more it is returned as built, unsimplified (a type that
+    never occurs gives a condition that is false at every point, not always the literal
+    ``False``).
+
+    Parameters
+    ----------
+    points : lifted points ``(a_j..., b_j)``
+    redundant : iterable of int
+        The terms without a cell.
+    edges : iterable of pairs
+        The adjacent pairs (order inside a pair does not matter).
+
+    Examples
+    --------
+    >>> import sympy
+    >>> s, t = sympy.symbols("s t", real=True)
+    >>> cond = type_condition([(0, 0), (1, s), (2, t)], redundant=[1], edges=[(0, 2)])
+    >>> cond.subs({s: -1, t: 0}), cond.subs({s: 1, t: 0})      # hidden iff s <= t / 2
+    (True, False)
+    """
+    sp = _sp()
+    P = _points(points)
+    n = len(P)
+    red = {int(j) for j in redundant}
+    adj = {tuple(sorted(int(v) for v in e)) for e in edges}
+    parts = [_redundancy(P, j) if j in red else sp.Not(_redundancy(P, j)) for j in range(n)]
+    parts += [_adjacency(P, j, k) if (j, k) in adj else sp.Not(_adjacency(P, j, k))
+              for j, k in combinations(range(n), 2)]
+    return _simplified(sp.And(*parts))
 
 
 def _simplified(cond):
@@ -594,6 +633,10 @@ class SymbolicHead:
     def adjacency_condition(self, j: int, k: int):
         """When the cells of ``j`` and ``k`` share a wall; see :func:`adjacency_condition`."""
         return adjacency_condition(self.lifted_points(), j, k)
+
+    def type_condition(self, redundant, edges):
+        """Where the head has this combinatorial type; see :func:`type_condition`."""
+        return type_condition(self.lifted_points(), redundant, edges)
 
     def parameter_regions(self) -> tuple:
         """The combinatorial types along the parameter line; see :func:`parameter_regions`."""
