@@ -47,6 +47,17 @@ def test_random_curves_are_balanced(terms):
         assert e.weight == len(on) - 1
 
 
+def test_curve_box():
+    from tropattn.plot import curve_box
+
+    f = parse_polynomial("max(0, x - 4, y + 2)")
+    lo, hi = curve_box(f)
+    assert all(l < c.point[i] < h for c in f.hypersurface_cells() for i, (l, h) in enumerate(zip(lo, hi)))
+    assert curve_box(f, 2) == ((-2, -2), (2, 2)) and curve_box(f, (-1, 3)) == ((-1, -1), (3, 3))
+    with pytest.raises(InvalidInputError):
+        curve_box(f, (3, -1))
+
+
 def test_pictures(tmp_path):
     from tropattn.plot import plot_minkowski_heads, plot_tropical_curve
 
@@ -64,5 +75,7 @@ def test_cli_curve(tmp_path, capsys):
     obj = json.loads(capsys.readouterr().out)
     assert obj["regions"] == 4 and sorted(w["weight"] for w in obj["walls"]) == ["1", "1", "1", "2", "2"]
     assert out.read_text().startswith("<?xml")
+    assert main(["curve", "max(0, x, y)", "-o", str(tmp_path / "b.png"), "--box=-3,1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["vertices"] == [{"terms": [0, 1, 2], "point": ["0", "0"]}]
     assert main(["curve", "max(0, x)", "-o", str(tmp_path / "c.png")]) == 2
     assert "d = 1" in capsys.readouterr().err
