@@ -156,6 +156,10 @@ def test_to_sympy_is_fast_and_keeps_every_term():
 def test_bad_input_is_refused():
     with pytest.raises(InvalidInputError, match="rational function"):
         SymbolicHead([[sympy.sin(t)]])
+    with pytest.raises(InvalidInputError, match="not rational"):
+        SymbolicHead([[sympy.sqrt(2) * t]])
+    with pytest.raises(InvalidInputError, match="not rational"):
+        SymbolicHead([[t]]).evaluate_at({t: sympy.pi})
     with pytest.raises(InvalidInputError, match="query variable"):
         SymbolicHead([[sympy.Symbol("x")]])
     with pytest.raises(InvalidInputError, match="exactly one parameter"):

@@ -77,7 +77,15 @@ def _entry(value, name):
                                 "entries must be built from numbers and symbols with + - * /")
     if expr.has(sp.zoo, sp.oo, sp.nan) or expr.is_real is False:
         raise InvalidInputError(f"{name} = {value!r} is not a finite real number or expression")
-    return sp.cancel(expr)
+    expr = sp.cancel(expr)
+    gens = sorted(expr.free_symbols, key=str) or [sp.Dummy()]
+    try:
+        for part in sp.fraction(expr):
+            sp.Poly(part, *gens, domain=sp.QQ)
+    except (sp.PolynomialError, sp.polys.polyerrors.CoercionFailed, sp.polys.polyerrors.GeneratorsError):
+        raise InvalidInputError(f"{name} = {value!r} has a coefficient that is not rational (such as sqrt(2) "
+                                "or pi); exact answers need rational coefficients: use a symbol instead") from None
+    return expr
 
 
 def _matrix(M, name):
