@@ -18,13 +18,13 @@ import sys
 
 from .._version import __version__
 from ..errors import Interrupted, TropattnError
-from . import demo, dynamics, models, polynomials, tasks
+from . import demo, dynamics, models, polynomials, tasks, teaching
 from .common import EXIT_CODES, glue_negative_values
 
 __all__ = ["main", "build_parser", "COMMAND_MODULES"]
 
 #: The modules that add sub-commands (each has ``register(sub)``).
-COMMAND_MODULES = (demo, polynomials, models, tasks, dynamics)
+COMMAND_MODULES = (demo, polynomials, models, teaching, tasks, dynamics)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,6 +1,6 @@
 """Pictures of zero- and finite-temperature attention (d = 1 or 2 only).
 
-Three pictures, each saved as a PNG with matplotlib's Agg backend (imported lazily,
+Three attention pictures, each saved as a PNG with matplotlib's Agg backend (imported lazily,
 inside the functions, so ``import tropattn`` never needs a display):
 
 * :func:`plot_power_diagram` -- one head's power diagram: the cells where each key
@@ -19,6 +19,11 @@ inside the functions, so ``import tropattn`` never needs a display):
   against beta with the knockout bars, layer 2's exact query-space partition, and the
   Markov surrogate's loss plateaus with per-head attention heat maps.
 
+and three teaching pictures (:mod:`tropattn.plot.curves`): a tropical curve beside the
+Newton polygon with its regular subdivision (:func:`plot_tropical_curve`, or a tropical
+surface for d = 3), and two heads as the Minkowski sum of their lifted Newton polytopes
+beside the overlay of their power diagrams (:func:`plot_minkowski_heads`).
+
 The cell geometry is exact (rational clipping in :mod:`tropattn.power`); only the
 drawing is in floats.  Queries in ``d > 2`` have no picture: project them or pick two
 coordinates first (:class:`~tropattn.errors.InvalidInputError` says so).
@@ -31,9 +36,11 @@ True
 """
 
 from .dynamics import plot_energy, plot_hardmax, plot_order_parameter, plot_trajectories
+from .curves import curve_box, plot_minkowski_heads, plot_tropical_curve
 from .power import plot_overlay, plot_power_diagram
 from .soft import plot_soft_weights
 from .tasks import plot_dyck_accuracy, plot_dyck_partition, plot_markov_run
 
-__all__ = ["plot_power_diagram", "plot_overlay", "plot_soft_weights", "plot_dyck_accuracy", "plot_dyck_partition",
-           "plot_markov_run", "plot_trajectories", "plot_hardmax", "plot_energy", "plot_order_parameter"]
+__all__ = ["plot_power_diagram", "plot_overlay", "plot_soft_weights", "curve_box", "plot_tropical_curve",
+           "plot_minkowski_heads", "plot_dyck_accuracy", "plot_dyck_partition", "plot_markov_run",
+           "plot_trajectories", "plot_hardmax", "plot_energy", "plot_order_parameter"]

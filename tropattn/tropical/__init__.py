@@ -5,16 +5,22 @@
 (Fraction(3, 1), 2)
 """
 
+from .balancing import CurveEdge, balancing_sums, curve_edges, lattice_length
 from .cells import LinearRegion, linear_regions, redundant_terms
-from .parsing import parse_polynomial, polynomial_from_json, polynomial_to_json
+from .parsing import parse_polynomial, parse_rational_function, polynomial_from_json, polynomial_to_json
 from .polynomial import TropicalPolynomial
 from .rational import RationalPiece, TropicalRationalFunction, TropicalRationalMap, common_refinement
 from .semiring import NEG_INF, tropical_add, tropical_mul
 from .subdivision import HypersurfaceCell, dual_subdivision, hypersurface_cells, lifted_polytope, newton_polytope
+from .symbolic import (ParameterPiece, SymbolicHead, adjacency_condition, node_condition, parameter_regions,
+                       product_polynomial, redundancy_condition, symbolic_product, type_condition)
 
 __all__ = [
     "NEG_INF", "tropical_add", "tropical_mul", "TropicalPolynomial", "LinearRegion", "HypersurfaceCell",
     "RationalPiece", "TropicalRationalFunction", "TropicalRationalMap", "newton_polytope", "lifted_polytope",
     "redundant_terms", "linear_regions", "dual_subdivision", "hypersurface_cells", "common_refinement",
-    "parse_polynomial", "polynomial_from_json", "polynomial_to_json",
+    "parse_polynomial", "parse_rational_function", "polynomial_from_json", "polynomial_to_json",
+    "CurveEdge", "lattice_length", "curve_edges", "balancing_sums",
+    "SymbolicHead", "ParameterPiece", "redundancy_condition", "adjacency_condition", "node_condition",
+    "type_condition", "symbolic_product", "product_polynomial", "parameter_regions",
 ]

@@ -16,9 +16,10 @@ from .. import exact
 from ..errors import InvalidInputError, ModelFileError
 from .export import polynomial_to_json  # noqa: F401  (the JSON writer lives with the other output forms)
 from .polynomial import _IDENT, TropicalPolynomial
+from .rational import TropicalRationalFunction
 
 
-__all__ = ["polynomial_from_json", "parse_polynomial"]
+__all__ = ["polynomial_from_json", "parse_polynomial", "parse_rational_function"]
 
 
 def _json_number(value, path, allow_neg_inf=False):
@@ -442,7 +443,12 @@ def parse_polynomial(text: str, variables=None, *, notation=None) -> TropicalPol
         tok = parser.peek()
         hint = " (use ',' between the arguments of max)" if not parser.tropical else ""
         parser.fail(f"unexpected {tok[1]!r}{hint}", tok)
-    names = sorted({v for t in terms for v in t.lin}, key=_natural_key)
+    return _polynomials([terms], variables)[0]
+
+
+def _polynomials(term_lists, variables):
+    """Polynomials over one variable list from parsed term lists (names sorted naturally by default)."""
+    names = sorted({v for terms in term_lists for t in terms for v in t.lin}, key=_natural_key)
     if variables is None:
         variables = tuple(names) or ("x",)
     else:
@@ -450,5 +456,71 @@ def parse_polynomial(text: str, variables=None, *, notation=None) -> TropicalPol
         if unknown:
             raise InvalidInputError(f"the text uses {unknown} which are not among variables={variables}; "
                                     "add them or fix the spelling")
-    exps = [[t.lin.get(v, Fraction(0)) for v in variables] for t in terms]
-    return TropicalPolynomial(exps, [t.const for t in terms], variables)
+    return [TropicalPolynomial([[t.lin.get(v, Fraction(0)) for v in variables] for t in terms],
+                               [t.const for t in terms], variables) for terms in term_lists]
+
+
+def parse_rational_function(text: str, variables=None) -> TropicalRationalFunction:
+    """Read a tropical rational function ``f ⊘ g = f - g`` from text.
+
+    The text is a signed sum of tropical polynomials in max form: the terms with a
+    ``+`` sign multiply (tropically) into the numerator, those with a ``-`` sign into
+    the denominator, so ``"max(0, x) - max(0, x - 1)"`` is ``max(0, x) ⊘ max(0, x - 1)``
+    (the clamp ``clip(x, 0, 1)``).  ``"f ⊘ g"`` with two polynomials in either
+    notation of :func:`parse_polynomial` is read too.
+
+    Parameters
+    ----------
+    text : str
+    variables : sequence of str, optional
+        Variable order (default: the names found, sorted naturally).
+
+    Returns
+    -------
+    TropicalRationalFunction
+
+    Raises
+    ------
+    InvalidInputError
+        As :func:`parse_polynomial`; a ``-`` inside a ``max`` argument is fine, but
+        ``2*(max(...) - max(...))`` is not (expand it).
+
+    Examples
+    --------
+    >>> clamp = parse_rational_function("max(0, x) - max(0, x - 1)")
+    >>> clamp(-2), clamp("1/2"), clamp(5)
+    (Fraction(0, 1), Fraction(1, 2), Fraction(1, 1))
+    >>> parse_rational_function("max(0, x) - max(0, y) - 1").denominator
+    TropicalPolynomial('max(1, y + 1)', variables=('x', 'y'))
+    """
+    if not isinstance(text, str):
+        raise InvalidInputError(f"parse_rational_function needs a string, got {type(text).__name__}")
+    if variables is not None:
+        variables = tuple(variables) if not isinstance(variables, str) else (variables,)
+    if "⊘" in text:
+        parts = text.split("⊘")
+        if len(parts) != 2:
+            raise InvalidInputError(f"{text!r} has {len(parts) - 1} signs ⊘; write one quotient 'f ⊘ g'")
+        num, den = (parse_polynomial(p, variables) for p in parts)
+        if variables is None:
+            names = sorted(set(num.variables) | set(den.variables), key=_natural_key)
+            num, den = (parse_polynomial(p, names) for p in parts)
+        return TropicalRationalFunction(num, den)
+    parser = _Parser(text, False)
+    if parser.peek()[0] == "end":
+        raise InvalidInputError("the text is empty; write a rational function such as 'max(0, x) - max(0, x - 1)'")
+    num, den = [_Affine()], [_Affine()]
+    sign = parser.take()[1] if parser.peek()[1] in ("+", "-") else "+"
+    while True:
+        val = parser.product()
+        if sign == "+":
+            num = _cadd(num, val)
+        else:
+            den = _cadd(den, val)
+        if parser.peek()[1] not in ("+", "-"):
+            break
+        sign = parser.take()[1]
+    if parser.peek()[0] != "end":
+        tok = parser.peek()
+        parser.fail(f"unexpected {tok[1]!r} (use ',' between the arguments of max)", tok)
+    return TropicalRationalFunction(*_polynomials([num, den], variables))

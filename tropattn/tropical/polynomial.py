@@ -366,8 +366,11 @@ class TropicalPolynomial:
     def to_sympy(self):
         """A sympy ``Max`` of affine expressions with exact ``Rational`` coefficients.
 
-        sympy may drop terms it can prove dominated (``Max(x, x + 1)`` is ``x + 1``);
-        the function is the same.  A one-term polynomial gives the affine expression.
+        The ``Max`` is built unevaluated (``evaluate=False``): every distinct term is
+        kept as given and sympy does not try to prove terms dominated, so a polynomial
+        with hundreds of terms exports in milliseconds.  ``sympy.simplify`` (or
+        ``expr.doit()``) lets sympy merge dominated terms.  A one-term polynomial gives
+        the affine expression.
 
         >>> from tropattn.tropical import parse_polynomial
         >>> parse_polynomial("max(0, x + 1, 2*y - 1/2)").to_sympy()
@@ -378,7 +381,7 @@ class TropicalPolynomial:
         syms = [sympy.Symbol(v, real=True) for v in self.variables]
         exprs = [sum((sympy.Rational(a.numerator, a.denominator) * s for a, s in zip(alpha, syms)),
                      sympy.Rational(c.numerator, c.denominator)) for alpha, c in self.terms]
-        return sympy.Max(*exprs)
+        return exprs[0] if len(exprs) == 1 else sympy.Max(*exprs, evaluate=False)
 
     def to_latex(self) -> str:
         r"""LaTeX for the formal max, e.g. ``\max(0,\; x + 1,\; 2y - \tfrac{1}{2})``.

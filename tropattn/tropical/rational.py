@@ -150,12 +150,28 @@ class TropicalRationalFunction:
             return object.__repr__(self)
 
     def to_sympy(self):
-        """``numerator.to_sympy() - denominator.to_sympy()``."""
+        """``numerator.to_sympy() - denominator.to_sympy()`` (unevaluated ``Max`` terms).
+
+        >>> from tropattn.tropical import parse_polynomial
+        >>> TropicalRationalFunction(parse_polynomial("max(0, x)"), parse_polynomial("max(0, x - 1)")).to_sympy()
+        Max(0, x) - Max(0, x - 1)
+        """
         return self.numerator.to_sympy() - self.denominator.to_sympy()
 
     def to_latex(self) -> str:
-        r"""``\max(...) - \max(...)``."""
-        return f"{self.numerator.to_latex()} - {self.denominator.to_latex()}"
+        r"""``\max(...) - \max(...)``; a denominator ``0`` is left out.
+
+        >>> from tropattn.tropical import parse_polynomial
+        >>> print(TropicalRationalFunction(parse_polynomial("max(0, x)"), parse_polynomial("max(0, x - 1)")).to_latex())
+        \max(0,\; x) - \max(0,\; x - 1)
+        """
+        den = self.denominator
+        if len(den) == 1 and all(v == 0 for v in den.exponents[0]) and den.coefficients[0] == 0:
+            return self.numerator.to_latex()
+        right = den.to_latex()
+        if len(den) == 1 and any(op in right[1:] for op in "+-"):
+            right = f"({right})"                  # an affine denominator such as (x - 1)
+        return f"{self.numerator.to_latex()} - {right}"
 
 
 @dataclass(frozen=True, init=False)
@@ -219,3 +235,26 @@ class TropicalRationalMap:
     def pieces(self) -> tuple:
         """Common refinement of every numerator and denominator (the map is affine on each)."""
         return common_refinement([p for c in self.components for p in (c.numerator, c.denominator)])
+
+    def to_sympy(self):
+        """The column vector of the components as a sympy ``Matrix`` (``m x 1``).
+
+        >>> from tropattn.tropical import parse_polynomial
+        >>> F = TropicalRationalMap([parse_polynomial("max(0, x)"), parse_polynomial("max(x, 1)")])
+        >>> F.to_sympy()
+        Matrix([
+        [Max(0, x)],
+        [Max(1, x)]])
+        """
+        import sympy
+
+        return sympy.Matrix([c.to_sympy() for c in self.components])
+
+    def to_latex(self) -> str:
+        r"""LaTeX for the column vector of the components (a ``pmatrix``).
+
+        >>> from tropattn.tropical import parse_polynomial
+        >>> print(TropicalRationalMap([parse_polynomial("max(0, x)"), parse_polynomial("x - 1")]).to_latex())
+        \begin{pmatrix} \max(0,\; x) \\ x - 1 \end{pmatrix}
+        """
+        return r"\begin{pmatrix} " + r" \\ ".join(c.to_latex() for c in self.components) + r" \end{pmatrix}"
