@@ -166,7 +166,7 @@ def integer_upper_hull(pts, method: str = "auto") -> UpperHull:
     if method == "auto":
         if d == 1:
             result = _chain(lifted)
-        elif d == 2 and len(lifted) >= 4:
+        elif d == 2 and len(lifted) >= 3:
             result = _planar(lifted)
         elif d >= 3 and len(lifted) >= d + 2:
             result = _simplicial(lifted, d)

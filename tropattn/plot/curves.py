@@ -25,6 +25,7 @@ from ..attention.soft import as_heads
 from ..errors import InvalidInputError
 from ..geometry import PowerDiagram, convex_hull, upper_hull
 from ..geometry.power import _clip_polygon
+from ..temperature import resolve_box
 from ..tropical import TropicalPolynomial, curve_edges, parse_polynomial
 from .common import colors, pyplot, save
 from .power import _draw_cells, _overlay_diagram
@@ -47,8 +48,9 @@ def curve_box(f, box=None) -> tuple:
     By default the window holds every vertex of the hypersurface and a point of every
     wall, with a margin of half the span (at least 1) so that rays are visible.
 
-    >>> curve_box(parse_polynomial("max(0, x, y)"))
-    ((Fraction(-2, 1), Fraction(-2, 1)), (Fraction(2, 1), Fraction(2, 1)))
+    >>> lo, hi = curve_box(parse_polynomial("max(0, x, y)"))     # the tropical line: vertex at 0
+    >>> all(l < 0 < h for l, h in zip(lo, hi)), lo == tuple(-h for h in hi)
+    (True, True)
     """
     d = f.dim
     if box is not None:
@@ -293,7 +295,6 @@ def plot_minkowski_heads(heads, path, box=None, dpi=120):
     -------
     pathlib.Path
     """
-    from ..temperature import resolve_box
 
     hs = _exact_heads(heads)
     d = hs[0].dim
