@@ -16,6 +16,9 @@ inside the functions, so ``import tropattn`` never needs a display):
   second row shows ``log10(1 - p*)``, the weight defect, which decays
   exponentially with the distance to the walls (THEORY §5).
 
+* :func:`plot_slice` -- the exact activation regions of a 1- or 2-D slice of a deep
+  model (e.g. a real checkpoint), labelled by the tokens each head attends to.
+
 The cell geometry is exact (rational clipping in :mod:`tropattn.power`); only the
 drawing is in floats.  Queries in ``d > 2`` have no picture: project them or pick two
 coordinates first (:class:`~tropattn.errors.InvalidInputError` says so).
@@ -28,6 +31,7 @@ True
 """
 
 from .power import plot_overlay, plot_power_diagram
+from .slices import plot_slice
 from .soft import plot_soft_weights
 
-__all__ = ["plot_power_diagram", "plot_overlay", "plot_soft_weights"]
+__all__ = ["plot_power_diagram", "plot_overlay", "plot_soft_weights", "plot_slice"]

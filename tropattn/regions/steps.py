@@ -13,7 +13,11 @@ from ..exact import integer_row
 from .affine import AffineMap
 
 
-__all__ = ["AttentionStep", "ReluStep", "model_steps", "append_pattern", "wall_rows", "duplicate_before"]
+__all__ = ["DIAGRAM_MAX_DIM", "AttentionStep", "ReluStep", "model_steps", "append_pattern", "wall_rows", "duplicate_before"]
+
+
+DIAGRAM_MAX_DIM = 8
+"""Heads reading more coordinates take every distinct key as a rival instead of power-diagram neighbours."""
 
 
 class AttentionStep:
@@ -22,7 +26,9 @@ class AttentionStep:
     def __init__(self, layer, index):
         self.layer, self.index = layer, index
         self.heads = tuple(layer.heads)
-        self.cells = [h.power_diagram().cells() for h in self.heads]
+        # a power diagram in many dimensions is slow to build (a sliced model's later layers read
+        # d = 64... coordinates): there every other distinct key is a rival, the same cell
+        self.cells = [h.power_diagram().cells() if h.dim <= DIAGRAM_MAX_DIM else None for h in self.heads]
         self.projection = getattr(layer, "projection", None)
 
     def labels_at(self, f: AffineMap, X, D):
@@ -44,14 +50,23 @@ class AttentionStep:
         """Pulled-back facet rows of the cells picked by ``labels``."""
         A, b, walls = [], [], []
         for h, (head, j) in enumerate(zip(self.heads, labels)):
-            wall_rows(head, j, self.cells[h][j].neighbors, f, ("head", self.index, h), A, b, walls)
+            wall_rows(head, j, self._rivals(h, j), f, ("head", self.index, h), A, b, walls)
         return A, b, walls
 
+    def _rivals(self, h, j):
+        if self.cells[h] is not None:
+            return self.cells[h][j].neighbors
+        head = self.heads[h]
+        key = (head.keys[j], head.offsets[j])
+        return [k for k in range(head.N) if (head.keys[k], head.offsets[k]) != key]
+
     def realisable(self, labels) -> bool:
-        return all(self.cells[h][j] is not None for h, j in enumerate(labels))
+        return all(not duplicate_before(self.heads[h], j) if self.cells[h] is None else self.cells[h][j] is not None
+                   for h, j in enumerate(labels))
 
     def output_map(self, labels, f: AffineMap) -> AffineMap:
-        d_out = len(f.M)
+        R = self.layer.residual
+        d_out = len(f.M) if isinstance(R, bool) else len(R)
         total = [Fraction(0)] * len(self.heads[0].values[0])
         for head, j in zip(self.heads, labels):
             total = [t + v for t, v in zip(total, head.values[j])]
@@ -61,8 +76,14 @@ class AttentionStep:
             raise InvalidInputError(
                 f"layer {self.index}: the heads' outputs have dimension {len(total)} but the model has "
                 f"dimension {d_out}; give values of length {d_out} or a projection of shape ({d_out}, {len(total)})")
-        if self.layer.residual:
+        if R is True:
             return AffineMap(f.M, tuple(ci + t for ci, t in zip(f.c, total)))
+        if R is not False:                         # a skip matrix: x -> R f(x) + total
+            d = len(f.M[0]) if f.M else 0
+            M = tuple(tuple(sum((r[i] * f.M[i][k] for i in range(len(r))), Fraction(0)) for k in range(d))
+                      for r in R)
+            c = tuple(sum((r[i] * f.c[i] for i in range(len(r))), t) for r, t in zip(R, total))
+            return AffineMap(M, c)
         zero_row = tuple(Fraction(0) for _ in f.M[0])
         return AffineMap(tuple(zero_row for _ in f.M), tuple(total))
 
