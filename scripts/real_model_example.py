@@ -149,7 +149,7 @@ def analyse(path, context, box=2, picture=None):
                    axis_names=("t1: from '(' towards '['", "t2: from '(' towards '{'"),
                    marks=[((0, 0), "query = ("), ((1, 0), "query = ["), ((0, 1), "query = {")],
                    title=f"trained tiny GPT-2, context '{' '.join(context)}', query on the plane through ( [ {{\n"
-                         f"{len(result.activation_regions)} exact regions, {groups} attention patterns; "
+                         f"{len(result.activation_regions)} exact regions, {groups} attention patterns (thin lines: ReLU walls); "
                          "label = position:token each head attends to")
     return len(result.activation_regions), len(result.linear_regions), seconds
 

@@ -17,6 +17,7 @@ from ..region_bounds import bounds
 from ..regions import enumerate_regions
 from ..table import write_region_table
 from ..temperature import convention_check, stability_report
+from .checkpoint import add_checkpoint_arguments, draw_slice, is_checkpoint, model_from_args
 from .common import add_command, emit, format_point as _point, format_rational as _fmt, parse_pair
 
 __all__ = ["count_model", "register"]
@@ -58,7 +59,7 @@ def count_model(model, method="primal", box=None, progress=None, workers=1) -> d
 
 def cmd_count(args):
 
-    model = load_model(args.model)
+    model = model_from_args(args)
     box = parse_pair(args.box, "--box") if args.box else None
     try:
         out = count_model(model, args.method, box, workers=args.workers)
@@ -96,7 +97,9 @@ def cmd_power(args):
 
 def cmd_diagram(args):
 
-    model = load_model(args.model)
+    model = model_from_args(args)
+    if is_checkpoint(args):
+        return print(draw_slice(model, args))
     if len(model.layers) != 1:
         raise InvalidInputError(f"diagram draws one layer; the model has {len(model.layers)} layers")
     box = parse_pair(args.box, "--box") if args.box else None
@@ -188,6 +191,7 @@ def register(sub):
     s.add_argument("--method", choices=("primal", "dual"), default="primal")
     s.add_argument("--box", help="LO,HI: count inside [LO, HI]^d")
     s.add_argument("--workers", type=int, default=1, help="processes for the primal search (default 1)")
+    add_checkpoint_arguments(s)
     s = add_command(sub, "power", cmd_power, "power diagram of weighted sites")
     s.add_argument("sites")
     s = add_command(sub, "diagram", cmd_diagram, "draw each head's power cells and their overlay (d <= 2)",
@@ -195,6 +199,7 @@ def register(sub):
     s.add_argument("model")
     s.add_argument("-o", "--output", required=True)
     s.add_argument("--box", help="LO,HI")
+    add_checkpoint_arguments(s)
     s = add_command(sub, "bounds", cmd_bounds, "upper and lower bounds for a shape")
     for flag in ("--dim", "--heads", "--keys"):
         s.add_argument(flag, type=int, required=True)

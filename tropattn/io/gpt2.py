@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import InvalidInputError, ModelFileError
 from .skeleton import Attention, Block, Norm, context_forward, make_skeleton
 
-__all__ = ["read_state_dict", "gpt2_blocks", "load_gpt2", "gpt2_context"]
+__all__ = ["read_state_dict", "gpt2_blocks", "gpt2_heads", "load_gpt2", "gpt2_context"]
 
 _BLOCK_NAMES = ("ln_1.weight", "ln_1.bias", "attn.c_attn.weight", "attn.c_attn.bias", "attn.c_proj.weight",
                 "attn.c_proj.bias", "ln_2.weight", "ln_2.bias", "mlp.c_fc.weight", "mlp.c_fc.bias",
@@ -50,7 +50,8 @@ def read_state_dict(path) -> dict:
     return {k: np.asarray(v, dtype=np.float64) for k, v in raw.items()}
 
 
-def _n_head(path, n_head):
+def gpt2_heads(path, n_head=None) -> int:
+    """``n_head`` if given, else ``n_head`` from ``config.json`` beside ``path``; else an error."""
     if n_head is not None:
         return int(n_head)
     if path is not None:
@@ -160,7 +161,7 @@ def load_gpt2(checkpoint, context_ids, *, n_head=None, layernorm=None, self_key=
     path = None if isinstance(checkpoint, dict) else checkpoint
     state = read_state_dict(checkpoint) if path is not None else {k: np.asarray(v, dtype=np.float64)
                                                                  for k, v in checkpoint.items()}
-    blocks, wte, wpe = gpt2_blocks(state, _n_head(path, n_head), eps)
+    blocks, wte, wpe = gpt2_blocks(state, gpt2_heads(path, n_head), eps)
     ids = tuple(int(i) for i in context_ids)
     E = gpt2_context(wte, wpe, ids)
     Ys = context_forward(blocks, E)

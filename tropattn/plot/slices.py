@@ -131,8 +131,9 @@ def plot_slice(model, box, path, names=None, title=None, axis_names=None, region
     else:
         ax.set_yticks([])
     layers = len(model.layers)
-    ax.set_title(title or f"{len(R)} exact activation regions ({len(groups)} attention patterns) on a {k}-D "
-                 f"slice, {layers} layer(s)\nlabel: token attended by each head, layers separated by |", fontsize=9)
+    ax.set_title(title or f"{len(R)} exact activation regions ({len(groups)} attention pattern(s)) on a {k}-D "
+                 f"slice, {layers} layer(s)\ncolour and label: token attended by each head (layers separated by |); "
+                 "thin lines: all walls, ReLU ones included", fontsize=9)
     fig.tight_layout()
     path = Path(path)
     save(fig, path, 130)
