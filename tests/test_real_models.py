@@ -11,7 +11,7 @@ import pytest
 from tropattn.attention import slice_model, slice_through, token_points
 from tropattn.errors import InvalidInputError, ModelFileError, QuadraticWallError, TieError
 from tropattn.io import from_torch, gpt2_blocks, load_gpt2
-from tropattn.io.skeleton import context_forward, slice_grid
+from tropattn.io.skeleton import context_forward, query_path, slice_grid
 from tropattn.regions import brute_force_regions, enumerate_regions
 
 torch = pytest.importorskip("torch")
@@ -41,17 +41,14 @@ def _exact(S, t):
 
 
 def _margins(skeleton, X):
-    """Smallest gap between the best two scores over all heads and layers (floats)."""
+    """Smallest gap between the best two scores over all heads and layers (floats, the skeleton's path)."""
     gaps = np.full(len(X), np.inf)
-    Z = np.array(X, dtype=float)
-    for blk, Y in zip(skeleton.blocks, skeleton.Ys):
+    for l, (blk, Y) in enumerate(zip(skeleton.blocks, skeleton.Ys)):
+        Z = query_path(skeleton.blocks[:l], skeleton.Ys[:l], X)[0] if l else np.array(X, dtype=float)
         for h, (K, _) in enumerate(blk.attn.keys_values(Y)):
             S = (Z @ blk.attn.W_Q[h].T + blk.attn.b_Q[h]) @ K.T / math.sqrt(K.shape[1])
             top = np.sort(S, axis=1)
             gaps = np.minimum(gaps, top[:, -1] - top[:, -2])
-        Z = skeleton.float_path(X)[0] if len(skeleton.blocks) == 1 else None
-        if Z is None:
-            return gaps                # later layers: checked through the exact labels below
     return gaps
 
 
@@ -263,3 +260,29 @@ def test_errors_name_the_problem(tmp_path):
         slice_model(sk, np.zeros(8), [np.ones(8), 2 * np.ones(8)])
     with pytest.raises(InvalidInputError, match="x0 has length 2|x0"):
         slice_model(sk, np.zeros(2), [np.ones(8)])
+
+
+def test_cli_counts_a_checkpoint_slice(tmp_path, capsys):
+    import json
+
+    from tropattn.cli import main
+
+    model = example.tiny_gpt2(vocab=8, positions=8, d=8, n_head=2, n_layer=1, mlp=4, seed=3)
+    path = example.save_checkpoint(model, tmp_path / "m.safetensors")
+    common = ["--heads", "2", "--context", "3,0,4", "--slice", "tokens:0,1,2", "--self-key", "exclude",
+              "--activation", "relu", "--box=-1/2,1/2"]
+    assert main(["count", str(path), "--layernorm", "freeze", "--json"] + common) in (0, None)
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    skeleton = load_gpt2(path, [3, 0, 4], n_head=2, layernorm="freeze", self_key="exclude", activation="relu",
+                         reference=[float(v) for v in slice_through(token_points(
+                             model.wte.weight.detach().numpy(), model.wpe.weight.detach().numpy(), [0, 1, 2], 3))[0]])
+    x0, U = slice_through(token_points(skeleton.wte, skeleton.wpe, [0, 1, 2], 3))
+    expected = enumerate_regions(slice_model(skeleton, x0, U), box=("-1/2", "1/2"), progress=False)
+    assert out["activation_regions"] == len(expected.activation_regions) and out["dim"] == 2
+    assert "layernorm=freeze: the frozen labels equal the true-LayerNorm labels at" in captured.err
+    png = tmp_path / "slice.png"
+    assert main(["diagram", str(path), "--layernorm", "drop", "-o", str(png)] + common) in (0, None)
+    assert png.stat().st_size > 0
+    assert main(["count", str(path)] + common) == 2            # no --layernorm: refused, exit 2
+    assert "layernorm='drop'" in capsys.readouterr().err

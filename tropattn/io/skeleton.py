@@ -36,7 +36,7 @@ from ..errors import InvalidInputError, QuadraticWallError
 from ..exact import to_rational, to_rational_matrix, to_rational_vector
 
 __all__ = ["Norm", "Attention", "Block", "Skeleton", "check_options", "context_forward", "build_skeleton",
-           "layer_norm", "ACTIVATIONS"]
+           "layer_norm", "ACTIVATIONS", "query_path", "slice_grid", "make_skeleton"]
 
 
 @dataclass(frozen=True)
