@@ -64,10 +64,15 @@ def tiny_gpt2(vocab=8, positions=16, d=16, n_head=2, n_layer=1, mlp=32, seed=0):
             out = (p @ v).transpose(-2, -3)
             return self.attn.c_proj(out.reshape(*out.shape[:-2], d)), p
 
-        def forward(self, x, sharp=None, exclude_self_last=False):
-            a, p = self.attend(self.ln_1(x), sharp, exclude_self_last)
+        def forward(self, x, sharp=None, exclude_self_last=False, plain_query=False):
+            z = self.ln_1(x)
+            if plain_query:                      # the last row: no LayerNorm (its path is the skeleton)
+                z = torch.cat([z[..., :-1, :], x[..., -1:, :]], dim=-2)
+            a, p = self.attend(z, sharp, exclude_self_last)
             x = x + a
             h = nn.functional.gelu(self.mlp.c_fc(self.ln_2(x)), approximate="tanh")
+            if plain_query:                      # ... and ReLU in place of GELU
+                h = torch.cat([h[..., :-1, :], torch.relu(self.mlp.c_fc(x[..., -1:, :]))], dim=-2)
             return x + self.mlp.c_proj(h), p
 
     class TinyGPT2(nn.Module):
@@ -77,12 +82,19 @@ def tiny_gpt2(vocab=8, positions=16, d=16, n_head=2, n_layer=1, mlp=32, seed=0):
             self.h = nn.ModuleList(Block() for _ in range(n_layer))
             self.ln_f = nn.LayerNorm(d)
 
-        def forward(self, ids, sharp=None, exclude_self_last=False):
-            """``(logits, hidden states per block input + final, attention weights per block)``."""
+        def forward(self, ids, sharp=None, exclude_self_last=False, plain_query=False, query_state=None):
+            """``(logits, hidden states per block input + final, attention weights per block)``.
+
+            ``sharp`` multiplies the last row's scores, ``exclude_self_last`` masks its own key,
+            ``plain_query`` drops LayerNorm and uses ReLU on the last row (the context rows keep
+            both), ``query_state`` replaces the last row's input embedding.
+            """
             x = self.wte(ids) + self.wpe(torch.arange(ids.shape[-1]))
+            if query_state is not None:
+                x = torch.cat([x[..., :-1, :], torch.as_tensor(query_state, dtype=x.dtype)[None]], dim=-2)
             hidden, weights = [x], []
             for block in self.h:
-                x, p = block(x, sharp, exclude_self_last)
+                x, p = block(x, sharp, exclude_self_last, plain_query)
                 hidden.append(x)
                 weights.append(p)
             return self.ln_f(x) @ self.wte.weight.T, hidden, weights

@@ -216,6 +216,31 @@ def test_gpt2_state_dict_matches_a_torch_gpt2():
     assert tuple(pattern[0][0]) == tuple(int(j) for j in w_q[0][:, -1].argmax(-1))
 
 
+def test_gpt2_hard_forward_matches_torch_at_every_layer():
+    model = example.tiny_gpt2(vocab=10, positions=16, d=16, n_head=2, n_layer=2, mlp=8, seed=14).double()
+    ids = [3, 1, 4, 1, 5]
+    skeleton = load_gpt2(_gpt2_state(model), ids, n_head=2, layernorm="drop", self_key="exclude", activation="relu")
+    x0, U = slice_through(token_points(skeleton.wte, skeleton.wpe, [0, 1, 2], len(ids)))
+    S = slice_model(skeleton, x0, U)
+    T, X = slice_grid([float(v) for v in x0], [[float(v) for v in u] for u in U], 1.0, 5)
+    gaps = _margins(skeleton, X)
+    checked = 0
+    with torch.no_grad():
+        for t, x, gap in zip(T, X, gaps):
+            ex = _exact(S, t)
+            if ex is None:
+                continue
+            y, pattern = ex
+            _, hidden, w = model(torch.as_tensor(ids + [0]), sharp=SHARP, exclude_self_last=True, plain_query=True,
+                                 query_state=x)
+            assert tuple(pattern[0][0]) == tuple(int(j) for j in w[0][:, -1].argmax(-1))   # layer 1: torch's argmax
+            if gap > MARGIN:
+                assert [tuple(p[0]) for p in pattern] == [tuple(int(j) for j in a[:, -1].argmax(-1)) for a in w]
+                np.testing.assert_allclose(y, hidden[-1][-1].numpy(), rtol=1e-7, atol=1e-7)
+                checked += 1
+    assert checked >= len(T) // 3
+
+
 def test_trained_model_saved_as_safetensors_loads_without_torch(tmp_path):
     model, acc = example.train_brackets(steps=40)
     assert acc > 0.4                                   # better than guessing among 8 tokens
