@@ -263,7 +263,8 @@ def _frozen_affine(norm: Norm, sigma):
     return A, to_rational_vector(norm.beta, "LayerNorm bias", d)
 
 
-def _identity_read(layer_norm_mode, norm, sigma):
+def _frozen_read(layer_norm_mode, norm, sigma):
+    """The frozen LayerNorm as ``(A, c)``, or None where it is dropped or absent."""
     if norm is None or layer_norm_mode == "drop":
         return None
     return _frozen_affine(norm, sigma)
@@ -273,17 +274,11 @@ def _matvec(M, x):
     return tuple(sum((m * xi for m, xi in zip(row, x)), to_rational(0)) for row in M)
 
 
-def _heads(attn: Attention, Y, b_O):
+def _heads(attn: Attention, Y):
+    """Exact heads of one attention block on the context inputs ``Y`` (values through ``W_O``, no bias)."""
     dv = attn.W_V.shape[1]
-    heads = []
-    for h in range(attn.heads):
-        heads.append(Head.from_weights(attn.W_Q[h], attn.W_K[h], attn.W_V[h], attn.W_O[:, h * dv:(h + 1) * dv],
-                                       Y, attn.b_Q[h], attn.b_K[h], attn.b_V[h]))
-    bO = to_rational_vector(b_O, "b_O")
-    h0 = heads[0]
-    heads[0] = Head(h0.keys, h0.offsets, tuple(tuple(v + b for v, b in zip(val, bO)) for val in h0.values),
-                    score_scale=h0.score_scale)
-    return heads
+    return [Head.from_weights(attn.W_Q[h], attn.W_K[h], attn.W_V[h], attn.W_O[:, h * dv:(h + 1) * dv], Y,
+                              attn.b_Q[h], attn.b_K[h], attn.b_V[h]) for h in range(attn.heads)]
 
 
 def _scaled_values(head, A, c=None):
@@ -298,17 +293,17 @@ def build_skeleton(blocks, Ys, layernorm=None, sigmas=None) -> tuple:
     """The exact skeleton: a list of :class:`~tropattn.attention.Layer` on the query's state."""
     layers, pending, site = [], None, 0
     for blk, Y in zip(blocks, Ys):
-        heads = _heads(blk.attn, Y, np.zeros_like(blk.attn.b_O))
+        heads = _heads(blk.attn, Y)
         bO = to_rational_vector(blk.attn.b_O, "b_O")
         residual = blk.residual
         if blk.norm_first:
-            read = _identity_read(layernorm, blk.norm1, None if sigmas is None else sigmas[site])
+            read = _frozen_read(layernorm, blk.norm1, None if sigmas is None else sigmas[site])
             site += blk.norm1 is not None
             if read is not None:
                 heads = [precompose_head(h, *read) for h in heads]
             heads[0] = _scaled_values(heads[0], _eye(len(bO)), bO)
         else:
-            post = _identity_read(layernorm, blk.norm1, None if sigmas is None else sigmas[site])
+            post = _frozen_read(layernorm, blk.norm1, None if sigmas is None else sigmas[site])
             site += blk.norm1 is not None
             if post is None:
                 heads[0] = _scaled_values(heads[0], _eye(len(bO)), bO)
@@ -321,7 +316,7 @@ def build_skeleton(blocks, Ys, layernorm=None, sigmas=None) -> tuple:
         if blk.ffn is not None:
             W1, b1, W2, b2 = (to_rational_matrix(blk.ffn[0], "W1"), to_rational_vector(blk.ffn[1], "b1"),
                               to_rational_matrix(blk.ffn[2], "W2"), to_rational_vector(blk.ffn[3], "b2"))
-            read = _identity_read(layernorm, blk.norm2, None if sigmas is None else sigmas[site])
+            read = _frozen_read(layernorm, blk.norm2, None if sigmas is None else sigmas[site])
             site += blk.norm2 is not None
             if blk.norm_first and read is not None:
                 A, c = read
@@ -406,7 +401,7 @@ def make_skeleton(blocks, Ys, *, layernorm=None, self_key=None, activation=None,
         if reference is None:
             raise InvalidInputError("layernorm='freeze' needs a reference query (reference=x_ref, e.g. the slice "
                                     "origin x0): 1/sigma of every LayerNorm is taken there")
-        ref = np.asarray(np.array(reference, dtype=float), dtype=float)
+        ref = np.asarray(reference, dtype=float)
         if ref.shape != (blocks[0].attn.W_Q.shape[2],):
             raise InvalidInputError(f"reference has shape {ref.shape}; expected ({blocks[0].attn.W_Q.shape[2]},)")
         sigmas = tuple(float(s) for s in query_path(blocks, Ys, ref[None, :], "true")[2][0])
