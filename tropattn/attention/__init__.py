@@ -9,9 +9,11 @@ from .constructions import grid_count, grid_heads, grid_model, random_model, saw
 from .dual import count_dual
 from .head import Head
 from .layer import FFN, Layer, MultiHeadAttention, Transformer
+from .slicing import precompose_head, precompose_layer, slice_model, slice_through, token_points
 from .soft import HeadArrays, head_arrays
 
 __all__ = [
     "Head", "FFN", "Layer", "Transformer", "MultiHeadAttention", "count_dual", "HeadArrays", "head_arrays",
     "grid_heads", "grid_model", "grid_count", "sawtooth_model", "sawtooth_count", "random_model",
+    "slice_model", "slice_through", "token_points", "precompose_head", "precompose_layer",
 ]

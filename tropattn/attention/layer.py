@@ -60,6 +60,12 @@ class FFN:
 class Layer:
     """``x -> (x if residual else 0) + P sum_h v^h_{label_h(x)}``, then the FFN if any.
 
+    ``residual`` may also be a matrix ``R`` of shape ``(d_out, d)``: the skip term is then
+    ``R x`` (a slice ``x = x0 + U t`` enters the first layer as ``R = U``, see
+    :func:`tropattn.attention.slicing.slice_model`; a frozen post-norm LayerNorm as
+    ``R = diag(gamma) (I - 11^T/d) / sigma``).  An output bias (the out-projection bias
+    ``b_O``) is folded exactly into the values of head 0: each head picks exactly one value.
+
     >>> grid = Layer([Head([[0, 0], [1, 0]], [0, "-1/2"]), Head([[0, 0], [0, 1]], [0, "-1/2"])])
     >>> grid.evaluate([1, 0])                          # head 0 picks key 1, head 1 key 0
     ((Fraction(2, 1), Fraction(0, 1)), (1, 0), ())
@@ -88,7 +94,12 @@ class Layer:
         if self.projection is not None:
             P = to_rational_matrix(self.projection, "projection", cols=m)
         out = len(P) if P is not None else m
-        if self.residual and out != d:
+        residual = self.residual
+        if isinstance(residual, (bool, int)) or residual is None:
+            residual = bool(residual)
+        else:
+            residual = to_rational_matrix(residual, "residual", rows=out, cols=d)
+        if residual is True and out != d:
             raise InvalidInputError(
                 f"the residual adds the input (dimension {d}) to the attention output (dimension {out}); "
                 f"give values of length {d} or a projection of shape ({d}, {m})")
@@ -98,7 +109,7 @@ class Layer:
         if ffn is not None and ffn.dim != out:
             raise InvalidInputError(f"the FFN reads dimension {ffn.dim} but the layer outputs {out}")
         object.__setattr__(self, "heads", heads)
-        object.__setattr__(self, "residual", bool(self.residual))
+        object.__setattr__(self, "residual", residual)
         object.__setattr__(self, "projection", P)
         object.__setattr__(self, "ffn", ffn)
 
@@ -117,7 +128,12 @@ class Layer:
             total = [t + v for t, v in zip(total, h.values[j])]
         if self.projection is not None:
             total = list(_matvec(self.projection, total))
-        y = tuple(xi + t for xi, t in zip(x, total)) if self.residual else tuple(total)
+        if self.residual is True:
+            y = tuple(xi + t for xi, t in zip(x, total))
+        elif self.residual is False:
+            y = tuple(total)
+        else:
+            y = tuple(s + t for s, t in zip(_matvec(self.residual, x), total))
         if self.ffn is None:
             return y, ()
         return self.ffn.evaluate(y)

@@ -19,6 +19,7 @@ from ..regions import enumerate_regions
 from ..regions.steps import ReluStep, model_steps
 from ..table import write_region_table
 from ..temperature import convention_check, stability_report
+from .checkpoint import add_checkpoint_arguments, draw_slice, is_checkpoint, model_from_args
 from .common import (BOX_HELP, add_command, add_progress_argument, emit, format_point as _point,
                      format_rational as _fmt, output_path, parse_pair, progress_from_args)
 
@@ -83,8 +84,7 @@ def dual_refusal(model, box=None) -> str | None:
 
 
 def cmd_count(args):
-
-    model = load_model(args.model)
+    model = model_from_args(args)
     if args.ties:
         model = model.with_ties(args.ties)
     box = parse_pair(args.box, "--box") if args.box else None
@@ -142,8 +142,9 @@ def cmd_power(args):
 
 
 def cmd_diagram(args):
-
-    model = load_model(args.model)
+    model = model_from_args(args)
+    if is_checkpoint(args):
+        return print(draw_slice(model, args))
     if len(model.layers) != 1:
         raise InvalidInputError(f"diagram draws one layer; the model has {len(model.layers)} layers")
     box = parse_pair(args.box, "--box") if args.box else None
@@ -273,6 +274,7 @@ def register(sub):
                         "on a whole region) or first (the lowest index wins, as argmax)")
     s.add_argument("--workers", type=int, default=1, help="processes for the primal search (default 1)")
     add_progress_argument(s)
+    add_checkpoint_arguments(s)
     s = add_command(sub, "power", cmd_power, "power diagram of weighted sites", examples=(
         "tropattn power sites.json      # {\"sites\": [[0, 0], [1, 0]], \"weights\": [0, \"1/2\"]}",))
     s.add_argument("sites", help='a JSON file {"sites": [[...], ...], "weights": [...]} (weights default to 0)')
@@ -283,6 +285,7 @@ def register(sub):
     s.add_argument("-o", "--output", required=True,
                    help="the picture file (.png, .pdf, .svg, in an existing directory)")
     s.add_argument("--box", help=BOX_HELP + " (default: a box showing every region)")
+    add_checkpoint_arguments(s)
     s = add_command(sub, "bounds", cmd_bounds, "upper and lower bounds for a shape", examples=(
         "tropattn bounds --dim 2 --heads 3 --keys 3", "tropattn bounds --dim 1 --heads 2 --keys 4 --layers 3 --json"))
     s.add_argument("--dim", type=int, required=True, help="query dimension d")

@@ -1,4 +1,5 @@
-"""Model files in and results out: ``tropattn.model/1`` JSON (score or weight form) and ``.npz``.
+"""Model files in and results out: ``tropattn.model/1`` JSON (score or weight form) and ``.npz``;
+real models (PyTorch modules, GPT-2-style ``.safetensors`` checkpoints) as exact skeletons.
 
 >>> from tropattn.attention import sawtooth_model
 >>> model_to_json(model_from_json(model_to_json(sawtooth_model(1, 2, 1)))) == model_to_json(sawtooth_model(1, 2, 1))
@@ -6,8 +7,12 @@ True
 """
 
 from .files import load_model, save_model
+from .gpt2 import gpt2_blocks, load_gpt2, read_state_dict
 from .model_file import FIELDS, FORMAT, check_fields, load_json, load_sites, model_from_json, model_to_json
 from .npz import load_npz, save_npz
+from .skeleton import Skeleton
+from .torch_modules import from_torch
 
-__all__ = ["FORMAT", "FIELDS", "check_fields", "load_json", "load_model", "save_model", "model_from_json", "model_to_json", "load_npz",
-           "save_npz", "load_sites"]
+__all__ = ["FORMAT", "FIELDS", "check_fields", "load_json", "load_model", "save_model", "model_from_json",
+           "model_to_json", "load_npz", "save_npz", "load_sites", "from_torch", "load_gpt2", "gpt2_blocks",
+           "read_state_dict", "Skeleton"]

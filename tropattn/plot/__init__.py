@@ -24,6 +24,9 @@ Newton polygon with its regular subdivision (:func:`plot_tropical_curve`, or a t
 surface for d = 3), and two heads as the Minkowski sum of their lifted Newton polytopes
 beside the overlay of their power diagrams (:func:`plot_minkowski_heads`).
 
+* :func:`plot_slice` -- the exact activation regions of a 1- or 2-D slice of a deep
+  model (e.g. a real checkpoint), labelled by the tokens each head attends to.
+
 The cell geometry is exact (rational clipping in :mod:`tropattn.power`); only the
 drawing is in floats.  Queries in ``d > 2`` have no picture: project them or pick two
 coordinates first (:class:`~tropattn.errors.InvalidInputError` says so).
@@ -38,9 +41,10 @@ True
 from .dynamics import plot_energy, plot_hardmax, plot_order_parameter, plot_trajectories
 from .curves import curve_box, plot_minkowski_heads, plot_tropical_curve
 from .power import plot_overlay, plot_power_diagram
+from .slices import plot_slice
 from .soft import plot_soft_weights
 from .tasks import plot_dyck_accuracy, plot_dyck_partition, plot_markov_run
 
 __all__ = ["plot_power_diagram", "plot_overlay", "plot_soft_weights", "curve_box", "plot_tropical_curve",
            "plot_minkowski_heads", "plot_dyck_accuracy", "plot_dyck_partition", "plot_markov_run",
-           "plot_trajectories", "plot_hardmax", "plot_energy", "plot_order_parameter"]
+           "plot_trajectories", "plot_hardmax", "plot_energy", "plot_order_parameter", "plot_slice"]

@@ -20,8 +20,12 @@ from ..exact import integer_row
 from .affine import AffineMap
 
 
-__all__ = ["AttentionStep", "ReluStep", "model_steps", "append_pattern", "wall_rows", "duplicate_before",
-           "distinct_rivals"]
+__all__ = ["DIAGRAM_MAX_DIM", "AttentionStep", "ReluStep", "model_steps", "append_pattern", "wall_rows",
+           "duplicate_before", "distinct_rivals"]
+
+
+DIAGRAM_MAX_DIM = 8
+"""Heads reading more coordinates take every distinct key as a rival instead of power-diagram neighbours."""
 
 
 class AttentionStep:
@@ -30,7 +34,9 @@ class AttentionStep:
     def __init__(self, layer, index):
         self.layer, self.index = layer, index
         self.heads = tuple(layer.heads)
-        self.cells = [h.power_diagram().cells() for h in self.heads]
+        # a power diagram in many dimensions is slow to build (a sliced model's later layers read
+        # d = 64... coordinates): there every other distinct key is a rival, the same cell
+        self.cells = [h.power_diagram().cells() if h.dim <= DIAGRAM_MAX_DIM else None for h in self.heads]
         self.projection = getattr(layer, "projection", None)
 
     def labels_at(self, f: AffineMap, X, D):
@@ -59,17 +65,21 @@ class AttentionStep:
         """Pulled-back facet rows of the cells picked by ``labels``."""
         A, b, walls = [], [], []
         for h, (head, j) in enumerate(zip(self.heads, labels)):
-            cell = self.cells[h][j]
-            rivals = cell.neighbors if cell is not None else distinct_rivals(head, j)  # hidden: wins a tie only
+            cell = self.cells[h][j] if self.cells[h] is not None else None
+            rivals = cell.neighbors if cell is not None else distinct_rivals(head, j)  # hidden or high-dim
             wall_rows(head, j, rivals, f, ("head", self.index, h), A, b, walls)
         return A, b, walls
 
     def realisable(self, labels) -> bool:
-        """Every label has a cell, or wins a whole-region tie under ``ties="first"``."""
-        return all(self.cells[h][j] is not None or self.heads[h].ties == "first" for h, j in enumerate(labels))
+        """Every label has a cell (or, for a head without a diagram, is no repeated key), or wins a
+        whole-region tie under ``ties="first"``."""
+        return all((not duplicate_before(self.heads[h], j)) if self.cells[h] is None
+                   else (self.cells[h][j] is not None or self.heads[h].ties == "first")
+                   for h, j in enumerate(labels))
 
     def output_map(self, labels, f: AffineMap) -> AffineMap:
-        d_out = len(f.M)
+        R = self.layer.residual
+        d_out = len(f.M) if isinstance(R, bool) else len(R)
         total = [Fraction(0)] * len(self.heads[0].values[0])
         for head, j in zip(self.heads, labels):
             total = [t + v for t, v in zip(total, head.values[j])]
@@ -79,8 +89,14 @@ class AttentionStep:
             raise InvalidInputError(
                 f"layer {self.index}: the heads' outputs have dimension {len(total)} but the model has "
                 f"dimension {d_out}; give values of length {d_out} or a projection of shape ({d_out}, {len(total)})")
-        if self.layer.residual:
+        if R is True:
             return AffineMap(f.M, tuple(ci + t for ci, t in zip(f.c, total)))
+        if R is not False:                         # a skip matrix: x -> R f(x) + total
+            d = len(f.M[0]) if f.M else 0
+            M = tuple(tuple(sum((r[i] * f.M[i][k] for i in range(len(r))), Fraction(0)) for k in range(d))
+                      for r in R)
+            c = tuple(sum((r[i] * f.c[i] for i in range(len(r))), t) for r, t in zip(R, total))
+            return AffineMap(M, c)
         zero_row = tuple(Fraction(0) for _ in f.M[0])
         return AffineMap(tuple(zero_row for _ in total), tuple(total))
 
