@@ -23,7 +23,7 @@ from ..errors import InvalidInputError
 from .counters import record
 from .linalg import determinants
 
-__all__ = ["dot_signs", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "PreparedPoints", "lex_order"]
+__all__ = ["dot_signs", "filtered_signs", "scaled_floats", "BLOCK_ENTRIES", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "PreparedPoints", "lex_order"]
 
 
 _U = 2.0**-53  # unit roundoff of float64
@@ -54,34 +54,86 @@ def dot_signs(rows, cols) -> np.ndarray:
     if nr == 0 or nc == 0:
         return np.zeros((nr, nc), dtype=np.int8)
     R, C = _as_int_matrix(rows), _as_int_matrix(cols)
-    out = np.zeros((nr, nc), dtype=np.int8)
+    return filtered_signs(R, C, scaled_floats(R), scaled_floats(C))
+
+
+#: Largest binary exponent a scaled float row may reach: products stay below 2^1000.
+_MAX_EXP = 500
+
+#: Entries (rows x columns) of one block of a sign computation: bounds the memory.
+BLOCK_ENTRIES = 1 << 22
+
+
+def scaled_floats(M: np.ndarray) -> np.ndarray:
+    """Each integer row of ``M`` (int64 or object) times a power of two ``2^-s`` (``s >= 0``),
+    rounded to float64, so that every entry is below ``2^500``.
+
+    A positive factor changes no sign of a dot product with the row, so these floats
+    serve a sign filter at any magnitude (:func:`filtered_signs`): nothing overflows,
+    and entries far below a row's largest one may underflow, which the filter's
+    absolute error term covers.
+    """
+    if M.dtype != object:
+        return M.astype(float)
     try:
-        Rf, Cf = R.astype(float), C.astype(float)
+        F = M.astype(float)
+        if np.all(np.abs(F) < 2.0**_MAX_EXP):
+            return F
     except OverflowError:
-        Rf = None
-    if Rf is not None and np.all(np.isfinite(Rf)) and np.all(np.isfinite(Cf)):
-        n = R.shape[1]
-        gamma = (n + 3) * _U / (1 - (n + 3) * _U)
-        with np.errstate(over="ignore", invalid="ignore"):  # inf/nan entries are simply not "sure"
-            val = Rf @ Cf.T
-            mag = np.abs(Rf) @ np.abs(Cf).T
-            exact_float = mag * (1 + 4 * _U) < 2.0**53       # every partial sum is an exact integer
-            sure = exact_float | (np.abs(val) > gamma * mag * (1 + 4 * _U))
-        out[sure] = np.sign(val[sure]).astype(np.int8)
-        unsure = np.argwhere(~sure)
-        if len(unsure) and R.dtype != object and C.dtype != object:
-            small = mag[unsure[:, 0], unsure[:, 1]] * (1 + 4 * _U) < 2.0**62
-            idx = unsure[small]
-            if len(idx):
-                v = np.einsum("ij,ij->i", R[idx[:, 0]].astype(np.int64), C[idx[:, 1]].astype(np.int64))
-                out[idx[:, 0], idx[:, 1]] = np.sign(v).astype(np.int8)
-            unsure = unsure[~small]
-    else:
-        unsure = np.argwhere(np.ones(out.shape, dtype=bool))
-    record("filter_failures", len(unsure))
-    for i, k in unsure:
-        s = sum(int(a) * int(b) for a, b in zip(R[i], C[k]))
-        out[i, k] = (s > 0) - (s < 0)
+        pass
+    out = np.empty(M.shape, dtype=float)
+    for i, row in enumerate(M.tolist()):
+        shift = max(0, max(abs(v).bit_length() for v in row) - _MAX_EXP)
+        out[i] = [_quotient(v, 1 << shift) for v in row]
+    return out
+
+
+def filtered_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray) -> np.ndarray:
+    """Exact signs of ``R @ C.T`` for integer matrices (int64 or object), given their
+    scaled floats ``Rf, Cf`` (:func:`scaled_floats`).  Blocks of rows bound the memory.
+
+    The float product is computed with the bound ``|err| <= gamma_{m+3} sum |r_i c_i|
+    + eta`` (the ``m + 3`` covers rounding the integers to floats and the products;
+    ``eta = (m + 1) 2^-570`` covers underflow of entries and products, all below
+    ``2^500``); where ``|value|`` exceeds it the float sign is the exact one, and when
+    nothing was scaled and the whole sum of magnitudes is below ``2^53`` the float
+    value is the exact integer (zeros included).  The undecided entries are computed
+    in int64 when ``sum |r_i c_i| < 2^62`` proves it exact, else with Python integers
+    (counted as ``filter_failures``).
+    """
+    nr, nc = R.shape[0], C.shape[0]
+    out = np.zeros((nr, nc), dtype=np.int8)
+    if nr == 0 or nc == 0:
+        return out
+    m = R.shape[1]
+    gamma = (m + 3) * _U / (1 - (m + 3) * _U)
+    eta = (m + 1) * 2.0**-570
+    plain = R.dtype != object and C.dtype != object  # int64: Rf, Cf are the rounded values themselves
+    step = max(1, BLOCK_ENTRIES // nc)
+    Ca = np.abs(Cf).T
+    failures = 0
+    for lo in range(0, nr, step):
+        hi = min(nr, lo + step)
+        val = Rf[lo:hi] @ Cf.T
+        mag = np.abs(Rf[lo:hi]) @ Ca
+        sure = np.abs(val) > gamma * mag * (1 + 4 * _U) + eta
+        if plain:
+            sure |= mag * (1 + 4 * _U) < _FLOAT_EXACT
+        out[lo:hi] = np.where(sure, np.sign(val), 0)
+        i, k = np.nonzero(~sure)
+        if not len(i):
+            continue
+        if plain:
+            small = mag[i, k] * (1 + 4 * _U) < 2.0**62
+            if np.any(small):
+                v = np.einsum("ij,ij->i", R[lo + i[small]], C[k[small]])
+                out[lo + i[small], k[small]] = np.sign(v)
+            i, k = i[~small], k[~small]
+        if len(i):
+            failures += len(i)
+            v = (R[lo + i].astype(object) * C[k].astype(object)).sum(axis=1)
+            out[lo + i, k] = sign_array(v)
+    record("filter_failures", failures)
     return out
 
 
@@ -122,7 +174,7 @@ def matrix_signs(H: np.ndarray, pts: "PreparedPoints") -> np.ndarray:
     if H.size == 0:
         return np.zeros((H.shape[0], len(pts.P)), dtype=np.int8)
     if pts.P64 is None:
-        return dot_signs(H, pts.Pa)
+        return filtered_signs(H, pts.Pa, scaled_floats(H), pts.F)
     bound = pts.max_abs * H.shape[1]
     if H.dtype != object:
         top = max(int(H.max()), -int(H.min()), 0) * bound
@@ -130,10 +182,7 @@ def matrix_signs(H: np.ndarray, pts: "PreparedPoints") -> np.ndarray:
             return np.sign(H.astype(float) @ pts.F.T).astype(np.int8)
         if top < INT64_SAFE:
             return np.sign(H @ pts.P64.T).astype(np.int8)
-    bits = _FLOAT_BITS - bound.bit_length()
-    if bits >= _MIN_LIMB:
-        return _limb_signs(H, pts.F, bits)
-    return dot_signs(H, pts.P64)
+    return filtered_signs(H, pts.P64, scaled_floats(H), pts.F)
 
 _FLOAT_BITS = 53
 
@@ -247,15 +296,45 @@ class PreparedPoints:
 
     @functools.cached_property
     def F(self) -> np.ndarray:
-        """The int64 rows as floats (exact when ``max_abs < 2^53``; callers check bounds)."""
-        return self.P64.astype(float)
+        """The rows as floats (exact when ``max_abs < 2^53``; callers check bounds); rows
+        beyond the float range are scaled by powers of two (:func:`scaled_floats`)."""
+        return scaled_floats(self.Pa if self.P64 is None else self.P64)
 
     @functools.cached_property
     def X(self) -> np.ndarray:
         """The points as float coordinates (correctly rounded quotients)."""
         if self.P64 is not None and self.max_abs < 1 << 53:
             return self.P64[:, :-1] / self.P64[:, -1:]
-        return (self.Pa[:, :-1] / self.Pa[:, -1:]).astype(float)
+        try:
+            return (self.Pa[:, :-1] / self.Pa[:, -1:]).astype(float)
+        except OverflowError:  # a quotient beyond the float range: +-inf, still monotone
+            return np.array([[_quotient(v, r[-1]) for v in r[:-1]] for r in self.P], dtype=float)
+
+    @functools.cached_property
+    def X_scaled(self) -> np.ndarray:
+        """The points times one common power of two ``2^-e`` that brings the largest
+        coordinate near 1: finite floats for Qhull even beyond the float range (a
+        similarity, so only the rounding of tiny coordinates changes the picture;
+        every answer is certified on the exact points)."""
+        X = self.X
+        if np.all(np.isfinite(X)) and np.abs(X).max(initial=0.0) < 2.0**900:
+            return X
+        e = max(_log2_ceil(abs(v), r[-1]) for r in self.P for v in r[:-1] if v)
+        return np.array([[_quotient(v, r[-1] << e) if e >= 0 else _quotient(v << -e, r[-1]) for v in r[:-1]]
+                         for r in self.P], dtype=float)
+
+
+def _quotient(n: int, d: int) -> float:
+    """``n / d`` correctly rounded, overflowing to a signed infinity (``d > 0``)."""
+    try:
+        return n / d
+    except OverflowError:
+        return float("inf") if n > 0 else float("-inf")
+
+
+def _log2_ceil(n: int, d: int) -> int:
+    """An integer ``e`` with ``n / d <= 2^e`` and ``n / d > 2^(e - 2)`` (``n, d > 0``)."""
+    return n.bit_length() - d.bit_length() + 1
 
 
 def lex_order(rows) -> list:
