@@ -23,7 +23,7 @@ from ..errors import InvalidInputError
 from .counters import record
 from .linalg import determinants
 
-__all__ = ["dot_signs", "filtered_signs", "scaled_floats", "BLOCK_ENTRIES", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "PreparedPoints", "lex_order"]
+__all__ = ["dot_signs", "paired_signs", "filtered_signs", "scaled_floats", "BLOCK_ENTRIES", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "PreparedPoints", "lex_order"]
 
 
 _U = 2.0**-53  # unit roundoff of float64
@@ -133,6 +133,46 @@ def filtered_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray)
             failures += len(i)
             v = (R[lo + i].astype(object) * C[k].astype(object)).sum(axis=1)
             out[lo + i, k] = sign_array(v)
+    record("filter_failures", failures)
+    return out
+
+
+def paired_signs(H: np.ndarray, pts: "PreparedPoints", rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Exact signs of ``H[rows[t]] . P[cols[t]]`` for pairs ``t`` (integer rows ``H``).
+
+    The filter of :func:`filtered_signs` on the pairs only (no matrix), in blocks.
+    Returns int8 signs of shape ``(len(rows),)``.
+    """
+    H = as_small_ints(H)
+    out = np.zeros(len(rows), dtype=np.int8)
+    if not len(rows):
+        return out
+    P = pts.Pa if pts.P64 is None else pts.P64
+    Hf, Pf = scaled_floats(H), pts.F
+    m = H.shape[1]
+    gamma = (m + 3) * _U / (1 - (m + 3) * _U)
+    eta = (m + 1) * 2.0**-570
+    plain = H.dtype != object and P.dtype != object
+    failures = 0
+    for lo in range(0, len(rows), BLOCK_ENTRIES // m):
+        r, c = rows[lo:lo + BLOCK_ENTRIES // m], cols[lo:lo + BLOCK_ENTRIES // m]
+        a, b = Hf[r], Pf[c]
+        val = np.einsum("ij,ij->i", a, b)
+        mag = np.einsum("ij,ij->i", np.abs(a), np.abs(b))
+        sure = np.abs(val) > gamma * mag * (1 + 4 * _U) + eta
+        if plain:
+            sure |= mag * (1 + 4 * _U) < _FLOAT_EXACT
+        block = np.where(sure, np.sign(val), 0).astype(np.int8)
+        t = np.flatnonzero(~sure)
+        if plain and len(t):
+            small = mag[t] * (1 + 4 * _U) < 2.0**62
+            ts = t[small]
+            block[ts] = np.sign(np.einsum("ij,ij->i", H[r[ts]], P[c[ts]]))
+            t = t[~small]
+        if len(t):
+            failures += len(t)
+            block[t] = sign_array((H[r[t]].astype(object) * P[c[t]].astype(object)).sum(axis=1))
+        out[lo:lo + len(r)] = block
     record("filter_failures", failures)
     return out
 

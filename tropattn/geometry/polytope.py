@@ -283,11 +283,34 @@ def convex_hull(points, method: str = "auto") -> Polytope:
     >>> P.vertex_count, P.facet_count      # a triangular bipyramid
     (5, 6)
     """
+    ints = _integer_array(points)
+    if ints is not None:  # integer input: rows (x, 1) built in numpy, Fractions only for the vertices
+        _, first = np.unique(ints, axis=0, return_index=True)
+        G = np.hstack([ints[np.sort(first)], np.ones((len(first), 1), dtype=np.int64)])
+        return _polytope_from_hull(certified_hull(G, method))
     pts = _to_points(points, "points")
     rows = {}
     for p in pts:
         rows.setdefault(homogeneous_row(p), p)
     return _polytope_from_hull(certified_hull(list(rows), method), list(rows.values()))
+
+
+def _integer_array(points):
+    """``points`` as an (n, d) int64 array with entries below 2^40 when it is one (an
+    integer numpy array or nested lists of Python ints), else None (the general path)."""
+    if isinstance(points, np.ndarray):
+        A = points
+    elif isinstance(points, (list, tuple)) and points and isinstance(points[0], (list, tuple)) \
+            and points[0] and type(points[0][0]) is int:
+        try:
+            A = np.array(points)
+        except (ValueError, OverflowError):
+            return None
+    else:
+        return None
+    if A.dtype.kind not in "iu" or A.ndim != 2 or A.size == 0 or np.abs(A).max() >= 1 << 40:
+        return None
+    return A.astype(np.int64)
 
 
 def _from_inequalities(A, b, A_eq, b_eq) -> Polytope:
