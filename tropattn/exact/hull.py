@@ -113,7 +113,7 @@ class Hull:
 
     @functools.cached_property
     def masks(self) -> tuple:
-        if isinstance(self.incidence, np.ndarray):
+        if isinstance(self.incidence, np.ndarray) or hasattr(self.incidence, "tocsr"):
             return tuple(row_masks(self.incidence))
         return tuple(self.incidence)
 
