@@ -752,8 +752,8 @@ def _in_cones(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_o
     first = np.full(len(U), -1)
     first[facet_of[::-1]] = np.arange(len(facet_of))[::-1]
     Pf = pts.F[idx]
-    row = np.concatenate([np.argmax(Uf @ Pf[lo:lo + BLOCK_ENTRIES // len(U) + 1].T, axis=0)
-                          for lo in range(0, len(idx), BLOCK_ENTRIES // len(U) + 1)])
+    step = BLOCK_ENTRIES // len(U) + 1
+    row = np.concatenate([np.argmax(Pf[lo:lo + step] @ Uf.T, axis=1) for lo in range(0, len(idx), step)])
     t = first[row]
     lam_o = paired_signs(U, pts, row, idx)
     k = simplices.shape[1]
