@@ -1,20 +1,19 @@
 """Certified convex hulls of homogeneous integer points (any dimension).
 
-How a hull is computed (ALGORITHMS.md section 2).  Every point ``x = num / den`` is
-stored as the primitive integer row ``(num, den)``.  The affine hull is found exactly;
-coordinates are projected to an independent subset so that the set is
+How a hull is computed (ALGORITHMS.md section 2, THEORY.md section 7).  Every point
+``x = num / den`` is stored as the primitive integer row ``(num, den)``.  The affine hull
+is found exactly; coordinates are projected to an independent subset so that the set is
 full-dimensional there.  Qhull triangulates the boundary in floats (joggled input
 first, then the default merged run); for each simplex the hyperplane through its
-points is rebuilt exactly (the vector of signed maximal minors, vectorised over all
-simplices, in int64 when a bound proves it exact), and the exact sign of every point
-against every hyperplane is computed (:func:`tropattn.predicates.matrix_signs`).
-The hyperplanes are exactly the facets (simplices with equal exact normals are merged)
-when the complete certificate of Mehlhorn et al. holds: every point lies on one side
-of every hyperplane (hence local convexity); the simplices, oriented outward, form a
-consistently oriented closed surface (every ridge in exactly two simplices, with
-opposite induced orientations); and the ray from an interior point through one simplex
-meets no other simplex (degree one: a doubled or folded surface fails, see
-:func:`surface_certified`).  Otherwise an exact double-description algorithm over
+points is rebuilt exactly (signed minors, vectorised in blocks of simplices, in int64
+when a bound proves it exact, else modulo primes and rebuilt by the Chinese remainder
+theorem).  Simplices with equal exact normals are merged into one facet row.  The
+rows are proved to be exactly the facets by the certificate of Mehlhorn et al.:
+the simplices form a closed, consistently oriented surface, locally convex at every
+ridge, met once by a ray from an interior point, and every other point lies inside
+(:func:`_certify_local`, O(facets + points) exact signs); for flat simplices or small
+inputs, every point is tested against every row instead, in bounded blocks
+(:func:`surface_certified`).  Otherwise an exact double-description algorithm over
 Python integers computes the facets, and the fallback is counted.  A point is a vertex
 iff the facets through it meet in that point alone.
 
