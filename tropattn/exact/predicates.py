@@ -116,15 +116,23 @@ def filtered_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray)
         hi = min(nr, lo + step)
         val = Rf[lo:hi] @ Cf.T
         mag = np.abs(Rf[lo:hi]) @ Ca
-        sure = np.abs(val) > gamma * mag * (1 + 4 * _U) + eta
+        mag *= 1 + 4 * _U
         if plain:
-            sure |= mag * (1 + 4 * _U) < _FLOAT_EXACT
-        out[lo:hi] = np.where(sure, np.sign(val), 0)
+            exact_float = mag < _FLOAT_EXACT
+        bound = mag * gamma
+        bound += eta
+        sure = np.abs(val) > bound
+        if plain:
+            sure |= exact_float
+        block = out[lo:hi]
+        np.sign(val, out=val)
+        block[...] = val
+        block[~sure] = 0
         i, k = np.nonzero(~sure)
         if not len(i):
             continue
         if plain:
-            small = mag[i, k] * (1 + 4 * _U) < 2.0**62
+            small = mag[i, k] < 2.0**62
             if np.any(small):
                 v = np.einsum("ij,ij->i", R[lo + i[small]], C[k[small]])
                 out[lo + i[small], k[small]] = np.sign(v)
