@@ -778,6 +778,8 @@ def test_sparse_incidences_equal_dense(monkeypatch):
         sparse = hull.certified_hull(pts)
         assert not isinstance(sparse.incidence, np.ndarray)
         assert sorted(zip(sparse.facets, sparse.masks)) == sorted(zip(dense.facets, dense.masks))
+        assert sorted(zip(sparse.facets, sparse.facet_points)) == sorted(zip(dense.facets, dense.facet_points))
+        assert all(sum(1 << i for i in pts) == m for pts, m in zip(dense.facet_points, dense.masks))
         assert sparse.vertices == dense.vertices
 
 

@@ -111,6 +111,19 @@ class Hull:
     vertices: tuple
 
     @functools.cached_property
+    def facet_points(self) -> tuple:
+        """For each facet, the sorted indices of the points on it (memory proportional to
+        the incidences, unlike ``masks`` on large inputs)."""
+        Z = self.incidence
+        if isinstance(Z, np.ndarray):
+            return tuple(tuple(np.flatnonzero(row).tolist()) for row in Z)
+        if hasattr(Z, "tocsr"):
+            Z = Z.tocsr()
+            Z.sort_indices()
+            return tuple(tuple(Z.indices[Z.indptr[r]:Z.indptr[r + 1]].tolist()) for r in range(Z.shape[0]))
+        return tuple(tuple(set_bits(m)) for m in Z)
+
+    @functools.cached_property
     def masks(self) -> tuple:
         if isinstance(self.incidence, np.ndarray) or hasattr(self.incidence, "tocsr"):
             return tuple(row_masks(self.incidence))
@@ -759,12 +772,15 @@ def _in_cones(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_o
     big = pts.P64 is None or any(abs(v) >= INT64_SAFE for v in inner)
     P = pts.Pa if big else pts.P64
     orow = np.array(inner, dtype=object if big else np.int64)
-    V = P[simplices[t]]  # (m, k, k + 1)
-    base = np.concatenate([np.broadcast_to(orow, (len(t), 1, k + 1)), V], axis=1)
-    stack = np.repeat(base[:, None], k + 1, axis=1)  # variant k: the simplex itself
-    for i in range(k):
-        stack[:, i, i + 1] = P[idx]
-    D = determinant_signs(stack.reshape(-1, k + 1, k + 1), False).reshape(len(t), k + 1)
+    D = np.zeros((len(t), k + 1), dtype=np.int64)
+    step = max(1, BLOCK_ENTRIES // (k + 1) ** 3)
+    for lo in range(0, len(t), step):  # blocks bound the memory of the determinant stacks
+        tt, xi = t[lo:lo + step], idx[lo:lo + step]
+        base = np.concatenate([np.broadcast_to(orow, (len(tt), 1, k + 1)), P[simplices[tt]]], axis=1)
+        stack = np.repeat(base[:, None], k + 1, axis=1)  # variant k: the simplex itself
+        for i in range(k):
+            stack[:, i, i + 1] = P[xi]
+        D[lo:lo + step] = determinant_signs(stack.reshape(-1, k + 1, k + 1), False).reshape(len(tt), k + 1)
     inside = (lam_o <= 0) & np.all(D[:, :k] * D[:, k:] >= 0, axis=1) & (D[:, k] != 0)
     boundary = lam_o == 0
     return inside, boundary
