@@ -37,7 +37,7 @@ from ..errors import InvalidInputError
 from .counters import record
 from .linalg import maximal_minors, modular_minors, nullspace, solve
 from .numbers import integer_row, primitive_row, set_bits
-from .predicates import (BLOCK_ENTRIES, INT64_SAFE, PreparedPoints, as_small_ints, determinant_signs, matrix_signs,
+from .predicates import (BLOCK_ENTRIES, CACHE_ENTRIES, INT64_SAFE, PreparedPoints, as_small_ints, determinant_signs, matrix_signs,
                          paired_signs, scaled_floats, sign_array)
 
 __all__ = ["QHULL_OPTIONS", "independent_rows", "Hull", "certified_hull", "simplex_normals", "normalise_rows", "row_sum", "surface_certified", "row_masks", "qhull_simplices", "unique_rows", "meets_alone", "meets_alone_any", "certify_boundary", "LOCAL_ENTRIES", "DENSE_ENTRIES"]
@@ -764,7 +764,7 @@ def _in_cones(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_o
     first = np.full(len(U), -1)
     first[facet_of[::-1]] = np.arange(len(facet_of))[::-1]
     Pf = pts.F[idx]
-    step = BLOCK_ENTRIES // len(U) + 1
+    step = 4 * CACHE_ENTRIES // len(U) + 1
     row = np.concatenate([np.argmax(Pf[lo:lo + step] @ Uf.T, axis=1) for lo in range(0, len(idx), step)])
     t = first[row]
     lam_o = paired_signs(U, pts, row, idx)
@@ -773,7 +773,7 @@ def _in_cones(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_o
     P = pts.Pa if big else pts.P64
     orow = np.array(inner, dtype=object if big else np.int64)
     D = np.zeros((len(t), k + 1), dtype=np.int64)
-    step = max(1, BLOCK_ENTRIES // (k + 1) ** 3)
+    step = max(1, 4 * CACHE_ENTRIES // (k + 1) ** 3)
     for lo in range(0, len(t), step):  # blocks bound the memory of the determinant stacks
         tt, xi = t[lo:lo + step], idx[lo:lo + step]
         base = np.concatenate([np.broadcast_to(orow, (len(tt), 1, k + 1)), P[simplices[tt]]], axis=1)

@@ -23,7 +23,7 @@ from ..errors import InvalidInputError
 from .counters import record
 from .linalg import determinants
 
-__all__ = ["dot_signs", "paired_signs", "filtered_signs", "scaled_floats", "BLOCK_ENTRIES", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "PreparedPoints", "lex_order"]
+__all__ = ["dot_signs", "paired_signs", "CACHE_ENTRIES", "filtered_signs", "scaled_floats", "BLOCK_ENTRIES", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "PreparedPoints", "lex_order"]
 
 
 _U = 2.0**-53  # unit roundoff of float64
@@ -62,6 +62,9 @@ _MAX_EXP = 500
 
 #: Entries (rows x columns) of one block of a sign computation: bounds the memory.
 BLOCK_ENTRIES = 1 << 22
+
+#: Entries of one block of :func:`filtered_signs` (its float temporaries stay in cache).
+CACHE_ENTRIES = 1 << 15
 
 
 def scaled_floats(M: np.ndarray) -> np.ndarray:
@@ -109,7 +112,7 @@ def filtered_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray)
     gamma = (m + 3) * _U / (1 - (m + 3) * _U)
     eta = (m + 1) * 2.0**-570
     plain = R.dtype != object and C.dtype != object  # int64: Rf, Cf are the rounded values themselves
-    step = max(1, BLOCK_ENTRIES // nc)
+    step = max(1, CACHE_ENTRIES // nc)  # small blocks stay in cache (and memory stays bounded)
     Ca = np.abs(Cf).T
     failures = 0
     for lo in range(0, nr, step):
@@ -119,7 +122,7 @@ def filtered_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray)
         mag *= 1 + 4 * _U
         if plain:
             exact_float = mag < _FLOAT_EXACT
-        bound = mag * gamma
+        bound = np.multiply(mag, gamma)
         bound += eta
         sure = np.abs(val) > bound
         if plain:
@@ -162,8 +165,9 @@ def paired_signs(H: np.ndarray, pts: "PreparedPoints", rows: np.ndarray, cols: n
     eta = (m + 1) * 2.0**-570
     plain = H.dtype != object and P.dtype != object
     failures = 0
-    for lo in range(0, len(rows), BLOCK_ENTRIES // m):
-        r, c = rows[lo:lo + BLOCK_ENTRIES // m], cols[lo:lo + BLOCK_ENTRIES // m]
+    step = CACHE_ENTRIES // m
+    for lo in range(0, len(rows), step):
+        r, c = rows[lo:lo + step], cols[lo:lo + step]
         a, b = Hf[r], Pf[c]
         val = np.einsum("ij,ij->i", a, b)
         mag = np.einsum("ij,ij->i", np.abs(a), np.abs(b))
