@@ -182,3 +182,13 @@ def test_lps_and_facets_at_every_scale(A, b, sa, sb):
     # same feasibility as the system scaled back by positive factors
     assert cert.feasible == interior_point([[Fraction(v) for v in row] for row in A],
                                            [Fraction(v) * sb / sa for v in b][:len(A)]).feasible
+
+
+@pytest.mark.parametrize("sigma", [2.2250738585072014e-308, 1e-300, 1.0, 1e300])
+def test_projection_onto_a_hyperplane_is_exact_at_any_scale(sigma):
+    from tropattn.exact.redundancy import _project_to_hyperplane
+
+    row = (3, -7, 5)  # 3 x - 7 y = 5
+    for point in ([1e-300, 2e-300], [0.5, -2.0], [1e300, -1e300]):
+        num, den = _project_to_hyperplane(point, row, sigma)
+        assert 3 * Fraction(num[0], den) - 7 * Fraction(num[1], den) == 5
