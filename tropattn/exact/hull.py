@@ -37,8 +37,8 @@ from ..errors import InvalidInputError
 from .counters import record
 from .linalg import maximal_minors, modular_minors, nullspace, solve
 from .numbers import integer_row, primitive_row, set_bits
-from .predicates import (BLOCK_ENTRIES, CACHE_ENTRIES, INT64_SAFE, PreparedPoints, as_small_ints, determinant_signs, matrix_signs,
-                         paired_signs, scaled_floats, sign_array)
+from .predicates import (BLOCK_ENTRIES, CACHE_ENTRIES, INT64_SAFE, PreparedPoints, as_small_ints, determinant_signs,
+                         matrix_signs, paired_signs, row_products, scaled_floats, sign_array)
 
 __all__ = ["QHULL_OPTIONS", "independent_rows", "Hull", "certified_hull", "simplex_normals", "normalise_rows", "row_sum", "surface_certified", "row_masks", "qhull_simplices", "unique_rows", "meets_alone", "meets_alone_any", "certify_boundary", "LOCAL_ENTRIES", "DENSE_ENTRIES"]
 
@@ -765,7 +765,7 @@ def _in_cones(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_o
     first[facet_of[::-1]] = np.arange(len(facet_of))[::-1]
     Pf = pts.F[idx]
     step = 4 * CACHE_ENTRIES // len(U) + 1
-    row = np.concatenate([np.argmax(Pf[lo:lo + step] @ Uf.T, axis=1) for lo in range(0, len(idx), step)])
+    row = np.concatenate([np.argmax(row_products(Pf[lo:lo + step], Uf), axis=1) for lo in range(0, len(idx), step)])
     t = first[row]
     lam_o = paired_signs(U, pts, row, idx)
     k = simplices.shape[1]

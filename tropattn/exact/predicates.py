@@ -23,7 +23,7 @@ from ..errors import InvalidInputError
 from .counters import record
 from .linalg import determinants
 
-__all__ = ["dot_signs", "paired_signs", "CACHE_ENTRIES", "filtered_signs", "scaled_floats", "BLOCK_ENTRIES", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "PreparedPoints", "lex_order"]
+__all__ = ["dot_signs", "row_products", "paired_signs", "CACHE_ENTRIES", "filtered_signs", "scaled_floats", "BLOCK_ENTRIES", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "PreparedPoints", "lex_order"]
 
 
 _U = 2.0**-53  # unit roundoff of float64
@@ -91,6 +91,21 @@ def scaled_floats(M: np.ndarray) -> np.ndarray:
     return out
 
 
+def row_products(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``A @ B.T`` for float rows of a few columns, by one broadcast pass per column.
+
+    Any summation order is covered by the error bounds used here; this avoids
+    BLAS, whose threads cost far more than the work on such thin products (and
+    spin on a loaded machine).
+    """
+    if A.shape[1] > 16:
+        return A @ B.T
+    out = np.multiply.outer(A[:, 0], B[:, 0])
+    for j in range(1, A.shape[1]):
+        out += np.multiply.outer(A[:, j], B[:, j])
+    return out
+
+
 def filtered_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray) -> np.ndarray:
     """Exact signs of ``R @ C.T`` for integer matrices (int64 or object), given their
     scaled floats ``Rf, Cf`` (:func:`scaled_floats`).  Blocks of rows bound the memory.
@@ -113,12 +128,12 @@ def filtered_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray)
     eta = (m + 1) * 2.0**-570
     plain = R.dtype != object and C.dtype != object  # int64: Rf, Cf are the rounded values themselves
     step = max(1, CACHE_ENTRIES // nc)  # small blocks stay in cache (and memory stays bounded)
-    Ca = np.abs(Cf).T
+    Ca = np.abs(Cf)
     failures = 0
     for lo in range(0, nr, step):
         hi = min(nr, lo + step)
-        val = Rf[lo:hi] @ Cf.T
-        mag = np.abs(Rf[lo:hi]) @ Ca
+        val = row_products(Rf[lo:hi], Cf)
+        mag = row_products(np.abs(Rf[lo:hi]), Ca)
         mag *= 1 + 4 * _U
         if plain:
             exact_float = mag < _FLOAT_EXACT
@@ -231,7 +246,7 @@ def matrix_signs(H: np.ndarray, pts: "PreparedPoints") -> np.ndarray:
     if H.dtype != object:
         top = max(int(H.max()), -int(H.min()), 0) * bound
         if top < _FLOAT_EXACT:
-            return np.sign(H.astype(float) @ pts.F.T).astype(np.int8)
+            return np.sign(row_products(H.astype(float), pts.F)).astype(np.int8)
         if top < INT64_SAFE:
             return np.sign(H @ pts.P64.T).astype(np.int8)
     return filtered_signs(H, pts.P64, scaled_floats(H), pts.F)
