@@ -233,9 +233,12 @@ def matrix_signs(H: np.ndarray, pts: "PreparedPoints") -> np.ndarray:
     a point is at most ``max|H| * bound`` in absolute value.  Below ``2^53`` a float
     matrix product is exact (every product and partial sum is an integer that floats
     represent, in any summation order); below ``2^62`` an int64 product is.  Otherwise
-    ``H`` is split into digits small enough for exact float products
-    (:func:`_limb_signs`) when the points are small, and the float filter of
-    :func:`tropattn.dot_signs` decides the rest.
+    the float filter of :func:`filtered_signs` decides (rows of any size, scaled by
+    powers of two), and only its undecided entries are computed in integers.
+
+    >>> pts = PreparedPoints.of([(1, 1), (3, 1), (10**400, 1)])
+    >>> matrix_signs(np.array([[1, -2], [-1, 10**401]], dtype=object), pts).tolist()
+    [[-1, 1, 1], [1, 1, 1]]
     """
     H = as_small_ints(H)
     if H.size == 0:
