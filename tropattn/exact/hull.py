@@ -760,12 +760,14 @@ def _in_cones(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_o
         return inside, boundary
     o = PreparedPoints.of([inner])
     Uf = scaled_floats(U)
-    Uf = Uf / np.abs(Uf @ o.F[0])[:, None]
+    Uf = Uf / np.abs(row_products(Uf, o.F))  # g / |g(inner)|, then one global scale: float32 for the guess
+    Uf = (Uf / np.abs(Uf).max()).astype(np.float32)
     first = np.full(len(U), -1)
     first[facet_of[::-1]] = np.arange(len(facet_of))[::-1]
     Pf = pts.F[idx]
-    step = 4 * CACHE_ENTRIES // len(U) + 1
-    row = np.concatenate([np.argmax(row_products(Pf[lo:lo + step], Uf), axis=1) for lo in range(0, len(idx), step)])
+    Pf = (Pf / np.abs(Pf).max(axis=1)[:, None]).astype(np.float32)  # a positive factor per point
+    step = BLOCK_ENTRIES // 4 // len(U) + 1
+    row = np.concatenate([np.argmax(Pf[lo:lo + step] @ Uf.T, axis=1) for lo in range(0, len(idx), step)])
     t = first[row]
     lam_o = paired_signs(U, pts, row, idx)
     k = simplices.shape[1]
