@@ -212,6 +212,8 @@ def simplex_normals(pts: "PreparedPoints", simplices: np.ndarray) -> np.ndarray:
         l1, rows_k = pts.l1, k
     small = pts.P64 is not None and l1 ** rows_k < INT64_SAFE
     bits = rows_k * l1.bit_length() + 1
+    if integral:  # Hadamard: |minor| <= prod ||x_i - x_0||_2 <= (4 d max|x|^2)^((k-1)/2)
+        bits = min(bits, (rows_k * (4 * k * pts.max_abs ** 2).bit_length() + 1) // 2 + 1)
     step = 1024
     blocks = []
     for lo in range(0, F, step):
