@@ -789,3 +789,13 @@ def test_sphere_points_certify_locally(local_certificate):
         P = convex_hull(pts)
     assert P.vertex_count == 200 and c.fallbacks == 0
     assert same_polytope(P, convex_hull(pts, method="exact"))
+
+
+def test_integer_fast_path_equals_the_general_path():
+    rng = np.random.default_rng(11)
+    A = rng.integers(-30, 30, size=(80, 3))
+    A[5] = A[7]  # a duplicate
+    general = convex_hull([[F(int(x)) for x in p] for p in A])
+    assert same_polytope(convex_hull(A), general) and same_polytope(convex_hull(A.tolist()), general)
+    with pytest.raises(InvalidInputError, match="boolean"):
+        convex_hull([[1, True], [0, 0]])

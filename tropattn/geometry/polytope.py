@@ -302,6 +302,8 @@ def _integer_array(points):
             A = np.array(points)
         except (ValueError, OverflowError):
             return None
+        if A.dtype.kind in "iu" and any(type(v) is not int for row in points for v in row):
+            return None  # numpy ints, booleans: the general path converts (or refuses) each
     else:
         return None
     if A.dtype.kind not in "iu" or A.ndim != 2 or A.size == 0 or np.abs(A).max() >= 1 << 40:
