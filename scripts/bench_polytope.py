@@ -1,68 +1,86 @@
-"""Benchmark tropattn.polytope (exact, certified) against scipy's float Qhull and PPL.
+"""Benchmark tropattn's exact, certified hulls against scipy's float Qhull (and PPL / CGAL).
 
-Run:  python scripts/bench_polytope.py [--repeat 5] [--against REV]
+Run:  python scripts/bench_polytope.py [--repeat 3] [--big] [--only NAME ...]
 
-``--against REV`` also times ``tropattn/polytope.py`` as of git revision REV (loaded
-from ``git show`` into a temporary module) in the same process: a before/after
-column under the same machine load.
+Every figure is CPU time (``time.process_time``, best of ``--repeat`` runs), so the
+ratios hold on a loaded machine; ``ours/scipy`` is the figure to watch (goal: <= 3x).
+Run it on another tree for a "before" column in the same units, e.g.
+``PYTHONPATH=/work/main python scripts/bench_polytope.py``; a case that raises (a
+MemoryError, say) is reported as such.
 
-Cases
-  sphere200    exact hull of 200 rational points exactly on the unit sphere
-  minkowski    Minkowski sum of two 50-point sphere polytopes (2500 pairwise sums)
-  regions      linear regions of a d=4 tropical polynomial with 60 random integer terms
-               = upper vertices of 60 lifted points in R^5
+Cases (the inputs are exact; scipy gets their float images)
+  cube d=4/5/6      1,000 random integer points in [-10^6, 10^6]^d
+  sphere n          n rational points exactly on the unit sphere (every one a vertex)
+  minkowski 200+200 two 200-vertex polytopes on spheres (40,000 pairwise sums)
+  minkowski 4x50    four 50-vertex polytopes on spheres (scipy: one summand at a time,
+                    each partial sum pruned to Qhull's vertices, like ours)
+  sphere200, minkowski 50+50, regions d=4 60 terms: the small cases of earlier runs
+  --big adds: sphere 100000, cube d=6 n=5000
 
-Each timing is the best of several runs.  The exact counts (ours, our exact fallback,
-PPL) must agree; float counts (scipy, linprog) are reported as they come.  PPL
-(``pip install passagemath-ppl``) is optional: its columns are skipped without it.
+The exact counts (ours, PPL, CGAL) must agree; scipy's float counts are printed as
+they come.  PPL (``pip install passagemath-ppl``) and CGAL's Python bindings
+(``pip install cgal``) are optional: their columns read '-' without them.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import subprocess
-import sys
-import tempfile
+import time
 from fractions import Fraction as F
 from math import lcm
-from pathlib import Path
 
 import numpy as np
-from benchlib import best_of
-from scipy.optimize import linprog
 from scipy.spatial import ConvexHull
 
 from tropattn import exact
-from tropattn.geometry import (
-    convex_hull,
-    minkowski_sum,
-    rational_sphere_points,
-    upper_hull,
-)
+from tropattn.geometry import convex_hull, minkowski_sum, rational_sphere_points, upper_hull
 
 try:
     import ppl
-except ImportError:  # optional baseline
+except ImportError:  # optional exact baseline
     ppl = None
+try:
+    from CGAL.CGAL_Convex_hull_3 import convex_hull_3
+    from CGAL.CGAL_Kernel import Point_3
+    from CGAL.CGAL_Polyhedron_3 import Polyhedron_3
+except ImportError:  # optional baseline (3-D only, float kernel of the bindings)
+    convex_hull_3 = None
 
 
 # ---------------------------------------------------------------- inputs
+def cube(n, d, seed=0):
+    return np.random.default_rng(seed).integers(-10**6, 10**6, size=(n, d)).tolist()
+
+
+def sphere(n, seed=0, q=None):
+    """Distinct rational points exactly on the unit sphere (inverse stereographic projection)."""
+    rng = np.random.default_rng(seed)
+    q = q or max(50, int(4 * n ** 0.5))
+    out = {}
+    while len(out) < n:
+        for u, v in rng.integers(-4 * q, 4 * q, size=(n, 2)).tolist():
+            s = u * u + v * v + q * q
+            out.setdefault((F(2 * u * q, s), F(2 * v * q, s), F(u * u + v * v - q * q, s)), None)
+            if len(out) == n:
+                break
+    return list(out)
+
+
 def tropical_terms(n_terms=60, d=4, seed=0):
     rng = np.random.default_rng(seed)
-    alphas = rng.integers(0, 6, size=(n_terms, d))
-    coeffs = rng.integers(0, 100, size=(n_terms, 1))
-    return np.hstack([alphas, coeffs]).tolist()
+    return np.hstack([rng.integers(0, 6, size=(n_terms, d)), rng.integers(0, 100, size=(n_terms, 1))]).tolist()
+
+
+def floats(points):
+    return np.array([[float(x) for x in p] for p in points])
 
 
 # ------------------------------------------------------------ baselines
-def scipy_hull(points):
-    h = ConvexHull(np.array(points, dtype=float))
-    return len(h.vertices)
+def scipy_vertices(X):
+    return len(ConvexHull(X).vertices)
 
 
-def scipy_upper(points):
-    X = np.array(points, dtype=float)
+def scipy_upper(X):
     low = X.copy()
     low[:, -1] -= 1
     h = ConvexHull(np.vstack([X, low]), qhull_options="QJ")
@@ -70,24 +88,8 @@ def scipy_upper(points):
     return len(set(h.simplices[up].ravel()) & set(range(len(X))))
 
 
-def linprog_upper(points):
-    P = np.array(points, dtype=float)
-    A, c = P[:, :-1], P[:, -1]
-    count = 0
-    for j in range(len(P)):
-        others = np.arange(len(P)) != j
-        G = A[others] - A[j]
-        # maximise t: (a_k - a_j).x + t <= c_j - c_k
-        res = linprog(np.r_[np.zeros(A.shape[1]), -1.0], A_ub=np.hstack([G, np.ones((len(G), 1))]),
-                      b_ub=c[j] - c[others], bounds=[(None, None)] * A.shape[1] + [(None, 1.0)],
-                      method="highs")
-        count += res.status == 0 and res.x[-1] > 1e-9
-    return count
-
-
-def ppl_polyhedron(points, down_ray=False):
-    dim = len(points[0])
-    X = [ppl.Variable(k) for k in range(dim)]
+def ppl_vertices(points, down_ray=False):
+    X = [ppl.Variable(k) for k in range(len(points[0]))]
     gs = ppl.Generator_System()
     for p in points:
         fr = [F(v) for v in p]
@@ -98,100 +100,123 @@ def ppl_polyhedron(points, down_ray=False):
         gs.insert(ppl.Generator.point(expr, den))
     if down_ray:
         gs.insert(ppl.Generator.ray(-X[-1]))
-    return ppl.C_Polyhedron(gs)
-
-
-def ppl_vertices(points, down_ray=False):
-    P = ppl_polyhedron(points, down_ray)
+    P = ppl.C_Polyhedron(gs)
     P.minimized_constraints()
     return sum(1 for g in P.minimized_generators() if g.is_point())
 
 
-def ppl_minkowski(A, B):
-    sums = [tuple(a + b for a, b in zip(v, w)) for v in A.vertices for w in B.vertices]
-    return ppl_vertices(sums)
+def cgal_vertices(X):
+    P = Polyhedron_3()
+    convex_hull_3([Point_3(*map(float, p)) for p in X], P)
+    return P.size_of_vertices()
 
 
-def polytope_at(rev):
-    """``tropattn/polytope.py`` as of git revision ``rev``, imported as a sibling module."""
-    root = Path(__file__).resolve().parent.parent
-    text = subprocess.run(["git", "show", f"{rev}:tropattn/polytope.py"], cwd=root, check=True,
-                          capture_output=True, text=True).stdout
-    path = Path(tempfile.mkdtemp()) / "polytope_before.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location("tropattn._polytope_before", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+def scipy_minkowski(Xs):
+    """Float Minkowski sum, one summand at a time, each partial sum pruned to Qhull's vertices."""
+    X = Xs[0]
+    for Y in Xs[1:]:
+        S = (X[:, None, :] + Y[None, :, :]).reshape(-1, X.shape[1])
+        X = S[ConvexHull(S).vertices]
+    return len(X)
+
+
+def last_sums(summands):
+    """Exact points whose hull is the sum (the vertices of all but the last summand's sum,
+    plus each vertex of the last): the input of the exact baselines, built untimed."""
+    head = minkowski_sum(*summands[:-1]) if len(summands) > 2 else summands[0]
+    return list({tuple(a + b for a, b in zip(v, w)) for v in head.vertices for w in summands[-1].vertices})
+
+
+# ------------------------------------------------------------------ timing
+def cpu_best(fn, repeat):
+    """(best CPU time over ``repeat`` runs, last result); an exception is returned as its name."""
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t = time.process_time()
+        try:
+            out = fn()
+        except (MemoryError, Exception) as e:  # noqa: BLE001  (report, do not stop the run)
+            return float("nan"), type(e).__name__
+        best = min(best, time.process_time() - t)
+    return best, out
+
+
+def case(ours, X, pts, upper=False):
+    """The timed functions of one case: ours, scipy on the floats ``X``, PPL / CGAL on ``pts``."""
+    fns = dict(ours=ours, scipy=(lambda: scipy_upper(X)) if upper else (lambda: scipy_vertices(X)),
+               ppl=lambda: ppl_vertices(pts, down_ray=upper))
+    if X.shape[1] == 3 and not upper:
+        fns["cgal"] = lambda: cgal_vertices(X)
+    return fns
+
+
+def hull_case(pts):
+    return case(lambda: convex_hull(pts).vertex_count, floats(pts), pts)
+
+
+def sum_case(summands):
+    sums = last_sums(summands)
+    fns = case(lambda: minkowski_sum(*summands).vertex_count, floats(sums), sums)
+    Xs = [floats(P.vertices) for P in summands]
+    fns["scipy"] = lambda: scipy_minkowski(Xs)
+    return fns
+
+
+def cases(big: bool):
+    out = {f"cube d={d} n=1000": hull_case(cube(1000, d)) for d in (4, 5, 6)}
+    for n in (1000, 10000) + ((100000,) if big else ()):
+        out[f"sphere n={n}"] = hull_case(sphere(n))
+    if big:
+        out["cube d=6 n=5000"] = hull_case(cube(5000, 6))
+    A, B = convex_hull(sphere(200, 1)), convex_hull([[x / 3 + 1 for x in p] for p in sphere(200, 2)])
+    out["minkowski 200+200"] = sum_case([A, B])
+    out["minkowski 4x50"] = sum_case([convex_hull([[x * (k + 1) + k for x in p] for p in sphere(50, 10 + k)])
+                                      for k in range(4)])
+    small = rational_sphere_points()
+    out["sphere200"] = hull_case(small)
+    out["minkowski 50+50"] = sum_case([convex_hull(small[::4]),
+                                       convex_hull(rational_sphere_points(5, 13, F(1, 3), (F(1, 2), 0, 0))[1::4])])
+    terms = tropical_terms()
+    out["regions d=4, 60 terms"] = case(lambda: len(upper_hull(terms).vertices), floats(terms), terms, upper=True)
+    return out
 
 
 # ------------------------------------------------------------------- main
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--repeat", type=int, default=7)
-    ap.add_argument("--against", metavar="REV", help="also time polytope.py as of this git revision")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per timing; the best CPU time counts (default 3)")
+    ap.add_argument("--big", action="store_true", help="add the big cases: sphere n=100000, cube d=6 n=5000")
+    ap.add_argument("--only", nargs="*", metavar="NAME", help="run only cases whose name contains one of these")
     args = ap.parse_args()
-    r = args.repeat
-    old = polytope_at(args.against) if args.against else None
-
-    sphere = rational_sphere_points()
-    A = convex_hull(sphere[::4])
-    B = convex_hull(rational_sphere_points(5, 13, F(1, 3), (F(1, 2), 0, 0))[1::4])
-    sums_float = [tuple(float(a + b) for a, b in zip(v, w)) for v in A.vertices for w in B.vertices]
-    terms = tropical_terms()
-    if old is not None:
-        oA, oB = (old.convex_hull(P.vertices) for P in (A, B))
-
-    cases = {
-        "sphere200": dict(
-            ours=lambda: convex_hull(sphere).vertex_count,
-            exact=lambda: convex_hull(sphere, method="exact").vertex_count,
-            scipy=lambda: scipy_hull([[float(x) for x in p] for p in sphere]),
-            ppl=lambda: ppl_vertices(sphere)),
-        "minkowski 50+50": dict(
-            ours=lambda: minkowski_sum(A, B).vertex_count,
-            exact=lambda: convex_hull([tuple(a + b for a, b in zip(v, w)) for v in A.vertices
-                                       for w in B.vertices], method="exact").vertex_count,
-            scipy=lambda: scipy_hull(sums_float),
-            ppl=lambda: ppl_minkowski(A, B)),
-        "regions d=4, 60 terms": dict(
-            ours=lambda: len(upper_hull(terms).vertices),
-            exact=lambda: len(upper_hull(terms, method="exact").vertices),
-            scipy=lambda: scipy_upper(terms),
-            linprog=lambda: linprog_upper(terms),
-            ppl=lambda: ppl_vertices(terms, down_ray=True)),
-    }
-    if old is not None:
-        cases["sphere200"]["before"] = lambda: old.convex_hull(sphere).vertex_count
-        cases["minkowski 50+50"]["before"] = lambda: old.minkowski_sum(oA, oB).vertex_count
-        cases["regions d=4, 60 terms"]["before"] = lambda: len(old.upper_hull(terms).vertices)
-    convex_hull(sphere)  # warm up imports
-    before = old is not None
-    head = (f"{'case':24s} {'ours ms':>8s} {'before':>8s} {'exact-DD':>9s} {'scipy ms':>9s} {'linprog':>8s} "
-            f"{'ppl ms':>8s} {'ours/scipy':>10s} {'ours/ppl':>9s}  counts (ours, exact, scipy, linprog, ppl)  "
-            "certified/fallbacks")
+    baselines = [k for k, ok in (("ppl", ppl), ("cgal", convex_hull_3)) if ok is not None]
+    head = (f"{'case':24s} {'ours s':>9s} {'scipy s':>9s} " + "".join(f"{k + ' s':>9s} " for k in baselines)
+            + f"{'ours/scipy':>10s} " + "".join(f"{'ours/' + k:>10s} " for k in baselines)
+            + " counts (ours, scipy" + "".join(", " + k for k in baselines) + ")  certified/fallbacks")
     print(head)
     print("-" * len(head))
-    for name, fns in cases.items():
+    for name, fns in cases(args.big).items():
+        if args.only and not any(s in name for s in args.only):
+            continue
         times, counts = {}, {}
         with exact.counting() as c:
-            times["ours"], counts["ours"] = best_of(fns["ours"], r)
-        for key in ("before", "exact", "scipy", "linprog", "ppl"):
-            if key in fns and not (key == "ppl" and ppl is None):
-                times[key], counts[key] = best_of(fns[key], r if key != "linprog" else 2)
-        ok = {counts[k] for k in ("ours", "before", "exact", "ppl") if k in counts}
-        assert len(ok) == 1, f"exact counts disagree on {name}: {counts}"
-        ms = lambda k: f"{times[k] * 1e3:8.1f}" if k in times else f"{'-':>8s}"  # noqa: E731
-        ratio = lambda k: f"{times['ours'] / times[k]:.2f}x" if k in times else "-"  # noqa: E731
-        cnt = ", ".join(str(counts.get(k, "-")) for k in ("ours", "exact", "scipy", "linprog", "ppl"))
-        print(f"{name:24s} {ms('ours')} {ms('before')} {ms('exact'):>9s} {ms('scipy'):>9s} {ms('linprog')} "
-              f"{ms('ppl')} {ratio('scipy'):>10s} {ratio('ppl'):>9s}  {cnt:40s}  "
-              f"{c.certified // r}/{c.fallbacks // r}")
-    if not before:
-        print("(add --against REV for a 'before' column: polytope.py as of a git revision)")
+            times["ours"], counts["ours"] = cpu_best(fns["ours"], args.repeat)
+        for key in ["scipy"] + baselines:
+            if key in fns:
+                times[key], counts[key] = cpu_best(fns[key], args.repeat)
+        exact_counts = {counts[k] for k in ["ours"] + baselines if k in counts and isinstance(counts[k], int)}
+        flag = "" if len(exact_counts) <= 1 else "  EXACT COUNTS DISAGREE"
+        sec = lambda k: f"{times[k]:9.3f}" if k in times else f"{'-':>9s}"  # noqa: E731
+        ratio = lambda k: (f"{times['ours'] / times[k]:9.2f}x" if k in times and times[k] > 0  # noqa: E731
+                           else f"{'-':>10s}")
+        cnt = ", ".join(str(counts.get(k, "-")) for k in ["ours", "scipy"] + baselines)
+        runs = max(args.repeat, 1)
+        print(f"{name:24s} {sec('ours')} {sec('scipy')} " + "".join(f"{sec(k)} " for k in baselines)
+              + f"{ratio('scipy')} " + "".join(f"{ratio(k)} " for k in baselines)
+              + f" {cnt:28s}  {c.certified // runs}/{c.fallbacks // runs}{flag}", flush=True)
     if ppl is None:
-        print("(PPL not importable: install passagemath-ppl for the exact baseline)")
+        print("(PPL not importable: pip install passagemath-ppl for the exact baseline)")
+    if convex_hull_3 is None:
+        print("(CGAL bindings not importable: pip install cgal for the 3-D baseline)")
 
 
 if __name__ == "__main__":

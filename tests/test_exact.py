@@ -114,3 +114,81 @@ def test_facets_certify_at_any_scale(s):
     with counting() as c:
         fs = facets(A, b, (Fraction(0), Fraction(0)))
     assert fs.rows == (0, 1, 2, 3) and c.fallbacks == 0 and c.exact_lps == 0
+
+
+# ------------------------------------------- numbers beyond the float range or at its edge
+SCALES = [Fraction(10) ** e for e in (-400, -330, -308, 0, 308, 309, 400)] + [Fraction(2.2250738585072014e-308)]
+big_ints = st.integers(-2 ** 1400, 2 ** 1400) | st.integers(-2 ** 70, 2 ** 70) | st.integers(-9, 9)
+
+
+def exact_sign(r, c):
+    s = sum(x * y for x, y in zip(r, c))
+    return (s > 0) - (s < 0)
+
+
+@settings(max_examples=80, deadline=None)
+@given(R=st.lists(st.lists(big_ints, min_size=3, max_size=3), min_size=1, max_size=5),
+       C=st.lists(st.lists(big_ints, min_size=3, max_size=3), min_size=1, max_size=5))
+def test_filtered_and_paired_signs_match_python_integers(R, C):
+    from tropattn.exact.predicates import PreparedPoints, matrix_signs, paired_signs
+
+    C = C + [[R[0][1], -R[0][0], 0]]  # an exact zero
+    want = [[exact_sign(r, c) for c in C] for r in R]
+    assert dot_signs(R, C).tolist() == want
+    H = np.array(R, dtype=object)
+    pts = PreparedPoints.of([tuple(c) for c in C])
+    assert matrix_signs(H, pts).tolist() == want
+    i, k = np.divmod(np.arange(len(R) * len(C)), len(C))
+    assert paired_signs(H, pts, i, k).tolist() == [want[a][b] for a, b in zip(i, k)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(k=st.integers(1, 5), data=st.data())
+def test_modular_minors_equal_the_integer_expansion(k, data):
+    from tropattn.exact.linalg import maximal_minors, modular_minors
+
+    bits = data.draw(st.sampled_from([3, 30, 80]))
+    S = np.array(data.draw(st.lists(st.lists(st.lists(st.integers(-2 ** bits, 2 ** bits), min_size=k + 1,
+                                                               max_size=k + 1), min_size=k, max_size=k),
+                                    min_size=1, max_size=4)), dtype=object)
+    bound = k * ((k + 1) * 2 ** bits).bit_length() + 1  # the product of the rows' L1 norms
+    assert modular_minors(S, bound).tolist() == maximal_minors(S).tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(A=rows, b=st.lists(st.integers(-6, 6), min_size=7, max_size=7),
+       sa=st.sampled_from(SCALES), sb=st.sampled_from(SCALES))
+def test_lps_and_facets_at_every_scale(A, b, sa, sb):
+    # rows at 1e-400..1e400: the certificate must hold exactly, and agree with the unscaled system
+    As = [[Fraction(v) * sa for v in row] for row in A]
+    bs = [Fraction(v) * sb for v in b][:len(A)]
+    cert = interior_point(As, bs)
+    if cert.feasible:
+        assert all(dot(a, cert.point) < bi for a, bi in zip(As, bs))
+        fs = facets(As, bs, cert.point)
+        for i in fs.rows:
+            p = fs.points[i]
+            assert dot(As[i], p) == bs[i]
+    else:
+        y = cert.farkas
+        assert all(v >= 0 for v in y) and any(y)
+        assert all(sum(yi * a[j] for yi, a in zip(y, As)) == 0 for j in range(2))
+        assert sum(yi * bi for yi, bi in zip(y, bs)) <= 0
+    rel = relative_interior_point(As, bs, [], [])
+    if cert.feasible:
+        assert rel.point is not None
+    if rel.point is not None:
+        assert all(dot(a, rel.point) <= bi for a, bi in zip(As, bs))
+    # same feasibility as the system scaled back by positive factors
+    assert cert.feasible == interior_point([[Fraction(v) for v in row] for row in A],
+                                           [Fraction(v) * sb / sa for v in b][:len(A)]).feasible
+
+
+@pytest.mark.parametrize("sigma", [2.2250738585072014e-308, 1e-300, 1.0, 1e300])
+def test_projection_onto_a_hyperplane_is_exact_at_any_scale(sigma):
+    from tropattn.exact.redundancy import _project_to_hyperplane
+
+    row = (3, -7, 5)  # 3 x - 7 y = 5
+    for point in ([1e-300, 2e-300], [0.5, -2.0], [1e300, -1e300]):
+        num, den = _project_to_hyperplane(point, row, sigma)
+        assert 3 * Fraction(num[0], den) - 7 * Fraction(num[1], den) == 5

@@ -8,7 +8,7 @@ from fractions import Fraction as F
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tropattn import exact
@@ -674,3 +674,128 @@ def test_from_inequalities_with_scaled_rows_finds_the_flat_polytope():
     # x <= 1/3 and -2x <= -2/3 force x = 1/3: a segment, not an empty set (Farkas units matter here)
     P = Polytope.from_inequalities([[1, 0], [-2, 0], [0, 1], [0, -1]], ["1/3", "-2/3", 1, 1])
     assert P.dim == 1 and P.vertices == ((F(1, 3), F(-1)), (F(1, 3), F(1)))
+
+
+# ------------------------------------------- numbers beyond the float range or at its edge
+SCALES = [F(10) ** e for e in (-400, -330, -308, -300, 0, 300, 308, 309, 400)] + [F(2.2250738585072014e-308)]
+
+
+def scaled(points, factors):
+    return [[F(x) * s for x, s in zip(p, factors)] for p in points]
+
+
+@settings(max_examples=60, deadline=None)
+@given(points=st.integers(1, 3).flatmap(lambda d: point_sets(d, max_points=8)),
+       picks=st.lists(st.sampled_from(SCALES), min_size=3, max_size=3))
+def test_hulls_at_every_scale_match_exact_and_the_unscaled_hull(points, picks):
+    # a positive scaling of each axis maps the hull onto the hull: an independent oracle
+    factors = picks[:len(points[0])]
+    P = convex_hull(scaled(points, factors))
+    assert same_polytope(P, convex_hull(scaled(points, factors), method="exact"))
+    Q = convex_hull(points)
+    assert P.vertices == tuple(sorted(tuple(F(x) * s for x, s in zip(v, factors)) for v in Q.vertices))
+    assert P.facet_count == Q.facet_count and P.dim == Q.dim
+
+
+@settings(max_examples=30, deadline=None)
+@given(pq=st.tuples(point_sets(2, max_points=6), point_sets(2, max_points=6)), s=st.sampled_from(SCALES))
+def test_minkowski_sums_at_every_scale(pq, s):
+    A, B = (scaled(p, (s, s)) for p in pq)
+    M = minkowski_sum(convex_hull(A), convex_hull(B))
+    assert same_polytope(M, convex_hull([[a + b for a, b in zip(p, q)] for p in A for q in B], method="exact"))
+
+
+def test_numbers_beyond_the_float_range_and_at_its_edge():
+    P = convex_hull([[0], [1], ["1e309"]])
+    assert P.vertices == ((F(0),), (F(10) ** 309,))
+    tiny = 2.2250738585072014e-308  # the smallest normal double, as a key entry
+    Q = convex_hull([[0, 1], [1, tiny], [1, 1], [0, 0]])
+    assert Q.vertex_count == 4 and Q.contains([F(1, 2), F(1, 2)])
+    huge = convex_hull([[0, 0, 0], ["1e400", 0, 0], [0, "1e400", 0], [0, 0, "1e-400"], ["1e399", "1e399", "1e-401"]])
+    assert huge.vertex_count == 4 and huge.facet_count == 4
+    seg = convex_hull([[0, 0, 0], ["1e-400", "2e-400", "3e-400"]])
+    sums = [[a + b for a, b in zip(p, q)] for p in huge.vertices for q in seg.vertices]
+    assert same_polytope(minkowski_sum(huge, seg), convex_hull(sums, method="exact"))
+
+
+# ---------------------------------------------- the local certificate and sparse incidences
+@pytest.fixture
+def local_certificate(monkeypatch):
+    from tropattn.exact import hull
+
+    monkeypatch.setattr(hull, "LOCAL_ENTRIES", 0)
+    return hull
+
+
+@pytest.mark.parametrize("dim, n, seed", [(3, 60, 0), (4, 50, 1), (5, 40, 2)])
+def test_local_certificate_equals_exact(local_certificate, dim, n, seed):
+    rng = np.random.default_rng(seed)
+    pts = rng.integers(-10**6, 10**6, size=(n, dim)).tolist()
+    rats = [[F(int(a), int(b)) for a, b in zip(p, q)]
+            for p, q in zip(rng.integers(-99, 99, size=(n, dim)), rng.integers(1, 99, size=(n, dim)))]
+    for points in (pts, rats, pts[:10] + [[0] * dim]):
+        with exact.counting() as c:
+            P = convex_hull(points)
+        assert c.certified == 1 and c.fallbacks == 0
+        assert same_polytope(P, convex_hull(points, method="exact"))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(points=st.integers(2, 4).flatmap(lambda d: point_sets(d, max_points=10, coord=2)))
+def test_local_certificate_on_coplanar_grids(local_certificate, points):  # the patch holds for every input
+    assert same_polytope(convex_hull(points), convex_hull(points, method="exact"))
+
+
+def test_local_certificate_rejects_doubled_and_folded_surfaces(local_certificate):
+    test_certificate_accepts_a_true_triangulation()
+    test_certificate_rejects_a_doubly_triangulated_square()
+    test_certificate_rejects_a_doubled_tetrahedron()
+
+
+def test_local_certificate_rejects_a_missing_point_outside():
+    # a true boundary of 4 points, but a fifth point lies outside: step 4 must refuse
+    from tropattn.exact.hull import certify_boundary, row_sum
+    from tropattn.exact.predicates import PreparedPoints
+
+    rows = [(0, 0, 0, 1), (4, 0, 0, 1), (0, 4, 0, 1), (0, 0, 4, 1), (3, 3, 3, 1), (1, 1, 1, 1)]
+    tris = np.array([(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)])
+    inner = row_sum(rows[:4])
+    assert certify_boundary(PreparedPoints.of(rows), tris, inner) == (None, None, None)
+    facets, Z, vertex = certify_boundary(PreparedPoints.of(rows[:4] + rows[5:]), tris, inner)
+    assert len(facets) == 4 and vertex.tolist() == [True] * 4 + [False]
+
+
+def test_sparse_incidences_equal_dense(monkeypatch):
+    from tropattn.exact import hull
+
+    rng = np.random.default_rng(3)
+    pts = [tuple(p) + (1,) for p in rng.integers(-5, 5, size=(60, 3)).tolist()]
+    pts = list(dict.fromkeys(pts))
+    dense = hull.certified_hull(pts)
+    monkeypatch.setattr(hull, "DENSE_ENTRIES", 0)
+    for local in (1 << 40, 0):
+        monkeypatch.setattr(hull, "LOCAL_ENTRIES", local)
+        sparse = hull.certified_hull(pts)
+        assert not isinstance(sparse.incidence, np.ndarray)
+        assert sorted(zip(sparse.facets, sparse.masks)) == sorted(zip(dense.facets, dense.masks))
+        assert sorted(zip(sparse.facets, sparse.facet_points)) == sorted(zip(dense.facets, dense.facet_points))
+        assert all(sum(1 << i for i in pts) == m for pts, m in zip(dense.facet_points, dense.masks))
+        assert sparse.vertices == dense.vertices
+
+
+def test_sphere_points_certify_locally(local_certificate):
+    pts = rational_sphere_points()
+    with exact.counting() as c:
+        P = convex_hull(pts)
+    assert P.vertex_count == 200 and c.fallbacks == 0
+    assert same_polytope(P, convex_hull(pts, method="exact"))
+
+
+def test_integer_fast_path_equals_the_general_path():
+    rng = np.random.default_rng(11)
+    A = rng.integers(-30, 30, size=(80, 3))
+    A[5] = A[7]  # a duplicate
+    general = convex_hull([[F(int(x)) for x in p] for p in A])
+    assert same_polytope(convex_hull(A), general) and same_polytope(convex_hull(A.tolist()), general)
+    with pytest.raises(InvalidInputError, match="boolean"):
+        convex_hull([[1, True], [0, 0]])

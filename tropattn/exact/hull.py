@@ -1,20 +1,19 @@
 """Certified convex hulls of homogeneous integer points (any dimension).
 
-How a hull is computed (docs/ALGORITHMS.md §2).  Every point ``x = num / den`` is
-stored as the primitive integer row ``(num, den)``.  The affine hull is found exactly;
-coordinates are projected to an independent subset so that the set is
+How a hull is computed (docs/ALGORITHMS.md §3, docs/THEORY.md §12).  Every point
+``x = num / den`` is stored as the primitive integer row ``(num, den)``.  The affine hull
+is found exactly; coordinates are projected to an independent subset so that the set is
 full-dimensional there.  Qhull triangulates the boundary in floats (joggled input
 first, then the default merged run); for each simplex the hyperplane through its
-points is rebuilt exactly (the vector of signed maximal minors, vectorised over all
-simplices, in int64 when a bound proves it exact), and the exact sign of every point
-against every hyperplane is computed (:func:`tropattn.predicates.matrix_signs`).
-The hyperplanes are exactly the facets (simplices with equal exact normals are merged)
-when the complete certificate of Mehlhorn et al. holds: every point lies on one side
-of every hyperplane (hence local convexity); the simplices, oriented outward, form a
-consistently oriented closed surface (every ridge in exactly two simplices, with
-opposite induced orientations); and the ray from an interior point through one simplex
-meets no other simplex (degree one: a doubled or folded surface fails, see
-:func:`surface_certified`).  Otherwise an exact double-description algorithm over
+points is rebuilt exactly (signed minors, vectorised in blocks of simplices, in int64
+when a bound proves it exact, else modulo primes and rebuilt by the Chinese remainder
+theorem).  Simplices with equal exact normals are merged into one facet row.  The
+rows are proved to be exactly the facets by the certificate of Mehlhorn et al.:
+the simplices form a closed, consistently oriented surface, locally convex at every
+ridge, met once by a ray from an interior point, and every other point lies inside
+(:func:`_certify_local`, O(facets + points) exact signs); for flat simplices or small
+inputs, every point is tested against every row instead, in bounded blocks
+(:func:`surface_certified`).  Otherwise an exact double-description algorithm over
 Python integers computes the facets, and the fallback is counted.  A point is a vertex
 iff the facets through it meet in that point alone.
 
@@ -32,14 +31,16 @@ from fractions import Fraction
 from typing import Sequence
 
 import numpy as np
+from scipy.sparse import csr_matrix
 
 from ..errors import InvalidInputError
 from .counters import record
-from .linalg import maximal_minors, nullspace, solve
+from .linalg import maximal_minors, modular_minors, nullspace, solve
 from .numbers import integer_row, primitive_row, set_bits
-from .predicates import INT64_SAFE, PreparedPoints, as_small_ints, determinant_signs, matrix_signs, sign_array
+from .predicates import (BLOCK_ENTRIES, CACHE_ENTRIES, INT64_SAFE, PreparedPoints, as_small_ints, determinant_signs,
+                         matrix_signs, paired_signs, row_products, scaled_floats, sign_array)
 
-__all__ = ["QHULL_OPTIONS", "independent_rows", "Hull", "certified_hull", "simplex_normals", "normalise_rows", "row_sum", "surface_certified", "row_masks", "qhull_simplices", "unique_rows", "meets_alone"]
+__all__ = ["QHULL_OPTIONS", "independent_rows", "Hull", "certified_hull", "simplex_normals", "normalise_rows", "row_sum", "surface_certified", "row_masks", "qhull_simplices", "unique_rows", "meets_alone", "meets_alone_any", "certify_boundary", "LOCAL_ENTRIES", "DENSE_ENTRIES"]
 
 
 #: Qhull runs tried in turn: joggled input ("QJ") first, whose output is simplicial with
@@ -110,8 +111,21 @@ class Hull:
     vertices: tuple
 
     @functools.cached_property
+    def facet_points(self) -> tuple:
+        """For each facet, the sorted indices of the points on it (memory proportional to
+        the incidences, unlike ``masks`` on large inputs)."""
+        Z = self.incidence
+        if isinstance(Z, np.ndarray):
+            return tuple(tuple(np.flatnonzero(row).tolist()) for row in Z)
+        if hasattr(Z, "tocsr"):
+            Z = Z.tocsr()
+            Z.sort_indices()
+            return tuple(tuple(Z.indices[Z.indptr[r]:Z.indptr[r + 1]].tolist()) for r in range(Z.shape[0]))
+        return tuple(tuple(set_bits(m)) for m in Z)
+
+    @functools.cached_property
     def masks(self) -> tuple:
-        if isinstance(self.incidence, np.ndarray):
+        if isinstance(self.incidence, np.ndarray) or hasattr(self.incidence, "tocsr"):
             return tuple(row_masks(self.incidence))
         return tuple(self.incidence)
 
@@ -123,6 +137,9 @@ def certified_hull(G: Sequence[tuple], method: str = "auto", qhull_options=QHULL
     """
     if method not in ("auto", "exact"):
         raise InvalidInputError(f"method = {method!r}; expected 'auto' (certified Qhull) or 'exact'")
+    G64 = G if isinstance(G, np.ndarray) and G.dtype == np.int64 else None
+    if G64 is not None:
+        G = list(map(tuple, G64.tolist()))
     n = len(G[0]) - 1
     kept, pivots = independent_rows(G)
     dim = len(kept) - 1
@@ -133,14 +150,13 @@ def certified_hull(G: Sequence[tuple], method: str = "auto", qhull_options=QHULL
     P = list(G) if dim == n else [primitive_row([g[c] for c in coords] + [g[n]]) for g in G]
     facets = None
     if dim >= 2 and method == "auto":
-        pts = PreparedPoints.of(P)
+        pts = PreparedPoints.of(G64 if G64 is not None and dim == n else P)
         inner = row_sum([P[i] for i in kept])  # kept: d + 1 affinely independent points
         for options in qhull_options:
-            facets, Z = _facets_qhull(pts, inner, options)
+            facets, Z, verts = _facets_qhull(pts, inner, options)
             if facets is not None:
                 record("certified")
-                verts = tuple(np.nonzero(meets_alone(Z, Z, np.arange(len(P))))[0].tolist())
-                return Hull(tuple(G), dim, coords, eqs, tuple(facets), Z, verts)
+                return Hull(tuple(G), dim, coords, eqs, tuple(facets), Z, tuple(np.flatnonzero(verts).tolist()))
         record("fallbacks")
     facets, masks = _facets_1d(P) if dim == 1 else _facets_dd(P, kept)
     verts = _vertices_from_masks(masks, len(P), dim)
@@ -178,13 +194,51 @@ def simplex_normals(pts: "PreparedPoints", simplices: np.ndarray) -> np.ndarray:
     Returns (F, k+1) rows with ``h . P[s] == 0`` for every point ``P[s]`` of the
     simplex: ``h_j = (-1)^j`` times the k x k minor of the simplex's k x (k+1)
     matrix without column ``j`` (the generalised cross product; a degenerate simplex
-    gets the zero row).  See :func:`maximal_minors` for the arithmetic.
+    gets the zero row).  For integer points (all denominators 1) the same vector is
+    ``(a, -a . x_0)`` with ``a`` the cross product of the differences ``x_i - x_0``
+    (``a_j = (-1)^(k-1+j)`` times a (k-1) x (k-1) minor: fewer and smaller minors).
+    Minors are exact: int64 when the product of the rows' L1 norms proves it, else
+    modular (:func:`tropattn.exact.linalg.modular_minors`) or Python integers,
+    in blocks of simplices.
     """
-    rows = pts.P64 if pts.P64 is not None and pts.l1 ** simplices.shape[1] < INT64_SAFE else pts.Pa
-    minors = maximal_minors(rows[simplices])
-    k1 = minors.shape[1]
-    signs = np.array([(-1) ** j for j in range(k1)], dtype=minors.dtype)
-    return minors[:, ::-1] * signs  # minors[:, i] omits column k - i
+    F, k = simplices.shape
+    integral = pts.P64 is not None and k >= 2 and bool(np.all(pts.P64[:, -1] == 1))
+    if integral:
+        X = pts.P64[:, :-1]
+        stack = lambda sl: X[sl[:, 1:]] - X[sl[:, :1]]  # noqa: E731  (F, k-1, k)
+        l1, rows_k = 2 * pts.l1, k - 1
+    else:
+        stack = lambda sl: (pts.P64 if pts.P64 is not None else pts.Pa)[sl]  # noqa: E731
+        l1, rows_k = pts.l1, k
+    small = pts.P64 is not None and l1 ** rows_k < INT64_SAFE
+    bits = rows_k * l1.bit_length() + 1
+    if integral:  # Hadamard: |minor| <= prod ||x_i - x_0||_2 <= (4 d max|x|^2)^((k-1)/2)
+        bits = min(bits, (rows_k * (4 * k * pts.max_abs ** 2).bit_length() + 1) // 2 + 1)
+    step = 1024
+    blocks = []
+    for lo in range(0, F, step):
+        S = stack(simplices[lo:lo + step])
+        if small:
+            blocks.append(maximal_minors(S))
+        elif bits <= 1000:  # |minor| <= product of the rows' L1 norms < 2^bits
+            blocks.append(modular_minors(S, bits))
+        else:
+            blocks.append(maximal_minors(S.astype(object)))
+    m = rows_k + 1
+    minors = np.concatenate(blocks, axis=0) if blocks else np.zeros((0, m), dtype=np.int64)
+    if minors.dtype != object and minors.size and not small:
+        minors = minors.astype(object) if int(np.abs(minors).max()) >= INT64_SAFE else minors
+    signs = np.array([(-1) ** (j + (k - 1 if integral else 0)) for j in range(m)], dtype=minors.dtype)
+    a = minors[:, ::-1] * signs  # minors[:, i] omits column rows_k - i
+    if not integral:
+        return a
+    x0 = pts.P64[simplices[:, 0], :-1]
+    if a.dtype != object and int(np.abs(a).max(initial=0)) * pts.max_abs * k < INT64_SAFE:
+        b = -np.einsum("ij,ij->i", a, x0)
+    else:
+        a = a.astype(object)
+        b = -(a * x0.astype(object)).sum(axis=1)
+    return np.concatenate([a, b[:, None]], axis=1)
 
 
 def normalise_rows(H: np.ndarray) -> np.ndarray:
@@ -237,13 +291,13 @@ def surface_certified(pts: "PreparedPoints", simplices: np.ndarray, U: np.ndarra
     folded surface (a face triangulated twice, two copies of the boundary) fails 2
     or 3.
     """
-    if not np.all(Z[facet_of[:, None], simplices]):
+    if not np.all(_entries(Z, facet_of[:, None], simplices)):
         return False
     if not np.all(matrix_signs(U, PreparedPoints.of([inner])) < 0):
         return False
     sigma = _outward(pts, simplices, U, facet_of, raw)
     degenerate = np.flatnonzero(sigma == 0)
-    flat = Z[:, simplices[degenerate]].all(axis=2)  # (facets, degenerate simplices): s in f
+    flat = _holds(Z, simplices[degenerate])  # (facets, degenerate simplices): s in f
     return (_consistently_oriented(simplices, sigma, len(pts.P))
             and _ray_meets_once(pts, simplices, facet_of, degenerate, flat, inner))
 
@@ -313,7 +367,7 @@ def _permutation_signs(simplices: np.ndarray) -> np.ndarray:
     return 1 - 2 * (inversions % 2)
 
 
-def _consistently_oriented(simplices: np.ndarray, sigma: np.ndarray, npoints: int) -> bool:
+def _consistently_oriented(simplices: np.ndarray, sigma: np.ndarray, npoints: int, pairs=None) -> bool:
     """Every ridge lies in exactly two simplices, which induce opposite orientations on it.
 
     ``sigma[s]`` is +1 / -1 when simplex ``s`` in its given order is outward / inward,
@@ -327,7 +381,7 @@ def _consistently_oriented(simplices: np.ndarray, sigma: np.ndarray, npoints: in
     signs are propagated across ridges and checked for conflicts.
     """
     F, k = simplices.shape
-    pairs = _ridge_pairs(simplices, npoints)
+    pairs = _ridge_pairs(simplices, npoints) if pairs is None else pairs
     if pairs is None:
         return False
     a, b = pairs
@@ -430,7 +484,10 @@ def _in_hull(rows: list, c: tuple) -> bool:
 
 
 def row_masks(Z: np.ndarray) -> list:
-    """Each boolean row as a Python int bitmask (bit i = column i)."""
+    """Each boolean row (dense or ``scipy.sparse``) as a Python int bitmask (bit i = column i)."""
+    if not isinstance(Z, np.ndarray):
+        Z = Z.tocsr()
+        return [sum(1 << int(i) for i in Z.indices[Z.indptr[r]:Z.indptr[r + 1]]) for r in range(Z.shape[0])]
     packed = np.packbits(Z, axis=1, bitorder="little")
     data, w = packed.tobytes(), packed.shape[1]
     if not w:
@@ -465,42 +522,306 @@ def _facets_qhull(pts: PreparedPoints, inner: tuple, options=None):
     Returns the facet rows and their incidence ``Z`` (``Z[f, i]``: point i on facet f).
     ``inner`` is a homogeneous point in the interior of the hull.
     """
-    run = qhull_simplices(pts.X, options)
+    run = qhull_simplices(pts.X_scaled, options)
     if run is None:
-        return None, None
-    return _certify_triangulation(pts, run[0], inner)
+        return None, None, None
+    return certify_boundary(pts, run[0], inner)
 
 
 def _certify_triangulation(pts: PreparedPoints, simplices: np.ndarray, inner: tuple):
-    """The facets of full-dimensional points, certified from a claimed boundary
-    triangulation (any source); ``(None, None)`` if the claim is not proved.
+    """The facets of full-dimensional points and their incidence ``Z``, certified from a
+    claimed boundary triangulation (any source); ``(None, None)`` if not proved
+    (:func:`certify_boundary` without the vertex flags)."""
+    return certify_boundary(pts, simplices, inner)[:2]
 
-    The hyperplane of each simplex is rebuilt exactly; every distinct one must have
-    all points on one side (so it supports the hull, and being spanned by points it is
-    a facet); then :func:`surface_certified` proves that no facet is missing.
+
+def certify_boundary(pts: PreparedPoints, simplices: np.ndarray, inner: tuple):
+    """The facets of full-dimensional points, certified from a claimed boundary
+    triangulation (any source); ``(None, None, None)`` if the claim is not proved.
+
+    Returns ``(facets, Z, vertex)``: the outward facet rows, their incidence ``Z``
+    (boolean array, or a ``scipy.sparse`` matrix when facets x points is large) and a
+    boolean vertex flag per point.  The hyperplane of each simplex is rebuilt exactly
+    and oriented away from ``inner``; then either the local certificate
+    (:func:`_certify_local`: every simplex non-degenerate) or the global one (every
+    point against every row, in blocks, then :func:`surface_certified`) proves that
+    they are exactly the facets.
     """
     raw = simplex_normals(pts, simplices)
     H = normalise_rows(raw)
     live = np.any(H != 0, axis=1)
     uniq, _, inverse = unique_rows(H[live])
     if len(uniq) == 0:
-        return None, None
-    signs = matrix_signs(uniq, pts)
-    pos, neg = np.any(signs > 0, axis=1), np.any(signs < 0, axis=1)
-    if np.any(pos == neg):  # both signs (not supporting), or none (not full-dimensional)
-        return None, None
-    uniq[pos] = -uniq[pos]
-    Z = signs == 0
+        return None, None, None
+    depth = matrix_signs(uniq, PreparedPoints.of([inner]))[:, 0]
+    if np.any(depth == 0):
+        return None, None, None
+    uniq[depth > 0] = -uniq[depth > 0]
     facet_of = np.zeros(len(simplices), dtype=np.intp)
     facet_of[live] = inverse
+    if np.all(live) and len(uniq) * len(pts.P) > LOCAL_ENTRIES:
+        return _certify_local(pts, simplices, uniq, facet_of, inner, raw)
+    Z = _global_zeros(uniq, pts)
+    if Z is None:
+        return None, None, None
     if not np.all(live):  # a degenerate simplex: any certified facet row holding it
-        flat = Z[:, simplices[~live]].all(axis=2)
+        flat = _holds(Z, simplices[~live])
         if not np.all(flat.any(axis=0)):
-            return None, None
+            return None, None, None
         facet_of[~live] = np.argmax(flat, axis=0)
     if not surface_certified(pts, simplices, uniq, Z, facet_of, inner, raw):
-        return None, None
-    return [tuple(map(int, h)) for h in uniq.tolist()], Z
+        return None, None, None
+    return [tuple(map(int, h)) for h in uniq.tolist()], Z, meets_alone_any(Z, np.arange(len(pts.P)))
+
+
+#: Above this many facets x points the local certificate is used (:func:`_certify_local`);
+#: below, every point is tested against every facet row.
+LOCAL_ENTRIES = 1 << 14
+
+#: Above this many facets x points an incidence is kept as a sparse matrix.
+DENSE_ENTRIES = 1 << 25
+
+
+def _global_zeros(U: np.ndarray, pts: PreparedPoints, cols: np.ndarray | None = None):
+    """The zeros of ``U @ P[cols].T`` if no entry is positive (None otherwise), by blocks of rows.
+
+    Returns a boolean array (facets, points) when small, else a ``scipy.sparse``
+    CSR matrix; with ``cols``, a CSR matrix over all points with only those columns.
+    """
+    sub = pts if cols is None else PreparedPoints.of(pts.Pa[cols] if pts.P64 is None else pts.P64[cols])
+    n = len(sub.P)
+    step = max(1, BLOCK_ENTRIES // max(n, 1))
+    fi, pi, blocks = [], [], []
+    dense = cols is None and len(U) * n <= DENSE_ENTRIES
+    for lo in range(0, len(U), step):
+        S = matrix_signs(U[lo:lo + step], sub)
+        if np.any(S > 0):
+            return None
+        if dense:
+            blocks.append(S == 0)
+        else:
+            i, k = np.nonzero(S == 0)
+            fi.append(i + lo)
+            pi.append(k if cols is None else cols[k])
+    if dense:
+        return np.concatenate(blocks, axis=0)
+    fi, pi = (np.concatenate(x) if x else np.zeros(0, dtype=np.intp) for x in (fi, pi))
+    return csr_matrix((np.ones(len(fi), dtype=bool), (fi, pi)), shape=(len(U), len(pts.P)))
+
+
+def _holds(Z, degenerate: np.ndarray) -> np.ndarray:
+    """(facets, degenerate simplices): does facet row f hold every vertex of simplex s?"""
+    if isinstance(Z, np.ndarray):
+        return Z[:, degenerate].all(axis=2)
+    Zc = Z.tocsc()
+    out = np.ones((Z.shape[0], len(degenerate)), dtype=bool)
+    for j, simplex in enumerate(degenerate):
+        for v in simplex:
+            out[:, j] &= Zc[:, int(v)].toarray()[:, 0]
+    return out
+
+
+def _entries(Z, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """``Z[rows, cols]`` elementwise (broadcast index arrays) for a dense or sparse ``Z``."""
+    if isinstance(Z, np.ndarray):
+        return Z[rows, cols]
+    r, c = np.broadcast_arrays(rows, cols)
+    return np.asarray(Z[r.ravel(), c.ravel()]).reshape(r.shape).astype(bool)
+
+
+def meets_alone_any(Z, cand: np.ndarray) -> np.ndarray:
+    """Vertex flags: point ``u`` (in ``cand``) lies on some facet and the facets through
+    it meet in ``{u}`` alone; ``Z`` dense (:func:`meets_alone`) or sparse.  Returns a
+    boolean array over all points."""
+    if isinstance(Z, np.ndarray):
+        out = np.zeros(Z.shape[1], dtype=bool)
+        out[cand] = meets_alone(Z[:, cand], Z, cand)
+        return out
+    Zc = Z.tocsc().astype(np.int32)
+    deg = np.diff(Zc.indptr)[cand]
+    C = (Zc[:, cand].T @ Zc).tocoo()  # shared facets of (u, point)
+    full = C.data == deg[C.row]
+    hits = np.bincount(C.row[full], minlength=len(cand))
+    out = np.zeros(Z.shape[1], dtype=bool)
+    out[cand] = (deg > 0) & (hits == 1)
+    return out
+
+
+def _certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_of: np.ndarray,
+                   inner: tuple, raw: np.ndarray):
+    """The local certificate for non-degenerate simplices with outward rows ``U``
+    (``U . inner < 0``; ``facet_of[s]``: the row of simplex ``s``, built from its points,
+    so those points are exact zeros of it).  Returns like :func:`_certify_triangulation`.
+
+    Checked, with O(facets + points) exact signs instead of O(facets x points):
+
+    1. the simplices form a closed, consistently oriented surface ``S`` (every ridge in
+       exactly two simplices with opposite induced orientations, outward orientation
+       from ``raw``: :func:`_consistently_oriented`);
+    2. ``S`` is locally convex at every ridge: the vertex of each neighbour opposite the
+       ridge lies on the inner side (``<= 0``) of the simplex's row;
+    3. a ray meets ``S`` once: ``c``, the centroid of one simplex ``s0`` of row ``f0``,
+       lies strictly inside every other row, every point lies on the inner side of
+       ``f0``, and no other simplex of ``f0`` contains ``c``.  A simplex ``t`` of a row
+       ``g != f0`` cannot meet the ray from ``inner`` through ``c``: before ``c`` the
+       ray is strictly inside ``g`` (``g(inner) < 0``, ``g(c) < 0``), beyond ``c`` it is
+       strictly outside ``f0``, where no point of ``t`` (a convex combination of input
+       points) lies; simplices of ``f0`` meet the ray only at ``c``.
+
+    By the theorem of Mehlhorn, Naeher, Schilz, Schirra, Seel, Seidel and Uhrig
+    ("Checking geometric programs or verification of geometric structures", CGTA 12,
+    1999): a closed, consistently oriented surface that is locally convex at every
+    ridge, with a point (``inner``) on the inner side of every facet and a ray from it
+    that meets the surface exactly once, in the relative interior of a facet, is the
+    boundary of a convex polytope ``K``.  (Sketch: local convexity makes the region
+    of winding number ``w(x) >= 1`` locally convex near the surface, hence convex, and
+    the ray shows that the winding number is 1.)  The vertices of ``S`` are input
+    points, so ``K`` is contained in their hull; it remains that
+
+    4. every other point ``x`` lies in ``K``: in ``conv(inner, t)`` for a simplex ``t``
+       (nonnegative barycentric coordinates, exact determinants; ``t`` is guessed in
+       floats as the row maximising ``g(x) / |g(inner)|``, the one the ray from
+       ``inner`` through ``x`` leaves by), else tested against every row.
+
+    Then ``K = conv(points)``, and the rows (each spanned by a non-degenerate simplex)
+    are exactly its facets.  Incidences: a point strictly inside ``conv(inner, t)``
+    towards ``inner`` (``t``'s row ``< 0``) is interior.  A vertex ``v`` of ``S`` is a
+    vertex of ``K`` when ``d`` of the rows of its simplices have independent normals;
+    then every facet ``F`` through ``v`` holds a simplex through ``v`` (the simplices
+    cover ``F`` by 3, and ``v``, being extreme, is a vertex of any simplex holding it),
+    so the rows of ``v``'s simplices are all its facets.  The remaining points (other
+    vertices of ``S``, points on the boundary) are tested against every row.
+    """
+    n, F, k = len(pts.P), len(simplices), simplices.shape[1]
+    sigma = _outward(pts, simplices, U, facet_of, raw)
+    pairs = _ridge_pairs(simplices, n)
+    if pairs is None or np.any(sigma == 0) or not _consistently_oriented(simplices, sigma, n, pairs):
+        return None, None, None
+    a, b = pairs  # rows j * F + s of the ridge list: simplex s without its j-th smallest vertex
+    S = np.sort(simplices, axis=1)
+    sa, sb = a % F, b % F
+    opp_a, opp_b = S[sa, a // F], S[sb, b // F]
+    fa, fb = facet_of[sa], facet_of[sb]
+    bent = fa != fb
+    rows = np.concatenate([fa[bent], fb[bent]])
+    if np.any(paired_signs(U, pts, rows, np.concatenate([opp_b[bent], opp_a[bent]])) > 0):
+        return None, None, None
+    if not _ray_meets_once_local(pts, simplices, U, facet_of, inner):
+        return None, None, None
+    on_surface = np.zeros(n, dtype=bool)
+    on_surface[simplices.ravel()] = True
+    others = np.flatnonzero(~on_surface)
+    interior, boundary = _in_cones(pts, simplices, U, facet_of, inner, others)
+    star_f = np.repeat(facet_of, k)
+    star_p = simplices.ravel()
+    proved = _star_vertices(U, star_f, star_p, n, k)
+    suspicious = np.concatenate([np.flatnonzero(on_surface & ~proved), others[~interior | boundary]])
+    Z = csr_matrix((np.ones(len(star_f), dtype=bool), (star_f, star_p)), shape=(len(U), n))
+    if len(suspicious):
+        extra = _global_zeros(U, pts, suspicious)
+        if extra is None:
+            return None, None, None
+        Z = (Z + extra).astype(bool)
+    Z.sum_duplicates()
+    vertex = proved.copy()
+    if len(suspicious):
+        vertex |= meets_alone_any(Z, suspicious)
+    if len(U) * n <= DENSE_ENTRIES:
+        Z = Z.toarray()
+    return list(map(tuple, U.tolist())), Z, vertex
+
+
+def _ray_meets_once_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_of: np.ndarray,
+                          inner: tuple) -> bool:
+    """Check 3 of :func:`_certify_local` (exact): the ray from ``inner`` through the
+    centroid ``c`` of one simplex meets no other simplex."""
+    counts = np.bincount(facet_of, minlength=len(U))
+    f0 = int(np.argmin(counts))
+    here = np.flatnonzero(facet_of == f0)
+    c = row_sum([pts.P[i] for i in simplices[here[0]]])
+    at_c = matrix_signs(U, PreparedPoints.of([c]))[:, 0]
+    if at_c[f0] != 0 or np.any(np.delete(at_c, f0) >= 0):
+        return False
+    if np.any(matrix_signs(U[f0:f0 + 1], pts) > 0):
+        return False
+    return not (len(here) > 1 and _contains_point(pts, simplices[here[1:]], c, inner).any())
+
+
+def _in_cones(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_of: np.ndarray, inner: tuple,
+              idx: np.ndarray):
+    """For points ``idx`` off the surface: ``(inside, boundary)`` flags, exact.
+
+    ``inside[i]``: the point lies in ``conv(inner, t)`` for the simplex ``t`` tried
+    (nonnegative barycentric coordinates); ``boundary[i]``: its coordinate on
+    ``inner`` is zero (the point lies in ``t``).  ``t`` is guessed in floats: the
+    simplex of the row maximising ``g(x) / |g(inner)|`` (the first of that row's).
+    """
+    inside = np.zeros(len(idx), dtype=bool)
+    boundary = np.zeros(len(idx), dtype=bool)
+    if not len(idx):
+        return inside, boundary
+    o = PreparedPoints.of([inner])
+    Uf = scaled_floats(U)
+    Uf = Uf / np.abs(row_products(Uf, o.F))  # g / |g(inner)|, then one global scale: float32 for the guess
+    Uf = (Uf / np.abs(Uf).max()).astype(np.float32)
+    first = np.full(len(U), -1)
+    first[facet_of[::-1]] = np.arange(len(facet_of))[::-1]
+    Pf = pts.F[idx]
+    Pf = (Pf / np.abs(Pf).max(axis=1)[:, None]).astype(np.float32)  # a positive factor per point
+    step = BLOCK_ENTRIES // 4 // len(U) + 1
+    row = np.concatenate([np.argmax(Pf[lo:lo + step] @ Uf.T, axis=1) for lo in range(0, len(idx), step)])
+    t = first[row]
+    lam_o = paired_signs(U, pts, row, idx)
+    k = simplices.shape[1]
+    big = pts.P64 is None or any(abs(v) >= INT64_SAFE for v in inner)
+    P = pts.Pa if big else pts.P64
+    orow = np.array(inner, dtype=object if big else np.int64)
+    D = np.zeros((len(t), k + 1), dtype=np.int64)
+    step = max(1, 4 * CACHE_ENTRIES // (k + 1) ** 3)
+    for lo in range(0, len(t), step):  # blocks bound the memory of the determinant stacks
+        tt, xi = t[lo:lo + step], idx[lo:lo + step]
+        base = np.concatenate([np.broadcast_to(orow, (len(tt), 1, k + 1)), P[simplices[tt]]], axis=1)
+        stack = np.repeat(base[:, None], k + 1, axis=1)  # variant k: the simplex itself
+        for i in range(k):
+            stack[:, i, i + 1] = P[xi]
+        D[lo:lo + step] = determinant_signs(stack.reshape(-1, k + 1, k + 1), False).reshape(len(tt), k + 1)
+    inside = (lam_o <= 0) & np.all(D[:, :k] * D[:, k:] >= 0, axis=1) & (D[:, k] != 0)
+    boundary = lam_o == 0
+    return inside, boundary
+
+
+def _star_vertices(U: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int, k: int) -> np.ndarray:
+    """Points proved to be vertices: ``k`` rows through the point (from the simplices
+    holding it) whose normals (all columns but the last) are independent (a nonzero
+    ``k x k`` determinant, exact).  The ``k`` rows are chosen greedily in floats (the
+    row farthest from the span of those already chosen), which only guides the exact test.
+    """
+    key = np.unique(star_p.astype(np.int64) * len(U) + star_f)
+    p, f = key // len(U), key % len(U)
+    counts = np.bincount(p, minlength=n)
+    ok = np.flatnonzero(counts >= k)
+    out = np.zeros(n, dtype=bool)
+    if not len(ok):
+        return out
+    starts = np.searchsorted(p, ok)
+    width = min(int(counts[ok].max()), 4 * k)  # a few rows suffice; a miss is only tested in full
+    slot = starts[:, None] + np.arange(width)
+    valid = np.arange(width)[None, :] < np.minimum(counts[ok], width)[:, None]
+    rows = np.where(valid, f[np.minimum(slot, len(f) - 1)], 0)  # (vertices, width)
+    W = scaled_floats(U)[:, :-1]
+    W = W / np.linalg.norm(W, axis=1)[:, None]
+    R = np.where(valid[:, :, None], W[rows], 0.0)
+    pick = np.zeros((len(ok), k), dtype=np.intp)
+    at = np.arange(len(ok))
+    for i in range(k):
+        j = np.argmax(np.einsum("vwd,vwd->vw", R, R), axis=1)
+        pick[:, i] = rows[at, j]
+        q = R[at, j] / np.maximum(np.linalg.norm(R[at, j], axis=1), 1e-300)[:, None]
+        R = R - np.einsum("vwd,vd->vw", R, q)[:, :, None] * q[:, None, :]
+    M = U[pick][:, :, :-1]
+    exact64 = M.dtype != object and (int(np.abs(M).max()) * k) ** k < INT64_SAFE
+    out[ok] = determinant_signs(M, exact64) != 0
+    return out
 
 
 def unique_rows(H: np.ndarray):

@@ -23,7 +23,7 @@ import numpy as np
 from .numbers import scaled_ints, to_rational
 
 
-__all__ = ["rank", "nullspace", "solve", "maximal_minors", "determinants"]
+__all__ = ["rank", "nullspace", "solve", "maximal_minors", "modular_minors", "determinants"]
 
 
 def _rref(rows: Sequence[Sequence[Fraction]]):
@@ -147,6 +147,109 @@ def maximal_minors(S: np.ndarray, absolute: bool = False) -> np.ndarray:
             acc = acc - terms[:, :, p] if p % 2 and not absolute else acc + terms[:, :, p]
         level = -acc if r % 2 and not absolute else acc
     return level
+
+
+def modular_minors(S: np.ndarray, bits: int) -> np.ndarray:
+    """:func:`maximal_minors` of an integer stack whose minors are below ``2^bits`` in
+    absolute value, computed modulo primes below ``2^29`` in int64 and reconstructed
+    by the Chinese remainder theorem (exact; object ints, or int64 when they fit).
+
+    Every residue product is below ``2^58`` and a row's expansion adds at most ``k``
+    of them, so nothing overflows for ``k < 16``; enough primes are taken for their
+    product to exceed ``2^(bits + 1)``, which determines a signed value below ``2^bits``.
+
+    >>> S = np.array([[[10**12, 3, 1], [7, 10**15, 1]]], dtype=object)
+    >>> bool((modular_minors(S, 100) == maximal_minors(S)).all())
+    True
+    """
+    primes = []
+    total = 1
+    for p in _primes():
+        if total.bit_length() > bits + 1:
+            break
+        primes.append(p)
+        total *= p
+    residues = [_minors_mod((S % p).astype(np.int64), p) for p in primes]
+    return _crt(residues, primes)
+
+
+def _minors_mod(S: np.ndarray, p: int) -> np.ndarray:
+    """:func:`maximal_minors` modulo ``p`` (entries of ``S`` in ``[0, p)``), int64.
+
+    The stack index is kept last (contiguous), so the gathers copy whole rows."""
+    F, k, m = S.shape
+    T = np.ascontiguousarray(S.transpose(1, 2, 0))  # (k, m, F)
+    level = T[0]  # (subsets, F)
+    for r in range(1, k):
+        cols, rest = _expansion_tables(m, r)
+        terms = T[r][cols] * level[rest]  # (subsets, r + 1, F)
+        acc = terms[:, 0].copy()
+        for q in range(1, r + 1):
+            if q % 2:
+                acc -= terms[:, q]
+            else:
+                acc += terms[:, q]
+        level = (-acc if r % 2 else acc) % p
+    return np.ascontiguousarray(level.T)
+
+
+def _crt(residues: list, primes: list) -> np.ndarray:
+    """The integers of least absolute value with the given residues (Garner's mixed radix,
+    digits in int64, the final sum in Python ints)."""
+    digits = [residues[0]]
+    for i in range(1, len(primes)):
+        p = primes[i]
+        acc = digits[i - 1] % p
+        for j in range(i - 2, -1, -1):
+            acc = (acc * (primes[j] % p) + digits[j]) % p
+        inv = pow(math.prod(primes[:i]) % p, -1, p)
+        digits.append(((residues[i] - acc) % p) * inv % p)
+    value = digits[-1].astype(object)
+    for j in range(len(primes) - 2, -1, -1):
+        value = value * primes[j] + digits[j]
+    M = math.prod(primes)
+    value = np.where(value > M // 2, value - M, value)
+    try:
+        if M.bit_length() < 62:
+            return value.astype(np.int64)
+    except OverflowError:
+        pass
+    return value
+
+
+@functools.lru_cache(maxsize=1)
+def _prime_list() -> tuple:
+    """The 40 largest primes below ``2^29`` (deterministic Miller-Rabin, bases 2, 7, 61)."""
+    out, n = [], (1 << 29) - 1
+    while len(out) < 40:
+        if _is_prime(n):
+            out.append(n)
+        n -= 2
+    return tuple(out)
+
+
+def _primes():
+    yield from _prime_list()
+    raise ValueError("modular_minors: more than 40 primes needed; use maximal_minors")
+
+
+def _is_prime(n: int) -> bool:
+    if n < 2 or n % 2 == 0:
+        return n == 2
+    d, r = n - 1, 0
+    while d % 2 == 0:
+        d, r = d // 2, r + 1
+    for a in (2, 7, 61):
+        x = pow(a, d, n)
+        if x in (1, n - 1) or a % n == 0:
+            continue
+        for _ in range(r - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
 
 
 @functools.lru_cache(maxsize=None)

@@ -24,7 +24,7 @@ from ..errors import InvalidInputError
 from .counters import record
 from .linalg import determinants
 
-__all__ = ["dot_signs", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "PreparedPoints", "lex_order"]
+__all__ = ["dot_signs", "row_products", "paired_signs", "CACHE_ENTRIES", "filtered_signs", "scaled_floats", "BLOCK_ENTRIES", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "PreparedPoints", "lex_order"]
 
 
 _U = 2.0**-53  # unit roundoff of float64
@@ -55,34 +55,153 @@ def dot_signs(rows, cols) -> np.ndarray:
     if nr == 0 or nc == 0:
         return np.zeros((nr, nc), dtype=np.int8)
     R, C = _as_int_matrix(rows), _as_int_matrix(cols)
-    out = np.zeros((nr, nc), dtype=np.int8)
+    return filtered_signs(R, C, scaled_floats(R), scaled_floats(C))
+
+
+#: Largest binary exponent a scaled float row may reach: products stay below 2^1000.
+_MAX_EXP = 500
+
+#: Entries (rows x columns) of one block of a sign computation: bounds the memory.
+BLOCK_ENTRIES = 1 << 22
+
+#: Entries of one block of :func:`filtered_signs` (its float temporaries stay in cache).
+CACHE_ENTRIES = 1 << 15
+
+
+def scaled_floats(M: np.ndarray) -> np.ndarray:
+    """Each integer row of ``M`` (int64 or object) times a power of two ``2^-s`` (``s >= 0``),
+    rounded to float64, so that every entry is below ``2^500``.
+
+    A positive factor changes no sign of a dot product with the row, so these floats
+    serve a sign filter at any magnitude (:func:`filtered_signs`): nothing overflows,
+    and entries far below a row's largest one may underflow, which the filter's
+    absolute error term covers.
+    """
+    if M.dtype != object:
+        return M.astype(float)
     try:
-        Rf, Cf = R.astype(float), C.astype(float)
+        F = M.astype(float)
+        if np.all(np.abs(F) < 2.0**_MAX_EXP):
+            return F
     except OverflowError:
-        Rf = None
-    if Rf is not None and np.all(np.isfinite(Rf)) and np.all(np.isfinite(Cf)):
-        n = R.shape[1]
-        gamma = (n + 3) * _U / (1 - (n + 3) * _U)
-        with np.errstate(over="ignore", invalid="ignore"):  # inf/nan entries are simply not "sure"
-            val = Rf @ Cf.T
-            mag = np.abs(Rf) @ np.abs(Cf).T
-            exact_float = mag * (1 + 4 * _U) < 2.0**53       # every partial sum is an exact integer
-            sure = exact_float | (np.abs(val) > gamma * mag * (1 + 4 * _U))
-        out[sure] = np.sign(val[sure]).astype(np.int8)
-        unsure = np.argwhere(~sure)
-        if len(unsure) and R.dtype != object and C.dtype != object:
-            small = mag[unsure[:, 0], unsure[:, 1]] * (1 + 4 * _U) < 2.0**62
-            idx = unsure[small]
-            if len(idx):
-                v = np.einsum("ij,ij->i", R[idx[:, 0]].astype(np.int64), C[idx[:, 1]].astype(np.int64))
-                out[idx[:, 0], idx[:, 1]] = np.sign(v).astype(np.int8)
-            unsure = unsure[~small]
-    else:
-        unsure = np.argwhere(np.ones(out.shape, dtype=bool))
-    record("filter_failures", len(unsure))
-    for i, k in unsure:
-        s = sum(int(a) * int(b) for a, b in zip(R[i], C[k]))
-        out[i, k] = (s > 0) - (s < 0)
+        pass
+    out = np.empty(M.shape, dtype=float)
+    for i, row in enumerate(M.tolist()):
+        shift = max(0, max(abs(v).bit_length() for v in row) - _MAX_EXP)
+        out[i] = [_quotient(v, 1 << shift) for v in row]
+    return out
+
+
+def row_products(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``A @ B.T`` for float rows of a few columns, by one broadcast pass per column.
+
+    Any summation order is covered by the error bounds used here; this avoids
+    BLAS, whose threads cost far more than the work on such thin products (and
+    spin on a loaded machine).
+    """
+    if A.shape[1] > 16:
+        return A @ B.T
+    out = np.multiply.outer(A[:, 0], B[:, 0])
+    for j in range(1, A.shape[1]):
+        out += np.multiply.outer(A[:, j], B[:, j])
+    return out
+
+
+def filtered_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray) -> np.ndarray:
+    """Exact signs of ``R @ C.T`` for integer matrices (int64 or object), given their
+    scaled floats ``Rf, Cf`` (:func:`scaled_floats`).  Blocks of rows bound the memory.
+
+    The float product is computed with the bound ``|err| <= gamma_{m+3} sum |r_i c_i|
+    + eta`` (the ``m + 3`` covers rounding the integers to floats and the products;
+    ``eta = (m + 1) 2^-570`` covers underflow of entries and products, all below
+    ``2^500``); where ``|value|`` exceeds it the float sign is the exact one, and when
+    nothing was scaled and the whole sum of magnitudes is below ``2^53`` the float
+    value is the exact integer (zeros included).  The undecided entries are computed
+    in int64 when ``sum |r_i c_i| < 2^62`` proves it exact, else with Python integers
+    (counted as ``filter_failures``).
+    """
+    nr, nc = R.shape[0], C.shape[0]
+    out = np.zeros((nr, nc), dtype=np.int8)
+    if nr == 0 or nc == 0:
+        return out
+    m = R.shape[1]
+    gamma = (m + 3) * _U / (1 - (m + 3) * _U)
+    eta = (m + 1) * 2.0**-570
+    plain = R.dtype != object and C.dtype != object  # int64: Rf, Cf are the rounded values themselves
+    step = max(1, CACHE_ENTRIES // nc)  # small blocks stay in cache (and memory stays bounded)
+    Ca = np.abs(Cf)
+    failures = 0
+    for lo in range(0, nr, step):
+        hi = min(nr, lo + step)
+        val = row_products(Rf[lo:hi], Cf)
+        mag = row_products(np.abs(Rf[lo:hi]), Ca)
+        mag *= 1 + 4 * _U
+        if plain:
+            exact_float = mag < _FLOAT_EXACT
+        bound = np.multiply(mag, gamma)
+        bound += eta
+        sure = np.abs(val) > bound
+        if plain:
+            sure |= exact_float
+        block = out[lo:hi]
+        np.sign(val, out=val)
+        block[...] = val
+        block[~sure] = 0
+        i, k = np.nonzero(~sure)
+        if not len(i):
+            continue
+        if plain:
+            small = mag[i, k] < 2.0**62
+            if np.any(small):
+                v = np.einsum("ij,ij->i", R[lo + i[small]], C[k[small]])
+                out[lo + i[small], k[small]] = np.sign(v)
+            i, k = i[~small], k[~small]
+        if len(i):
+            failures += len(i)
+            v = (R[lo + i].astype(object) * C[k].astype(object)).sum(axis=1)
+            out[lo + i, k] = sign_array(v)
+    record("filter_failures", failures)
+    return out
+
+
+def paired_signs(H: np.ndarray, pts: "PreparedPoints", rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Exact signs of ``H[rows[t]] . P[cols[t]]`` for pairs ``t`` (integer rows ``H``).
+
+    The filter of :func:`filtered_signs` on the pairs only (no matrix), in blocks.
+    Returns int8 signs of shape ``(len(rows),)``.
+    """
+    H = as_small_ints(H)
+    out = np.zeros(len(rows), dtype=np.int8)
+    if not len(rows):
+        return out
+    P = pts.Pa if pts.P64 is None else pts.P64
+    Hf, Pf = scaled_floats(H), pts.F
+    m = H.shape[1]
+    gamma = (m + 3) * _U / (1 - (m + 3) * _U)
+    eta = (m + 1) * 2.0**-570
+    plain = H.dtype != object and P.dtype != object
+    failures = 0
+    step = CACHE_ENTRIES // m
+    for lo in range(0, len(rows), step):
+        r, c = rows[lo:lo + step], cols[lo:lo + step]
+        a, b = Hf[r], Pf[c]
+        val = np.einsum("ij,ij->i", a, b)
+        mag = np.einsum("ij,ij->i", np.abs(a), np.abs(b))
+        sure = np.abs(val) > gamma * mag * (1 + 4 * _U) + eta
+        if plain:
+            sure |= mag * (1 + 4 * _U) < _FLOAT_EXACT
+        block = np.where(sure, np.sign(val), 0).astype(np.int8)
+        t = np.flatnonzero(~sure)
+        if plain and len(t):
+            small = mag[t] * (1 + 4 * _U) < 2.0**62
+            ts = t[small]
+            block[ts] = np.sign(np.einsum("ij,ij->i", H[r[ts]], P[c[ts]]))
+            t = t[~small]
+        if len(t):
+            failures += len(t)
+            block[t] = sign_array((H[r[t]].astype(object) * P[c[t]].astype(object)).sum(axis=1))
+        out[lo:lo + len(r)] = block
+    record("filter_failures", failures)
     return out
 
 
@@ -115,26 +234,26 @@ def matrix_signs(H: np.ndarray, pts: "PreparedPoints") -> np.ndarray:
     a point is at most ``max|H| * bound`` in absolute value.  Below ``2^53`` a float
     matrix product is exact (every product and partial sum is an integer that floats
     represent, in any summation order); below ``2^62`` an int64 product is.  Otherwise
-    ``H`` is split into digits small enough for exact float products
-    (:func:`_limb_signs`) when the points are small, and the float filter of
-    :func:`tropattn.dot_signs` decides the rest.
+    the float filter of :func:`filtered_signs` decides (rows of any size, scaled by
+    powers of two), and only its undecided entries are computed in integers.
+
+    >>> pts = PreparedPoints.of([(1, 1), (3, 1), (10**400, 1)])
+    >>> matrix_signs(np.array([[1, -2], [-1, 10**401]], dtype=object), pts).tolist()
+    [[-1, 1, 1], [1, 1, 1]]
     """
     H = as_small_ints(H)
     if H.size == 0:
         return np.zeros((H.shape[0], len(pts.P)), dtype=np.int8)
     if pts.P64 is None:
-        return dot_signs(H, pts.Pa)
+        return filtered_signs(H, pts.Pa, scaled_floats(H), pts.F)
     bound = pts.max_abs * H.shape[1]
     if H.dtype != object:
         top = max(int(H.max()), -int(H.min()), 0) * bound
         if top < _FLOAT_EXACT:
-            return np.sign(H.astype(float) @ pts.F.T).astype(np.int8)
+            return np.sign(row_products(H.astype(float), pts.F)).astype(np.int8)
         if top < INT64_SAFE:
             return np.sign(H @ pts.P64.T).astype(np.int8)
-    bits = _FLOAT_BITS - bound.bit_length()
-    if bits >= _MIN_LIMB:
-        return _limb_signs(H, pts.F, bits)
-    return dot_signs(H, pts.P64)
+    return filtered_signs(H, pts.P64, scaled_floats(H), pts.F)
 
 _FLOAT_BITS = 53
 
@@ -248,8 +367,9 @@ class PreparedPoints:
 
     @functools.cached_property
     def F(self) -> np.ndarray:
-        """The int64 rows as floats (exact when ``max_abs < 2^53``; callers check bounds)."""
-        return self.P64.astype(float)
+        """The rows as floats (exact when ``max_abs < 2^53``; callers check bounds); rows
+        beyond the float range are scaled by powers of two (:func:`scaled_floats`)."""
+        return scaled_floats(self.Pa if self.P64 is None else self.P64)
 
     @functools.cached_property
     def X(self) -> np.ndarray:
@@ -258,16 +378,34 @@ class PreparedPoints:
             return self.P64[:, :-1] / self.P64[:, -1:]
         try:
             return (self.Pa[:, :-1] / self.Pa[:, -1:]).astype(float)
-        except OverflowError:  # a coordinate beyond the float range: inf (the float proposal then fails)
-            return np.array([[_quotient(n, r[-1]) for n in r[:-1]] for r in self.P], dtype=float)
+        except OverflowError:  # a quotient beyond the float range: +-inf, still monotone
+            return np.array([[_quotient(v, r[-1]) for v in r[:-1]] for r in self.P], dtype=float)
+
+    @functools.cached_property
+    def X_scaled(self) -> np.ndarray:
+        """The points times one common power of two ``2^-e`` that brings the largest
+        coordinate near 1: finite floats for Qhull even beyond the float range (a
+        similarity, so only the rounding of tiny coordinates changes the picture;
+        every answer is certified on the exact points)."""
+        X = self.X
+        if np.all(np.isfinite(X)) and np.abs(X).max(initial=0.0) < 2.0**900:
+            return X
+        e = max(_log2_ceil(abs(v), r[-1]) for r in self.P for v in r[:-1] if v)
+        return np.array([[_quotient(v, r[-1] << e) if e >= 0 else _quotient(v << -e, r[-1]) for v in r[:-1]]
+                         for r in self.P], dtype=float)
 
 
 def _quotient(n: int, d: int) -> float:
-    """``n / d`` rounded to a float, or +-inf beyond the float range."""
+    """``n / d`` correctly rounded, overflowing to a signed infinity (``d > 0``)."""
     try:
         return n / d
     except OverflowError:
-        return math.inf if (n > 0) == (d > 0) else -math.inf
+        return float("inf") if n > 0 else float("-inf")
+
+
+def _log2_ceil(n: int, d: int) -> int:
+    """An integer ``e`` with ``n / d <= 2^e`` and ``n / d > 2^(e - 2)`` (``n, d > 0``)."""
+    return n.bit_length() - d.bit_length() + 1
 
 
 def lex_order(rows) -> list:

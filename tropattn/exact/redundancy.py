@@ -78,7 +78,7 @@ def _project_to_hyperplane(point, row, sigma=1.0):
     """
     a, beta = row[:-1], row[-1]
     scale = 1 << max(40, 40 - math.frexp(sigma)[1])
-    num = [round(v * scale) for v in point]
+    num = [round(Fraction(v) * scale) for v in point]  # exact: v * scale may exceed the float range
     norm2 = sum(ai * ai for ai in a)
     slack = beta * scale - sum(ai * xi for ai, xi in zip(a, num))  # (beta - a.x) * scale
     return tuple(xi * norm2 + slack * ai for xi, ai in zip(num, a)), scale * norm2

@@ -94,18 +94,28 @@ def _cone_pairs(XA, facets_a, XB, facets_b) -> np.ndarray:
     return np.flatnonzero(angle <= ra[:, None] + rb[None, :] + 1e-6)
 
 
-def _normal_caps(X, N, c):
-    """Centre and angular radius of a cap around each vertex's normal cone (radius pi: no cap)."""
+def _normal_caps(X, N, c, incidence=None):
+    """Centre and angular radius of a cap around each vertex's normal cone (radius pi: no cap).
+
+    ``incidence`` (optional): the exact (vertex, facet) pairs as two index arrays;
+    otherwise vertices on facets are found in floats (a dense vertices x facets test).
+    """
     norm = np.linalg.norm(N, axis=1)
-    U, off = N / norm[:, None], c / norm
-    tol = 1e-9 * (1.0 + np.abs(X).max() + np.abs(off).max())
-    inc = np.abs(X @ U.T - off) <= tol  # (vertices, facets)
-    centre = inc.astype(float) @ U
+    U = N / norm[:, None]
+    if incidence is None:
+        off = c / norm
+        tol = 1e-9 * (1.0 + np.abs(X).max() + np.abs(off).max())
+        v, f = np.nonzero(np.abs(X @ U.T - off) <= tol)
+    else:
+        v, f = incidence
+    centre = np.zeros((len(X), U.shape[1]))
+    np.add.at(centre, v, U[f])
     length = np.linalg.norm(centre, axis=1)
     centre = centre / np.where(length > 0, length, 1.0)[:, None]
-    cos = np.where(inc, centre @ U.T, 1.0).min(axis=1)
+    cos = np.ones(len(X))
+    np.minimum.at(cos, v, np.einsum("ij,ij->i", centre[v], U[f]))
     radius = np.arccos(np.clip(cos, -1.0, 1.0))
-    bad = (inc.sum(axis=1) < X.shape[1]) | (length < 1e-9) | (radius > np.pi / 2 - 1e-3)
+    bad = (np.bincount(v, minlength=len(X)) < X.shape[1]) | (length < 1e-9) | (radius > np.pi / 2 - 1e-3)
     radius[bad] = np.pi
     return centre, radius
 

@@ -87,7 +87,21 @@ def _facet_floats(P):
         H = np.array(rows, dtype=float)
     except OverflowError:
         return None
-    return H[:, :-1], -H[:, -1]
+    if not np.all(np.isfinite(H)):
+        return None
+    if isinstance(P, Polytope):
+        return H[:, :-1], -H[:, -1]
+    return H[:, :-1], -H[:, -1], _vertex_incidence(P)
+
+
+def _vertex_incidence(hull):
+    """The exact (vertex, facet) pairs of a Hull, vertices numbered in ``hull.vertices`` order."""
+    where = np.full(len(hull.G), -1)
+    where[list(hull.vertices)] = np.arange(len(hull.vertices))
+    f = np.repeat(np.arange(len(hull.facets)), [len(p) for p in hull.facet_points])
+    v = where[np.fromiter((i for p in hull.facet_points for i in p), dtype=np.intp, count=len(f))]
+    keep = v >= 0
+    return v[keep], f[keep]
 
 #: Below this many vertex pairs the plain route (hull of all sums) is faster than
 #: :func:`certified_sum_hull`; above ``_PREFILTER_PAIRS`` pairs the normal-cone filter pays off.

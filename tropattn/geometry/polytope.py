@@ -11,19 +11,15 @@ is stored as the primitive integer row ``(num, den)``.  The affine hull is found
 exactly; coordinates are projected to an independent subset so that the set is
 full-dimensional there.  Qhull triangulates the boundary in floats (joggled input
 first, then the default merged run); for each simplex the hyperplane through its
-points is rebuilt exactly (the vector of signed maximal minors, by a Laplace
-expansion vectorised over all simplices, in int64 when a bound proves it exact),
-and the exact sign of every point against every hyperplane is computed (int64,
-int64 limbs, or :func:`tropattn.exact.dot_signs`).  The hyperplanes are exactly
-the facets (simplices with equal exact normals are merged) when the complete
-certificate of Mehlhorn et al. holds: every point lies on one side of every
-hyperplane (hence local convexity); the simplices, oriented outward, form a
-consistently oriented closed surface (every ridge in exactly two simplices, with
-opposite induced orientations); and the ray from an interior point through one
-simplex meets no other simplex (degree one: a doubled or folded surface fails,
-see :func:`surface_certified`).  Otherwise an exact double-description algorithm over Python
-integers computes the facets, and :data:`tropattn.exact.COUNTERS` records the
-fallback.  A point is a vertex iff the facets through it meet in that point alone.
+points is rebuilt exactly (signed minors in int64, or modulo primes, in blocks), and
+the certificate of Mehlhorn et al. proves that these hyperplanes are exactly the
+facets: a closed, consistently oriented surface, locally convex at every ridge, met
+once by a ray from an interior point, with every other point inside (O(facets +
+points) exact signs, no facet x point matrix; THEORY.md section 7).  Otherwise an
+exact double-description algorithm over Python integers computes the facets, and
+:data:`tropattn.exact.COUNTERS` records the fallback.  A point is a vertex iff the
+facets through it meet in that point alone.  Numbers beyond the float range (or
+tiny ones) take the same certified path: floats only propose.
 
 Minkowski sums ``P + Q`` are certified without testing the ``|P| |Q|`` sums: a
 hyperplane supports ``P + Q`` iff it supports ``P`` and ``Q`` separately, so each
@@ -283,11 +279,36 @@ def convex_hull(points, method: str = "auto") -> Polytope:
     >>> P.vertex_count, P.facet_count      # a triangular bipyramid
     (5, 6)
     """
+    ints = _integer_array(points)
+    if ints is not None:  # integer input: rows (x, 1) built in numpy, Fractions only for the vertices
+        _, first = np.unique(ints, axis=0, return_index=True)
+        G = np.hstack([ints[np.sort(first)], np.ones((len(first), 1), dtype=np.int64)])
+        return _polytope_from_hull(certified_hull(G, method))
     pts = _to_points(points, "points")
     rows = {}
     for p in pts:
         rows.setdefault(homogeneous_row(p), p)
     return _polytope_from_hull(certified_hull(list(rows), method), list(rows.values()))
+
+
+def _integer_array(points):
+    """``points`` as an (n, d) int64 array with entries below 2^40 when it is one (an
+    integer numpy array or nested lists of Python ints), else None (the general path)."""
+    if isinstance(points, np.ndarray):
+        A = points
+    elif isinstance(points, (list, tuple)) and points and isinstance(points[0], (list, tuple)) \
+            and points[0] and type(points[0][0]) is int:
+        try:
+            A = np.array(points)
+        except (ValueError, OverflowError):
+            return None
+        if A.dtype.kind in "iu" and any(type(v) is not int for row in points for v in row):
+            return None  # numpy ints, booleans: the general path converts (or refuses) each
+    else:
+        return None
+    if A.dtype.kind not in "iu" or A.ndim != 2 or A.size == 0 or np.abs(A).max() >= 1 << 40:
+        return None
+    return A.astype(np.int64)
 
 
 def _from_inequalities(A, b, A_eq, b_eq) -> Polytope:
