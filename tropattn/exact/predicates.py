@@ -15,7 +15,6 @@ determinants.  Every entry the filter cannot decide is counted
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass
 
 import numpy as np
