@@ -6,7 +6,9 @@
 
 from .base import ChunkResult, run_chunk
 from .processes import ProcessExecutor
+from .dask import DaskExecutor
 from .registry import EXECUTORS, get_executor
 from .serial import SerialExecutor
 
-__all__ = ["ChunkResult", "run_chunk", "get_executor", "EXECUTORS", "SerialExecutor", "ProcessExecutor"]
+__all__ = ["ChunkResult", "run_chunk", "get_executor", "EXECUTORS", "SerialExecutor", "ProcessExecutor",
+           "DaskExecutor"]

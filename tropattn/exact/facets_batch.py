@@ -1,0 +1,191 @@
+"""Certified facets of a small polyhedron from one batched float vertex enumeration.
+
+The region search asks, hundreds of thousands of times, for the facets of
+``{x : A x <= b}`` with a dozen integer rows in dimension 2 to 4.  Here one numpy call
+solves every d-subset of rows (plus a box far out, for unbounded polyhedra) for its
+vertex; the feasible vertices on a row's hyperplane give a float point in its relative
+interior (the mean of those vertices).  Nothing float is trusted:
+
+* a **facet** is certified by that point, rounded, projected exactly onto the row's
+  hyperplane and checked in integers to satisfy every other row strictly;
+* a **dropped row** ``a.x <= beta`` is certified by ``d`` facet-or-other rows active at
+  the vertex where ``a.x`` is largest: integer Cramer's rule gives ``a = sum y_i a_i``
+  with ``y >= 0`` and ``sum y_i b_i <= beta`` (a Farkas certificate).
+
+When any certificate fails (thin polyhedra far below float resolution, a maximum
+reached only on the box, too many subsets) the answer is ``None`` and the caller
+uses :func:`tropattn.exact.integer_facets`, which is exact on every input.
+
+>>> rows = [(1, 0, 1), (0, 1, 1), (-1, 0, 0), (1, 1, 5), (0, -1, 0)]   # the unit square and x + y <= 5
+>>> keep, points = small_facets(rows, (1, 1), 2)                        # from the point (1/2, 1/2)
+>>> keep                                                                 # x + y <= 5 is implied
+(0, 1, 2, 4)
+>>> points[0]                                                            # on x = 1, inside the others
+((2, 1), 2)
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from itertools import combinations
+
+import numpy as np
+
+__all__ = ["small_facets", "MAX_SUBSETS"]
+
+#: Largest number of d-subsets enumerated in one call; beyond it the caller falls back.
+MAX_SUBSETS = 6000
+
+_BOX = 64.0      # the float box |y|_inf <= _BOX in units of the largest wall distance
+_TOL = 1e-9
+
+
+def small_facets(rows, X, D):
+    """The facet rows of ``{x : r[:-1] . x <= r[-1]}`` seen from the interior point ``X / D``.
+
+    Parameters
+    ----------
+    rows : sequence of tuple of int
+        Primitive integer rows ``(a_1, ..., a_d, b)``, each with a nonzero normal and
+        strictly satisfied at ``X / D`` (not checked here; the caller knows it).
+    X, D : tuple of int, int
+        The interior point as integer numerators over a positive denominator.
+
+    Returns
+    -------
+    (keep, points) or None
+        ``keep``: indices of the facet rows (one per distinct row, in order); ``points``:
+        for each kept index, a point ``(N, E)`` (integers, ``N / E``) on that row's
+        hyperplane and strictly inside every other distinct row.  ``None`` when some
+        certificate could not be made (the caller then decides exactly otherwise).
+
+    Examples
+    --------
+    >>> small_facets([(1, 1), (-1, 1), (1, 3)], (0,), 1)                   # -1 < x < 1; x < 3 is implied
+    ((0, 1), {0: ((1,), 1), 1: ((-1,), 1)})
+    """
+    d = len(X)
+    first, distinct = {}, []
+    for i, r in enumerate(rows):
+        if r not in first:
+            first[r] = i
+            distinct.append(i)
+    R = [rows[i] for i in distinct]
+    n = len(R)
+    if d == 0 or n == 0 or math.comb(n + 2 * d, d) > MAX_SUBSETS:
+        return None
+    slack = [r[-1] * D - sum(a * x for a, x in zip(r, X)) for r in R]  # D (b - a.p) > 0
+    try:
+        with np.errstate(all="ignore"):
+            G = np.array([[float(v) for v in r[:-1]] for r in R])
+            norms = np.linalg.norm(G, axis=1)
+            dist = np.array([s / D for s in slack]) / norms               # distance of p to each wall
+    except OverflowError:
+        return None
+    sigma = float(dist.max())
+    if not (np.all(np.isfinite(dist)) and np.all(norms > 0) and sigma > 0 and dist.min() > 1e-7 * sigma):
+        return None
+    # y = (x - p) / sigma: the rows become  (a/|a|) . y <= dist / sigma,  plus the box |y| <= _BOX
+    U = np.vstack([G / norms[:, None], np.eye(d), -np.eye(d)])
+    c = np.concatenate([dist / sigma, np.full(2 * d, _BOX)])
+    subsets = np.array(list(combinations(range(n + 2 * d), d)), dtype=np.intp)
+    M = U[subsets]
+    with np.errstate(all="ignore"):
+        ok = np.abs(np.linalg.det(M)) > 1e-10
+        V = np.linalg.solve(M[ok], c[subsets[ok]][..., None])[..., 0]
+        S = V @ U.T - c
+    feasible = np.all(S <= _TOL, axis=1)
+    V, S = V[feasible], S[feasible]
+    active = np.abs(S) <= _TOL
+    keep, points, dropped = [], {}, []
+    for k in range(n):
+        on = active[:, k]
+        if on.any():
+            y = V[on].mean(axis=0)
+            margins = S[on].mean(axis=0)
+            margins[k] = -1.0
+            if np.all(margins[:n] < -_TOL):
+                point = _certified_facet_point(R, k, X, D, y, sigma)
+                if point is None:
+                    return None
+                keep.append(k)
+                points[k] = point
+                continue
+        dropped.append(k)
+    for k in dropped:
+        if not _implied_at_vertex(R, k, V, S, active, n, d):
+            return None
+    return tuple(distinct[k] for k in keep), {distinct[k]: points[k] for k in keep}
+
+
+def _certified_facet_point(R, k, X, D, y, sigma):
+    """``p + sigma y`` rounded, projected exactly onto row k, checked against every other row."""
+    s = Fraction(sigma)
+    scale = 1 << 40
+    yq = [round(v * scale) for v in y]
+    E = D * s.denominator * scale
+    N = [x * s.denominator * scale + D * s.numerator * v for x, v in zip(X, yq)]
+    a, beta = R[k][:-1], R[k][-1]
+    norm2 = sum(v * v for v in a)
+    gap = beta * E - sum(ai * xi for ai, xi in zip(a, N))
+    N = [xi * norm2 + gap * ai for xi, ai in zip(N, a)]
+    E *= norm2
+    g = math.gcd(E, *N)
+    if g > 1:
+        N, E = [v // g for v in N], E // g
+    for j, r in enumerate(R):
+        t = sum(ai * xi for ai, xi in zip(r, N)) - r[-1] * E
+        if (t != 0) if j == k else (t >= 0):
+            return None
+    return tuple(N), E
+
+
+def _implied_at_vertex(R, k, V, S, active, n, d) -> bool:
+    """Row k follows from d rows active at the vertex maximising its normal (integer Farkas)."""
+    real = ~active[:, n:].any(axis=1)          # vertices of the polyhedron itself, not of the box
+    if not real.any():
+        return False
+    idx = np.flatnonzero(real)
+    best = idx[np.argmax(S[idx, k])]
+    support = [j for j in np.flatnonzero(active[best, :n]) if j != k]
+    target = R[k]
+    for sub in combinations(support, d):
+        if _cone_certificate([R[j] for j in sub], target, d):
+            return True
+    return False
+
+
+def _cone_certificate(rows, target, d) -> bool:
+    """``target`` = sum y_i rows_i (normals) with y >= 0 and sum y_i b_i <= target's b: Cramer in integers."""
+    A = [r[:-1] for r in rows]  # columns of the system sum_i y_i A[i] = a
+    det = _det([[A[i][j] for i in range(d)] for j in range(d)])
+    if det == 0:
+        return False
+    sign = 1 if det > 0 else -1
+    total = 0
+    for i in range(d):
+        cols = [list(A[m]) if m != i else list(target[:-1]) for m in range(d)]
+        di = _det([[cols[m][j] for m in range(d)] for j in range(d)])
+        if di * sign < 0:
+            return False
+        total += di * rows[i][-1]
+    return (target[-1] * det - total) * sign >= 0
+
+
+def _det(m) -> int:
+    """Determinant of a small integer matrix (fraction-free Bareiss elimination)."""
+    m = [list(r) for r in m]
+    n, sign, prev = len(m), 1, 1
+    for c in range(n - 1):
+        if m[c][c] == 0:
+            piv = next((i for i in range(c + 1, n) if m[i][c] != 0), None)
+            if piv is None:
+                return 0
+            m[c], m[piv] = m[piv], m[c]
+            sign = -sign
+        for i in range(c + 1, n):
+            for j in range(c + 1, n):
+                m[i][j] = (m[i][j] * m[c][c] - m[i][c] * m[c][j]) // prev
+        prev = m[c][c]
+    return sign * m[n - 1][n - 1]
