@@ -26,8 +26,8 @@ uses :func:`tropattn.exact.integer_facets`, which is exact on every input.
 
 from __future__ import annotations
 
+import functools
 import math
-from fractions import Fraction
 from itertools import combinations
 
 import numpy as np
@@ -38,7 +38,7 @@ __all__ = ["small_facets", "MAX_SUBSETS"]
 MAX_SUBSETS = 6000
 
 _BOX = 64.0      # the float box |y|_inf <= _BOX in units of the largest wall distance
-_TOL = 1e-9
+_TOL = 1e-10
 
 
 def small_facets(rows, X, D):
@@ -83,49 +83,62 @@ def small_facets(rows, X, D):
             dist = np.array([s / D for s in slack]) / norms               # distance of p to each wall
     except OverflowError:
         return None
-    sigma = float(dist.max())
-    if not (np.all(np.isfinite(dist)) and np.all(norms > 0) and sigma > 0 and dist.min() > 1e-7 * sigma):
+    sigma = 2.0 ** math.frexp(float(dist.max()))[1]                      # a power of two: exact to undo
+    if not (np.all(np.isfinite(dist)) and np.all(norms > 0) and dist.min() > 1e-13 * sigma):
         return None
     # y = (x - p) / sigma: the rows become  (a/|a|) . y <= dist / sigma,  plus the box |y| <= _BOX
     U = np.vstack([G / norms[:, None], np.eye(d), -np.eye(d)])
     c = np.concatenate([dist / sigma, np.full(2 * d, _BOX)])
-    subsets = np.array(list(combinations(range(n + 2 * d), d)), dtype=np.intp)
+    subsets = _subsets(n + 2 * d, d)
     M = U[subsets]
     with np.errstate(all="ignore"):
-        ok = np.abs(np.linalg.det(M)) > 1e-10
+        ok = np.abs(np.linalg.det(M)) > 1e-12
         V = np.linalg.solve(M[ok], c[subsets[ok]][..., None])[..., 0]
         S = V @ U.T - c
     feasible = np.all(S <= _TOL, axis=1)
     V, S = V[feasible], S[feasible]
-    active = np.abs(S) <= _TOL
-    keep, points, dropped = [], {}, []
+    active = np.abs(S) <= _TOL                      # vertex x row
+    on = active[:, :n].T.astype(float)               # row x vertex
+    count = on.sum(axis=1)
+    with np.errstate(all="ignore"):
+        means = (on @ V) / count[:, None]            # the mean vertex on each row's hyperplane
+        margins = (on @ S[:, :n]) / count[:, None]   # every row's mean slack there
+    np.fill_diagonal(margins, -1.0)
+    claimed = (count > 0) & np.all(margins < -_TOL, axis=1)
+    real = ~active[:, n:].any(axis=1)                # vertices of the polyhedron, not of the box
+    best = None
+    keep, points = [], {}
     for k in range(n):
-        on = active[:, k]
-        if on.any():
-            y = V[on].mean(axis=0)
-            margins = S[on].mean(axis=0)
-            margins[k] = -1.0
-            if np.all(margins[:n] < -_TOL):
-                point = _certified_facet_point(R, k, X, D, y, sigma)
-                if point is None:
-                    return None
-                keep.append(k)
-                points[k] = point
-                continue
-        dropped.append(k)
-    for k in dropped:
-        if not _implied_at_vertex(R, k, V, S, active, n, d):
+        if claimed[k]:
+            point = _certified_facet_point(R, k, X, D, means[k], sigma)
+            if point is None:
+                return None
+            keep.append(k)
+            points[k] = point
+            continue
+        if best is None:
+            if not real.any():
+                return None
+            idx = np.flatnonzero(real)
+            best = idx[np.argmax(S[idx], axis=0)]      # per row: the real vertex where it is largest
+        support = [j for j in np.flatnonzero(active[best[k], :n]) if j != k]
+        if not any(_cone_certificate([R[j] for j in sub], R[k], d) for sub in combinations(support, d)):
             return None
     return tuple(distinct[k] for k in keep), {distinct[k]: points[k] for k in keep}
 
 
+@functools.lru_cache(maxsize=256)
+def _subsets(m, d):
+    return np.array(list(combinations(range(m), d)), dtype=np.intp)
+
+
 def _certified_facet_point(R, k, X, D, y, sigma):
     """``p + sigma y`` rounded, projected exactly onto row k, checked against every other row."""
-    s = Fraction(sigma)
-    scale = 1 << 40
-    yq = [round(v * scale) for v in y]
-    E = D * s.denominator * scale
-    N = [x * s.denominator * scale + D * s.numerator * v for x, v in zip(X, yq)]
+    e = math.frexp(sigma)[1] - 1                    # sigma = 2^e
+    shift = 40 - e if e < 40 else 0
+    yq = [round(v * 2.0 ** 40) << max(e - 40, 0) for v in y]   # sigma y ~ yq / 2^shift
+    E = D << shift
+    N = [(x << shift) + D * v for x, v in zip(X, yq)]
     a, beta = R[k][:-1], R[k][-1]
     norm2 = sum(v * v for v in a)
     gap = beta * E - sum(ai * xi for ai, xi in zip(a, N))
@@ -139,21 +152,6 @@ def _certified_facet_point(R, k, X, D, y, sigma):
         if (t != 0) if j == k else (t >= 0):
             return None
     return tuple(N), E
-
-
-def _implied_at_vertex(R, k, V, S, active, n, d) -> bool:
-    """Row k follows from d rows active at the vertex maximising its normal (integer Farkas)."""
-    real = ~active[:, n:].any(axis=1)          # vertices of the polyhedron itself, not of the box
-    if not real.any():
-        return False
-    idx = np.flatnonzero(real)
-    best = idx[np.argmax(S[idx, k])]
-    support = [j for j in np.flatnonzero(active[best, :n]) if j != k]
-    target = R[k]
-    for sub in combinations(support, d):
-        if _cone_certificate([R[j] for j in sub], target, d):
-            return True
-    return False
 
 
 def _cone_certificate(rows, target, d) -> bool:
