@@ -45,7 +45,7 @@ def _constructions(d, H, N, L):
     yield "sawtooth", sawtooth_model(d, N, L, heads=H)
 
 
-def region_rows(shapes=None, seeds: int = 3, progress=None):
+def region_rows(shapes=None, seeds: int = 3, progress=None, **run):
     """One row (a dict with :data:`COLUMNS`) per model of every shape."""
     rows = []
     for d, H, N, L in shapes if shapes is not None else DEFAULT_SHAPES:
@@ -54,7 +54,7 @@ def region_rows(shapes=None, seeds: int = 3, progress=None):
         models += [(f"random seed {s}", random_model(d, H, N, L, seed=s)) for s in range(seeds)]
         for name, model in models:
             t0 = time.perf_counter()
-            result = enumerate_regions(model, progress=progress)
+            result = enumerate_regions(model, progress=progress, **run)  # run: workers, executor
             n = len(result.activation_regions)
             rows.append(dict(dim=d, heads=H, keys=N, layers=L, model=name, activation_regions=n,
                              linear_regions=len(result.linear_regions), product_bound=b.deep_product,
@@ -64,9 +64,9 @@ def region_rows(shapes=None, seeds: int = 3, progress=None):
     return rows
 
 
-def write_region_table(path="data/region_counts.csv", quick: bool = False, seeds: int = 3) -> Path:
+def write_region_table(path="data/region_counts.csv", quick: bool = False, seeds: int = 3, **run) -> Path:
     """Compute the table and write it as CSV; returns the path."""
-    rows = region_rows(QUICK_SHAPES if quick else None, seeds=seeds)
+    rows = region_rows(QUICK_SHAPES if quick else None, seeds=seeds, **run)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as fh:

@@ -18,6 +18,7 @@ from ..regions import enumerate_regions
 from ..table import write_region_table
 from ..temperature import convention_check, stability_report
 from .common import add_command, emit, format_point as _point, format_rational as _fmt, parse_pair
+from .run_options import add_run_arguments, run_kwargs
 
 __all__ = ["count_model", "register"]
 
@@ -28,7 +29,7 @@ def _model_summary(model):
             "keys": [[len(h.keys) for h in l.heads] for l in model.layers]}
 
 
-def count_model(model, method="primal", box=None, progress=None, workers=1) -> dict:
+def count_model(model, method="primal", box=None, progress=None, workers=1, **run) -> dict:
     """Exact region counts of a model as a JSON-ready dict (what ``tropattn count`` prints).
 
     >>> from tropattn.attention import sawtooth_model
@@ -47,9 +48,8 @@ def count_model(model, method="primal", box=None, progress=None, workers=1) -> d
         n = count_dual(model.layers[0].heads)
         out.update(activation_regions=n, linear_regions=None, method="dual")
     else:
-        result = enumerate_regions(model, box=box, progress=progress, workers=workers)
-        out.update(activation_regions=len(result.activation_regions),
-                   linear_regions=len(result.linear_regions), method="primal",
+        result = enumerate_regions(model, box=box, progress=progress, workers=workers, **run)
+        out.update(activation_regions=result.n_activation, linear_regions=result.n_linear, method="primal",
                    certificates=result.counters)
     out["box"] = None if box is None else [_fmt(box[0]), _fmt(box[1])]
     out["seconds"] = round(time.perf_counter() - t0, 4)
@@ -61,10 +61,10 @@ def cmd_count(args):
     model = load_model(args.model)
     box = parse_pair(args.box, "--box") if args.box else None
     try:
-        out = count_model(model, args.method, box, workers=args.workers)
+        out = count_model(model, args.method, box, **run_kwargs(args))
     except Interrupted as exc:
         partial = exc.partial
-        print(json.dumps({"interrupted": True, "activation_regions_so_far": len(partial.activation_regions)}))
+        print(json.dumps({"interrupted": True, "activation_regions_so_far": partial.n_activation}))
         raise
     lines = [f"model: d = {out['dim']}, {out['layers']} layer(s), heads per layer {out['heads']}",
              f"method: {out['method']}" + (f", box {out['box']}" if out["box"] else ", all of R^d"),
@@ -127,7 +127,7 @@ def cmd_table(args):
     if args.seeds < 0:
         raise InvalidInputError(f"--seeds must be 0 or more; got {args.seeds}")
 
-    path = write_region_table(args.output, quick=args.quick, seeds=args.seeds)
+    path = write_region_table(args.output, quick=args.quick, seeds=args.seeds, **run_kwargs(args))
     print(f"wrote {path}")
 
 
@@ -187,7 +187,7 @@ def register(sub):
     s.add_argument("model")
     s.add_argument("--method", choices=("primal", "dual"), default="primal")
     s.add_argument("--box", help="LO,HI: count inside [LO, HI]^d")
-    s.add_argument("--workers", type=int, default=1, help="processes for the primal search (default 1)")
+    add_run_arguments(s, regions=True)
     s = add_command(sub, "power", cmd_power, "power diagram of weighted sites")
     s.add_argument("sites")
     s = add_command(sub, "diagram", cmd_diagram, "draw each head's power cells and their overlay (d <= 2)",
@@ -203,6 +203,7 @@ def register(sub):
     s.add_argument("-o", "--output", default="data/region_counts.csv")
     s.add_argument("--seeds", type=int, default=3)
     s.add_argument("--quick", action="store_true", help="a smaller grid (for tests)")
+    add_run_arguments(s)
     s = add_command(sub, "conventions", cmd_conventions,
                     "the paper's temperature convention against standard attention")
     s.add_argument("--margin", type=float, default=2.0, help="raw score margin on q.k (default 2)")

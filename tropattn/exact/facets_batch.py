@@ -32,6 +32,8 @@ from itertools import combinations
 
 import numpy as np
 
+from .counters import record
+
 __all__ = ["small_facets", "MAX_SUBSETS"]
 
 #: Largest number of d-subsets enumerated in one call; beyond it the caller falls back.
@@ -42,6 +44,13 @@ _TOL = 1e-10
 
 
 def small_facets(rows, X, D):
+    """See :func:`_small_facets`; records ``certified`` or ``declined`` at ``facets_batch``."""
+    out = _small_facets(rows, X, D)
+    record("certified" if out is not None else "declined", where="facets_batch")
+    return out
+
+
+def _small_facets(rows, X, D):
     """The facet rows of ``{x : r[:-1] . x <= r[-1]}`` seen from the interior point ``X / D``.
 
     Parameters

@@ -250,10 +250,11 @@ def _refine(parent: _Piece, step, regions_out, edges_out, s=0):
     step_rows = _StepRows(step, parent.map)
     seen = {labels: start}
     known = {}  # labels -> hyperplane keys already crossed into it (the piece across is known)
-    queue = [labels]
+    queue, queued = [labels], {labels}
     n_parent = len(parent.rows)
     while queue:
         labels = queue.pop()
+        queued.discard(labels)
         X, D = seen[labels]
         rows, walls = step_rows(labels)
         R = parent.rows + rows
@@ -277,7 +278,8 @@ def _refine(parent: _Piece, step, regions_out, edges_out, s=0):
             if nxt not in seen:
                 seen[nxt] = across
                 queue.append(nxt)
-            if nxt in queue:  # not refined yet: it need not cross back over this hyperplane
+                queued.add(nxt)
+            if nxt in queued:  # not refined yet: it need not cross back over this hyperplane
                 known.setdefault(nxt, set()).add(key)
             edges_out.append((labels, nxt))
 
@@ -615,7 +617,8 @@ def enumerate_regions(model, box=None, progress: bool | None = None, workers: in
         sets; ``"counts"``: only the numbers; a callable ``keep(id, region)`` is called
         with every :class:`ActivationRegion` as it is found (ids 0, 1, ... in order)
         and the regions are not kept; ``RegionSet.linear_ids`` then maps ids to linear
-        regions.
+        regions, and if the callable has a ``done(result)`` method it is called with
+        the RegionSet at the end, also after Ctrl-C (see :class:`RegionWriter`).
     scheduler : str, optional
         For ``executor="dask"``: ``None`` or ``"local"`` (a LocalCluster here) or a
         ``"tcp://host:port"`` address.
@@ -671,10 +674,20 @@ def enumerate_regions(model, box=None, progress: bool | None = None, workers: in
         except KeyboardInterrupt:
             bar.close()
             partial = _result(sink, t0, scope, complete=False)
+            _done(callback, partial)
             raise Interrupted(f"interrupted; the partial result holds the {partial.n_activation} regions "
                               "certified so far (a lower bound on the count)", partial) from None
         bar.close()
-        return _result(sink, t0, scope, complete=True)
+        result = _result(sink, t0, scope, complete=True)
+        _done(callback, result)
+        return result
+
+
+def _done(callback, result):
+    """A callback with a ``done`` method (a writer) hears the end: the RegionSet, complete or partial."""
+    done = getattr(callback, "done", None)
+    if done is not None:
+        done(result)
 
 
 def _root(box, d) -> _Piece:
@@ -702,16 +715,16 @@ class _closing:
         return False
 
 
-#: Parents per worker before the work is split (enough chunks to keep every worker busy).
-_PARENTS_PER_WORKER = 32
+#: Parents before the work is split into chunks: enough to keep a few workers busy, and the same
+#: for every executor, so that serial, processes and Dask do exactly the same exact work.
+_FRONTIER = 64
 
 
 def _run(root, steps, sink, runner, bar):
     """Breadth first to a frontier of enough parents, then chunks of it depth first on ``runner``."""
     workers = getattr(runner, "workers", 1)
-    target = _PARENTS_PER_WORKER * max(workers, 1)
     frontier, s, last = [root], 0, len(steps) - 1
-    while s < last and len(frontier) < target:
+    while s < last and len(frontier) < _FRONTIER:
         nxt = []
         for parent in frontier:
             out = []
@@ -724,9 +737,14 @@ def _run(root, steps, sink, runner, bar):
     bar.start_step(s, sum(map(len, chunks)))
     results = runner.map(functools.partial(_descend_chunk, steps, s, "counts" if sink.keep == "counts" else "all",
                                            sink.d), chunks)
-    for chunk, result in zip(chunks, results):
-        sink.absorb(result.value)
-        bar.advance(len(chunk), result.value.n)
+    try:
+        for chunk, result in zip(chunks, results):
+            sink.absorb(result.value)
+            bar.advance(len(chunk), result.value.n)
+    finally:
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()  # Ctrl-C or an error here: the executor cancels what is still pending, now
     for level in sorted(sink.pending):
         sink.close(level)
 
