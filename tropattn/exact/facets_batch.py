@@ -44,13 +44,6 @@ _TOL = 1e-10
 
 
 def small_facets(rows, X, D):
-    """See :func:`_small_facets`; records ``certified`` or ``declined`` at ``facets_batch``."""
-    out = _small_facets(rows, X, D)
-    record("certified" if out is not None else "declined", where="facets_batch")
-    return out
-
-
-def _small_facets(rows, X, D):
     """The facet rows of ``{x : r[:-1] . x <= r[-1]}`` seen from the interior point ``X / D``.
 
     Parameters
@@ -68,18 +61,29 @@ def _small_facets(rows, X, D):
         for each kept index, a point ``(N, E)`` (integers, ``N / E``) on that row's
         hyperplane and strictly inside every other distinct row.  ``None`` when some
         certificate could not be made (the caller then decides exactly otherwise).
+        Records ``certified`` or ``declined`` at ``facets_batch``.
 
     Examples
     --------
     >>> small_facets([(1, 1), (-1, 1), (1, 3)], (0,), 1)                   # -1 < x < 1; x < 3 is implied
     ((0, 1), {0: ((1,), 1), 1: ((-1,), 1)})
     """
+    out = _small_facets(rows, X, D)
+    record("certified" if out is not None else "declined", where="facets_batch")
+    return out
+
+
+def _small_facets(rows, X, D):
+    """:func:`small_facets` without the counter."""
     d = len(X)
-    first, distinct = {}, []
+    tightest = {}  # normal direction -> (index, bound): of parallel rows only the tightest can be a facet
     for i, r in enumerate(rows):
-        if r not in first:
-            first[r] = i
-            distinct.append(i)
+        g = math.gcd(*r[:-1])
+        direction = tuple(v // g for v in r[:-1])
+        j = tightest.get(direction)
+        if j is None or r[-1] * j[2] < j[1] * g:  # b / g below the other's bound: a 1-row certificate
+            tightest[direction] = (i, r[-1], g)
+    distinct = sorted(i for i, _, _ in tightest.values())
     R = [rows[i] for i in distinct]
     n = len(R)
     if d == 0 or n == 0 or math.comb(n + 2 * d, d) > MAX_SUBSETS:

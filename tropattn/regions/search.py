@@ -272,7 +272,7 @@ def _refine(parent: _Piece, step, regions_out, edges_out, s=0):
             key = _row_key(R[i])[0]
             if key in here:  # face to face: the piece that crossed into us is the one across
                 continue
-            nxt, across = _cross(parent, step, step_rows, R[i][:-1], key, N, E)
+            nxt, across = _cross(parent, step, step_rows, R[i][:-1], key, N, E, _guess_across(labels, W[i]))
             if nxt is None:
                 continue
             if nxt not in seen:
@@ -284,7 +284,16 @@ def _refine(parent: _Piece, step, regions_out, edges_out, s=0):
             edges_out.append((labels, nxt))
 
 
-def _cross(parent, step, step_rows, normal, key, P, D):
+def _guess_across(labels, wall):
+    """The labels across a wall if only that wall's head (or unit) changes: j -> k, or the bit flips."""
+    if wall[0] == "head" and labels[wall[2]] == wall[3]:
+        return labels[:wall[2]] + (wall[4],) + labels[wall[2] + 1:]
+    if wall[0] == "relu":
+        return labels[:wall[2]] + (1 - labels[wall[2]],) + labels[wall[2] + 1:]
+    return None
+
+
+def _cross(parent, step, step_rows, normal, key, P, D, guess=None):
     """The piece across a facet: its labels and a point ``(Y, E)`` strictly inside it.
 
     Steps from the facet point ``p = P / D`` along the outer normal, by ``1 / (256 |a|^2)``
@@ -293,11 +302,26 @@ def _cross(parent, step, step_rows, normal, key, P, D):
     row strict except those on the crossed hyperplane (``key``): then it is the piece
     on the other side of this facet at ``p``, however thin.  All checks are exact
     integer arithmetic on homogeneous coordinates.
+
+    ``guess`` (the labels with only the wall's own head or unit changed) is tried first
+    without evaluating the model: it is accepted when ``p`` touches it as above and a
+    stepped point lies strictly inside all of its rows and the parent's (the cells'
+    rows describe them exactly, so that point has those labels).
     """
     a = normal
     K = 256 * sum(v * v for v in a)
     Mi, ci, m = parent.map._integers
     size = max(abs(v).bit_length() for v in (*P, D, *a, m, *ci, *(x for row in Mi for x in row)))
+    if guess is not None and step.realisable(guess):
+        rows = step_rows(guess)[0]
+        if _touches_at(rows, P, D, key):
+            for i, k in enumerate(_shrinking(K)):
+                if i == 12:
+                    break
+                Y, E = tuple(p * k + ai * D for p, ai in zip(P, a)), D * k
+                if parent.contains_strictly(Y, E) and all(sum(c * y for c, y in zip(r, Y)) < r[-1] * E for r in rows):
+                    g = math.gcd(E, *Y)
+                    return guess, ((tuple(v // g for v in Y), E // g) if g > 1 else (Y, E))
     for K in _shrinking(K, _MAX_BITS + 8 * size):
         Y, E = tuple(p * K + ai * D for p, ai in zip(P, a)), D * K  # facet point + a / K
         if parent.contains_strictly(Y, E):
