@@ -27,6 +27,7 @@ its relative interior (see :func:`tropattn.exact.facets`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from fractions import Fraction
 from typing import Sequence
 
@@ -35,8 +36,10 @@ import functools
 import math
 import time
 from array import array
+from itertools import combinations
 
 import networkx as nx
+import numpy as np
 
 from ..errors import DegenerateInputError, Interrupted, InvalidInputError, TieError
 from ..backends import get_executor
@@ -56,33 +59,56 @@ __all__ = ["ActivationRegion", "RegionSet", "box_rows", "enumerate_regions", "gr
 class ActivationRegion:
     """One activation region: a pattern, its polyhedron, a certificate and its map.
 
+    The search keeps integers (primitive rows, homogeneous points); the Fraction views
+    ``A``, ``b``, ``interior_point`` and ``facet_points`` are built on first access.
+
     Attributes
     ----------
     pattern : tuple
         One entry per layer: ``(head labels, relu bits)``.
-    A, b : tuple
-        The facet rows of the region, ``A x <= b`` (certified irredundant).
     walls : tuple
         For each row, what it is: ``("box",)``, ``("head", layer, h, j, k)`` (head h of
         layer ``layer`` prefers j over k) or ``("relu", layer, i, bit)``.
-    interior_point : tuple of Fraction
-        A point strictly inside, where the pattern was evaluated exactly.
     map : AffineMap
         The model's output on the region.
-    facet_points : tuple
-        For each row, a rational point in the relative interior of that facet.
     integer_rows : tuple
-        The same rows ``(a, b)`` as primitive integer tuples (positive multiples).
+        The facet rows ``(a, b)`` of ``a . x <= b`` as primitive integer tuples
+        (certified irredundant).
+    homogeneous_point : tuple
+        ``(X, D)``: the interior point ``X / D`` in integers.
+    homogeneous_facet_points : tuple
+        For each row, ``(N, E)``: a point ``N / E`` in the relative interior of that facet.
+    A, b : tuple
+        The facet rows as Fractions, ``A x <= b``.
+    interior_point : tuple of Fraction
+        A point strictly inside, where the pattern was evaluated exactly.
+    facet_points : tuple
+        The facet points as Fractions.
     """
 
     pattern: tuple
-    A: tuple
-    b: tuple
     walls: tuple
-    interior_point: tuple
     map: AffineMap
-    facet_points: tuple = ()
-    integer_rows: tuple = ()
+    integer_rows: tuple
+    homogeneous_point: tuple
+    homogeneous_facet_points: tuple = ()
+
+    @cached_property
+    def A(self) -> tuple:
+        return tuple(tuple(Fraction(v) for v in r[:-1]) for r in self.integer_rows)
+
+    @cached_property
+    def b(self) -> tuple:
+        return tuple(Fraction(r[-1]) for r in self.integer_rows)
+
+    @cached_property
+    def interior_point(self) -> tuple:
+        X, D = self.homogeneous_point
+        return tuple(Fraction(x, D) for x in X)
+
+    @cached_property
+    def facet_points(self) -> tuple:
+        return tuple(tuple(Fraction(v, E) for v in N) for N, E in self.homogeneous_facet_points)
 
 
 @dataclass(frozen=True)
@@ -157,11 +183,8 @@ class _Piece:
 
 
 def _region(piece, fpoints) -> ActivationRegion:
-    """The public, Fraction-valued region of a final piece (built once, when it is handed out)."""
-    return ActivationRegion(
-        piece.pattern, tuple(tuple(Fraction(v) for v in r[:-1]) for r in piece.rows),
-        tuple(Fraction(r[-1]) for r in piece.rows), piece.walls, piece.point, piece.map,
-        tuple(tuple(Fraction(v, E) for v in N) for N, E in fpoints), piece.rows)
+    """The public region of a final piece (its Fraction views are built when first read)."""
+    return ActivationRegion(piece.pattern, piece.walls, piece.map, piece.rows, (piece.X, piece.D), tuple(fpoints))
 
 
 def _nudge_directions(d):
@@ -411,6 +434,8 @@ class _Pending:
     rows: tuple     # the region's other rows (primitive integers)
     point: tuple    # a homogeneous point (N, E) in the facet's relative interior
     map: AffineMap
+    box: list = None       # exact coordinate bounds of the facet, computed when needed (d >= 3)
+    vertices: tuple = None  # (float vertices of the facet and their active rows,), when needed
 
 
 class _Collector:
@@ -533,9 +558,141 @@ def _overlap(u: _Pending, v: _Pending, key, d) -> bool:
         lo = lo1 if lo2 is None else lo2 if lo1 is None else max(lo1, lo2)
         hi = hi1 if hi2 is None else hi2 if hi1 is None else min(hi1, hi2)
         return lo is None or hi is None or lo < hi
+    if _separated(_facet_box(u, key, d), _facet_box(v, key, d)) or _row_separates(u, v, key, d) \
+            or _row_separates(v, u, key, d):
+        return False
+    if _common_point(u, v, key, d):
+        return True
     rows = u.rows + v.rows
     cert = relative_interior_point([r[:-1] for r in rows], [r[-1] for r in rows], [key[:-1]], [key[-1]])
     return cert.feasible
+
+
+def _row_separates(u: _Pending, v: _Pending, key, d) -> bool:
+    """Some row ``q`` of ``v`` has all of ``u``'s facet on its far side (``q . x >= q_b``), proved by duality.
+
+    In a plane (d = 3) two convex facets with no common open set are always separated by
+    the line of an edge of one of them (separating axes), so this decides every bounded case.
+    """
+    found = _vertices_of(u, key, d)
+    if found is None:
+        return False
+    subsets, V = found
+    for q in v.rows:
+        a = np.array([float(c) for c in q[:-1]])
+        values = V @ a
+        if values.min() < float(q[-1]) - 1e-9 * (1 + abs(float(q[-1]))):
+            continue
+        best = subsets[int(np.argmin(values))]
+        bound = _dual_bound([u.rows[i] for i in best], key, [-c for c in q[:-1]], d)
+        if bound is not None and bound <= -q[-1]:
+            return True
+    return False
+
+
+def _vertices_of(u: _Pending, key, d):
+    if u.vertices is None:
+        u.vertices = (_hyperplane_vertices(u.rows, key, d),)
+    return u.vertices[0]
+
+
+def _separated(box1, box2) -> bool:
+    """Two exact boxes (per coordinate: low, high; None = unbounded) meet in no open set."""
+    for (lo1, hi1), (lo2, hi2) in zip(box1, box2):
+        if (hi1 is not None and lo2 is not None and hi1 <= lo2) or (hi2 is not None and lo1 is not None and hi2 <= lo1):
+            return True
+    return False
+
+
+def _facet_box(u: _Pending, key, d):
+    """Exact bounds of every coordinate on the facet ``{x : key, u.rows}``, certified by duality.
+
+    Floats find, for each direction ``+-e_j``, the facet's vertex where ``x_j`` is
+    extreme and the ``d - 1`` rows active there; integer Cramer's rule then gives
+    ``+-e_j = sum y_i a_i + mu h`` with ``y >= 0`` (``mu`` free), and so the exact bound
+    ``+-x_j <= sum y_i b_i + mu beta`` on the whole facet (weak duality: any such ``y``
+    proves it, the floats only choose it).  Unproved bounds are None.
+    """
+    if u.box is not None:
+        return u.box
+    box = [[None, None] for _ in range(d)]
+    u.box = box
+    rows = u.rows
+    found = _vertices_of(u, key, d)
+    if found is None:
+        return box
+    subsets, V = found
+    for j in range(d):
+        for sign, side in ((1, 1), (-1, 0)):
+            best = subsets[int(np.argmax(sign * V[:, j]))]
+            bound = _dual_bound([rows[i] for i in best], key, [sign * int(i == j) for i in range(d)], d)
+            if bound is not None:
+                box[j][side] = bound * sign
+    return box
+
+
+def _hyperplane_vertices(rows, key, d):
+    """Float vertices of ``{x : key . x = beta, rows}``: (the d - 1 rows active at each, the vertices), or None."""
+    if len(rows) < d - 1 or len(rows) > 24:
+        return None
+    G = np.array([[float(v) for v in r] for r in rows])
+    h = np.array([float(v) for v in key])
+    subsets = np.array(list(combinations(range(len(rows)), d - 1)), dtype=np.intp)
+    M = np.concatenate([G[subsets][:, :, :-1], np.broadcast_to(h[:-1], (len(subsets), 1, d))], axis=1)
+    rhs = np.concatenate([G[subsets][:, :, -1], np.full((len(subsets), 1), h[-1])], axis=1)
+    with np.errstate(all="ignore"):
+        scale = np.abs(M).max(axis=(1, 2))
+        ok = np.abs(np.linalg.det(M / scale[:, None, None])) > 1e-10
+        if not ok.any():
+            return None
+        V = np.linalg.solve(M[ok], rhs[ok][..., None])[..., 0]
+        slack = V @ G[:, :-1].T - G[:, -1]
+        tol = 1e-9 * (1 + np.abs(G[:, -1]))
+        feasible = np.all(slack <= tol, axis=1) & np.all(np.isfinite(V), axis=1)
+    if not feasible.any():
+        return None
+    return subsets[ok][feasible], V[feasible]
+
+
+def _common_point(u: _Pending, v: _Pending, key, d) -> bool:
+    """A rational point on ``key`` strictly inside both facets' rows, from the mean of float vertices."""
+    rows = u.rows + v.rows
+    found = _hyperplane_vertices(rows, key, d)
+    if found is None or len(found[1]) < d:
+        return False
+    y = found[1].mean(axis=0)
+    scale = 1 << 48
+    num = [round(c * scale) for c in y]
+    a, beta = key[:-1], key[-1]
+    norm2 = sum(c * c for c in a)
+    gap = beta * scale - sum(c * x for c, x in zip(a, num))
+    N, E = [x * norm2 + gap * c for x, c in zip(num, a)], scale * norm2    # projected onto the hyperplane
+    return all(sum(c * x for c, x in zip(r, N)) < r[-1] * E for r in rows)
+
+
+def _dual_bound(active, key, target, d):
+    """``target . x <= bound`` on ``{key: equality, active: <=}`` from ``target = sum y a + mu h``, or None."""
+    cols = [list(r[:-1]) for r in active] + [list(key[:-1])]
+    det = _int_det([[c[i] for c in cols] for i in range(d)])
+    if det == 0:
+        return None
+    y = []
+    for m in range(d):
+        swapped = [target if k == m else c for k, c in enumerate(cols)]
+        y.append(Fraction(_int_det([[c[i] for c in swapped] for i in range(d)]), det))
+    if any(v < 0 for v in y[:-1]):
+        return None
+    return sum(v * r[-1] for v, r in zip(y[:-1], active)) + y[-1] * key[-1]
+
+
+def _int_det(m) -> int:
+    """Determinant of a small integer matrix by cofactor expansion (d <= 4 here)."""
+    if len(m) == 1:
+        return m[0][0]
+    if len(m) == 2:
+        return m[0][0] * m[1][1] - m[0][1] * m[1][0]
+    return sum((-1) ** c * m[0][c] * _int_det([row[:c] + row[c + 1:] for row in m[1:]])
+               for c in range(len(m)) if m[0][c])
 
 
 def _interval(rows, key):
