@@ -169,6 +169,15 @@ def _certified_facet_point(R, k, X, D, y, sigma):
 
 def _cone_certificate(rows, target, d) -> bool:
     """``target`` = sum y_i rows_i (normals) with y >= 0 and sum y_i b_i <= target's b: Cramer in integers."""
+    if d == 2:
+        (a1, a2, b1), (c1, c2, b2), (t1, t2, tb) = rows[0], rows[1], target
+        det = a1 * c2 - c1 * a2
+        if det == 0:
+            return False
+        y1, y2 = t1 * c2 - c1 * t2, a1 * t2 - t1 * a2   # det * (the multipliers)
+        if det < 0:
+            det, y1, y2 = -det, -y1, -y2
+        return y1 >= 0 and y2 >= 0 and tb * det - y1 * b1 - y2 * b2 >= 0
     A = [r[:-1] for r in rows]  # columns of the system sum_i y_i A[i] = a
     det = _det([[A[i][j] for i in range(d)] for j in range(d)])
     if det == 0:
