@@ -111,16 +111,18 @@ def _small_facets(rows, X, D):
     feasible = np.all(S <= _TOL, axis=1)
     V, S = V[feasible], S[feasible]
     active = np.abs(S) <= _TOL                      # vertex x row
-    on = active[:, :n].T.astype(float)               # row x vertex
+    real = ~active[:, n:].any(axis=1)                # vertices of the polyhedron, not of the box
+    # a weighted mean of a facet's vertices (box corners weigh 1/64) lies in its relative interior and, for an
+    # unbounded facet, near its real vertices: points do not drift outwards from one sub-layer to the next
+    on = active[:, :n].T * np.where(real, 1.0, 1 / 64)   # row x vertex weights
     count = on.sum(axis=1)
     with np.errstate(all="ignore"):
-        means = (on @ V) / count[:, None]            # the mean vertex on each row's hyperplane
-        margins = (on @ S[:, :n]) / count[:, None]   # every row's mean slack there
+        means = (on @ V) / count[:, None]
+        margins = (on @ S[:, :n]) / count[:, None]   # every row's weighted mean slack there
     np.fill_diagonal(margins, -1.0)
     claimed = (count > 0) & np.all(margins < -_TOL, axis=1)
-    real = ~active[:, n:].any(axis=1)                # vertices of the polyhedron, not of the box
     best = None
-    keep, points = [], {}
+    keep, points, hard = [], {}, []
     for k in range(n):
         if claimed[k]:
             point = _certified_facet_point(R, k, X, D, means[k], sigma)
@@ -129,13 +131,14 @@ def _small_facets(rows, X, D):
             keep.append(k)
             points[k] = point
             continue
-        if best is None:
-            if not real.any():
-                return None
+        if best is None and real.any():
             idx = np.flatnonzero(real)
             best = idx[np.argmax(S[idx], axis=0)]      # per row: the real vertex where it is largest
-        support = [j for j in np.flatnonzero(active[best[k], :n]) if j != k]
+        support = [] if best is None else [j for j in np.flatnonzero(active[best[k], :n]) if j != k]
         if not any(_cone_certificate([R[j] for j in sub], R[k], d) for sub in combinations(support, d)):
+            hard.append(k)
+    for k in hard:  # unbounded polyhedra: by LP duality some d facets imply the row; there are few facets
+        if not any(_cone_certificate([R[j] for j in sub], R[k], d) for sub in combinations(keep, d)):
             return None
     return tuple(distinct[k] for k in keep), {distinct[k]: points[k] for k in keep}
 
