@@ -90,37 +90,36 @@ def _small_facets(rows, X, D):
         return None
     slack = [r[-1] * D - sum(a * x for a, x in zip(r, X)) for r in R]  # D (b - a.p) > 0
     try:
-        with np.errstate(all="ignore"):
-            G = np.array([[float(v) for v in r[:-1]] for r in R])
-            norms = np.linalg.norm(G, axis=1)
-            dist = np.array([s / D for s in slack]) / norms               # distance of p to each wall
+        G = np.array([[float(v) for v in r[:-1]] for r in R])
+        slack_f = np.array([s / D for s in slack])
     except OverflowError:
         return None
-    sigma = 2.0 ** math.frexp(float(dist.max()))[1]                      # a power of two: exact to undo
-    if not (np.all(np.isfinite(dist)) and np.all(norms > 0) and dist.min() > 1e-13 * sigma):
-        return None
-    # y = (x - p) / sigma: the rows become  (a/|a|) . y <= dist / sigma,  plus the box |y| <= _BOX
-    U = np.vstack([G / norms[:, None], np.eye(d), -np.eye(d)])
-    c = np.concatenate([dist / sigma, np.full(2 * d, _BOX)])
-    subsets = _subsets(n + 2 * d, d)
-    M = U[subsets]
     with np.errstate(all="ignore"):
-        ok = np.abs(np.linalg.det(M)) > 1e-12
-        V = np.linalg.solve(M[ok], c[subsets[ok]][..., None])[..., 0]
+        norms = np.sqrt(np.einsum("ij,ij->i", G, G))
+        dist = slack_f / norms                                               # distance of p to each wall
+        top = float(dist.max())
+        if not (math.isfinite(top) and top > 0 and float(dist.min()) > 1e-13 * top and float(norms.min()) > 0):
+            return None
+        sigma = 2.0 ** math.frexp(top)[1]                                    # a power of two: exact to undo
+        # y = (x - p) / sigma: the rows become  (a/|a|) . y <= dist / sigma,  plus the box |y| <= _BOX
+        U = np.concatenate([G / norms[:, None], _box_normals(d)])
+        c = np.concatenate([dist / sigma, np.full(2 * d, _BOX)])
+        subsets = _subsets(n + 2 * d, d)
+        M = U[subsets]
+        V = _solve_all(M, c[subsets])
         S = V @ U.T - c
-    feasible = np.all(S <= _TOL, axis=1)
-    V, S = V[feasible], S[feasible]
-    active = np.abs(S) <= _TOL                      # vertex x row
-    real = ~active[:, n:].any(axis=1)                # vertices of the polyhedron, not of the box
-    # a weighted mean of a facet's vertices (box corners weigh 1/64) lies in its relative interior and, for an
-    # unbounded facet, near its real vertices: points do not drift outwards from one sub-layer to the next
-    on = active[:, :n].T * np.where(real, 1.0, 1 / 64)   # row x vertex weights
-    count = on.sum(axis=1)
-    with np.errstate(all="ignore"):
+        feasible = np.all(S <= _TOL, axis=1)
+        V, S = V[feasible], S[feasible]
+        active = np.abs(S) <= _TOL                      # vertex x row
+        real = ~active[:, n:].any(axis=1)                # vertices of the polyhedron, not of the box
+        # a weighted mean of a facet's vertices (box corners weigh 1/64) lies in its relative interior and, for
+        # an unbounded facet, near its real vertices: points do not drift outwards from one sub-layer to the next
+        on = active[:, :n].T * np.where(real, 1.0, 1 / 64)   # row x vertex weights
+        count = on.sum(axis=1)
         means = (on @ V) / count[:, None]
         margins = (on @ S[:, :n]) / count[:, None]   # every row's weighted mean slack there
     np.fill_diagonal(margins, -1.0)
-    claimed = (count > 0) & np.all(margins < -_TOL, axis=1)
+    claimed = ((count > 0) & np.all(margins < -_TOL, axis=1)).tolist()
     best = None
     keep, points, hard = [], {}, []
     for k in range(n):
@@ -134,13 +133,31 @@ def _small_facets(rows, X, D):
         if best is None and real.any():
             idx = np.flatnonzero(real)
             best = idx[np.argmax(S[idx], axis=0)]      # per row: the real vertex where it is largest
-        support = [] if best is None else [j for j in np.flatnonzero(active[best[k], :n]) if j != k]
+            act = active[:, :n].tolist()
+        support = [] if best is None else [j for j, on_j in enumerate(act[best[k]]) if on_j and j != k]
         if not any(_cone_certificate([R[j] for j in sub], R[k], d) for sub in combinations(support, d)):
             hard.append(k)
     for k in hard:  # unbounded polyhedra: by LP duality some d facets imply the row; there are few facets
         if not any(_cone_certificate([R[j] for j in sub], R[k], d) for sub in combinations(keep, d)):
             return None
     return tuple(distinct[k] for k in keep), {distinct[k]: points[k] for k in keep}
+
+
+def _solve_all(M, rhs):
+    """Every nonsingular d x d system ``M[i] y = rhs[i]`` at once (closed form for d = 2); singular ones dropped."""
+    if M.shape[1] == 2:
+        det = M[:, 0, 0] * M[:, 1, 1] - M[:, 0, 1] * M[:, 1, 0]
+        ok = np.abs(det) > 1e-12
+        det, M, rhs = det[ok], M[ok], rhs[ok]
+        return np.stack([(rhs[:, 0] * M[:, 1, 1] - M[:, 0, 1] * rhs[:, 1]) / det,
+                         (M[:, 0, 0] * rhs[:, 1] - rhs[:, 0] * M[:, 1, 0]) / det], axis=1)
+    ok = np.abs(np.linalg.det(M)) > 1e-12
+    return np.linalg.solve(M[ok], rhs[ok][..., None])[..., 0]
+
+
+@functools.lru_cache(maxsize=16)
+def _box_normals(d):
+    return np.concatenate([np.eye(d), -np.eye(d)])
 
 
 @functools.lru_cache(maxsize=256)
