@@ -163,3 +163,27 @@ def test_fractions_survive_the_trip():
     head = Head([[0], [1], [2]], [0, Fraction(-1, 10 ** 30), -1])
     model = _warm(Transformer([Layer([head])]))
     assert _summary(enumerate_regions(model, workers=2)) == _summary(enumerate_regions(model))
+
+
+@pytest.mark.dask
+def test_cli_count_and_table_run_on_a_scheduler(cluster, tmp_path, capsys):
+    import json
+
+    from tropattn.cli import main
+    from tropattn.io import save_model
+    from tropattn.table import region_rows
+
+    path = tmp_path / "saw.json"
+    save_model(sawtooth_model(2, 3, 2), path)
+    assert main(["count", str(path), "--scheduler", cluster.scheduler_address, "--json",
+                 "--regions", str(tmp_path / "r.jsonl")]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["activation_regions"], out["linear_regions"]) == (81, 81)
+    assert sum(1 for line in open(tmp_path / "r.jsonl")) == 81 + 2        # header, regions, summary
+    ex = DaskExecutor(cluster.scheduler_address)
+    try:
+        rows = region_rows(shapes=[(1, 1, 3, 2)], seeds=1, executor=ex)
+    finally:
+        ex.close()
+    assert [r["activation_regions"] for r in rows] == [r["activation_regions"]
+                                                       for r in region_rows(shapes=[(1, 1, 3, 2)], seeds=1)]

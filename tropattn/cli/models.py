@@ -127,7 +127,7 @@ def cmd_table(args):
     if args.seeds < 0:
         raise InvalidInputError(f"--seeds must be 0 or more; got {args.seeds}")
 
-    path = write_region_table(args.output, quick=args.quick, seeds=args.seeds, **run_kwargs(args))
+    path = write_region_table(args.output, quick=args.quick, seeds=args.seeds, **run_kwargs(args, reuse=True))
     print(f"wrote {path}")
 
 

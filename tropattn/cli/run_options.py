@@ -37,17 +37,25 @@ def add_run_arguments(parser, regions: bool = False) -> None:
                                  "linear-region id)")
 
 
-def run_kwargs(args) -> dict:
-    """Keyword arguments for ``enumerate_regions`` from the parsed flags."""
+def run_kwargs(args, reuse: bool = False) -> dict:
+    """Keyword arguments for ``enumerate_regions`` from the parsed flags.
+
+    With ``--scheduler``, each search starts (or joins) and closes its own cluster, unless
+    ``reuse``: then one :class:`~tropattn.backends.DaskExecutor` serves every search of
+    the command (``table`` counts hundreds of models) and is closed when the process exits.
+    """
     workers = args.workers
     if not isinstance(workers, int) or workers < 1:
         raise InvalidInputError(f"--workers {workers}; give a positive number of processes")
     out = {"workers": workers}
     if args.scheduler is not None:
-        local = args.scheduler == "local"
-        executor = DaskExecutor(args.scheduler, workers=max(workers, 2) if local else workers)
-        atexit.register(executor.close)      # one cluster for the whole command (``table`` runs many models)
-        out["executor"] = executor
+        if reuse:
+            local = args.scheduler == "local"
+            executor = DaskExecutor(args.scheduler, workers=max(workers, 2) if local else workers)
+            atexit.register(executor.close)
+            out["executor"] = executor
+        else:
+            out.update(executor="dask", scheduler=args.scheduler)
     if getattr(args, "regions", None):
         out["keep"] = RegionWriter(args.regions)
     return out
