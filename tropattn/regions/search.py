@@ -426,16 +426,26 @@ class _UnionFind:
         return True
 
 
-@dataclass
+@dataclass(slots=True)
 class _Pending:
-    """A facet of a final region on a wall of an earlier sub-layer, waiting for the other side."""
+    """A facet of a final region on a wall of an earlier sub-layer, waiting for the other side.
+
+    It shares the region's rows (``all_rows``, the facet is row ``k``) and map; ``point``
+    (a homogeneous point in the facet's relative interior) is kept only for d >= 3.
+    """
 
     id: int
-    rows: tuple     # the region's other rows (primitive integers)
-    point: tuple    # a homogeneous point (N, E) in the facet's relative interior
+    all_rows: tuple
+    k: int
+    point: tuple
     map: AffineMap
-    box: list = None       # exact coordinate bounds of the facet, computed when needed (d >= 3)
+    box: list = None        # exact coordinate bounds of the facet, computed when needed (d >= 3)
     vertices: tuple = None  # (float vertices of the facet and their active rows,), when needed
+
+    @property
+    def rows(self) -> tuple:
+        """The region's other rows."""
+        return self.all_rows[:self.k] + self.all_rows[self.k + 1:]
 
 
 class _Collector:
@@ -473,8 +483,8 @@ class _Collector:
                 if 0 <= s < last:
                     key, positive = _row_key(row)
                     sides = self.pending.setdefault(s, {}).setdefault(key, ([], []))
-                    others = piece.rows[:k] + piece.rows[k + 1:]
-                    sides[0 if positive else 1].append(_Pending(i, others, fpoints[k], piece.map))
+                    point = fpoints[k] if self.d > 2 else None
+                    sides[0 if positive else 1].append(_Pending(i, piece.rows, k, point, piece.map))
         for u, v in label_edges:
             i, j = ids[u], ids[v]
             self.join(i, j, maps[i] == maps[j])
@@ -548,7 +558,7 @@ def _overlap(u: _Pending, v: _Pending, key, d) -> bool:
     """
     if d == 1:
         return True
-    for p, q in ((u, v), (v, u)):
+    for p, q in ((u, v), (v, u)) if d > 2 else ():
         N, E = p.point
         if all(sum(a * x for a, x in zip(r, N)) < r[-1] * E for r in q.rows):
             return True
