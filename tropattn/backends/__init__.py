@@ -1,4 +1,4 @@
-"""Where work runs: one executor interface (``map(fn, chunks)``), serial and in processes.
+"""Where work runs: one executor interface (``map(fn, chunks)``), serial, in processes or on Dask.
 
 >>> [r.value for r in get_executor("serial").map(abs, [-2])]
 [2]

@@ -57,5 +57,7 @@ def run_kwargs(args, reuse: bool = False) -> dict:
         else:
             out.update(executor="dask", scheduler=args.scheduler)
     if getattr(args, "regions", None):
+        if getattr(args, "method", "primal") != "primal":
+            raise InvalidInputError("--regions needs the primal search (--method primal): the dual method only counts")
         out["keep"] = RegionWriter(args.regions)
     return out
