@@ -166,10 +166,21 @@ def _subsets(m, d):
 
 
 def _certified_facet_point(R, k, X, D, y, sigma):
-    """``p + sigma y`` rounded, projected exactly onto row k, checked against every other row."""
+    """``p + sigma y`` rounded, projected exactly onto row k, checked against every other row.
+
+    Rounded first to ``2^-16 sigma`` (small integers), then to ``2^-40 sigma`` if that fails.
+    """
+    for bits in (16, 40):
+        point = _facet_point_at(R, k, X, D, y, sigma, bits)
+        if point is not None:
+            return point
+    return None
+
+
+def _facet_point_at(R, k, X, D, y, sigma, bits):
     e = math.frexp(sigma)[1] - 1                    # sigma = 2^e
-    shift = 40 - e if e < 40 else 0
-    yq = [round(v * 2.0 ** 40) << max(e - 40, 0) for v in y]   # sigma y ~ yq / 2^shift
+    shift = bits - e if e < bits else 0
+    yq = [round(v * 2.0 ** bits) << max(e - bits, 0) for v in y]   # sigma y ~ yq / 2^shift
     E = D << shift
     N = [(x << shift) + D * v for x, v in zip(X, yq)]
     a, beta = R[k][:-1], R[k][-1]
@@ -180,6 +191,13 @@ def _certified_facet_point(R, k, X, D, y, sigma):
     g = math.gcd(E, *N)
     if g > 1:
         N, E = [v // g for v in N], E // g
+    if len(N) == 2:
+        n0, n1 = N
+        for j, (r0, r1, rb) in enumerate(R):
+            t = r0 * n0 + r1 * n1 - rb * E
+            if (t != 0) if j == k else (t >= 0):
+                return None
+        return tuple(N), E
     for j, r in enumerate(R):
         t = sum(ai * xi for ai, xi in zip(r, N)) - r[-1] * E
         if (t != 0) if j == k else (t >= 0):
