@@ -380,3 +380,28 @@ def test_region_files_round_trip(tmp_path):
     assert [(int(r["id"]), json.loads(r["pattern"]), int(r["linear_region"])) for r in rows] == \
         [(r["id"], r["pattern"], r["linear_region"]) for r in records]
     assert not list(tmp_path.glob("*.part"))
+
+
+def test_interrupted_region_file_holds_what_was_found(tmp_path, monkeypatch):
+    import json
+
+    from tropattn.regions import RegionWriter
+
+    calls = {"n": 0}
+    original = regions_module._refine
+
+    def flaky(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 6:
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(regions_module, "_refine", flaky)
+    path = tmp_path / "r.jsonl"
+    with pytest.raises(Interrupted) as info:
+        enumerate_regions(sawtooth_model(2, 3, 2), keep=RegionWriter(path))
+    lines = [json.loads(line) for line in open(path)]
+    regions = [r for r in lines if r["type"] == "region"]
+    assert lines[-1]["complete"] is False
+    assert len(regions) == lines[-1]["activation_regions"] == info.value.partial.n_activation > 0
+    assert all(r["linear_region"] is not None for r in regions)
