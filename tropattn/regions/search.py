@@ -951,7 +951,10 @@ def _result(sink, t0, scope, complete) -> RegionSet:
     graph = nx.Graph()
     graph.add_nodes_from(range(len(regions)))
     graph.add_edges_from(sink.edges)
-    linear = group_linear_regions(regions, graph)
+    groups = {}
+    for i in range(len(regions)):  # the union-find joined exactly the graph's equal-map edges
+        groups.setdefault(sink.uf.find(i), []).append(i)
+    linear = tuple(frozenset(g) for g in groups.values())  # ordered by smallest member (the roots)
     return RegionSet(regions, linear, graph, complete, time.perf_counter() - t0, scope.snapshot(),
                      len(regions), len(linear), None)
 
