@@ -1,70 +1,157 @@
-"""Benchmark: exact region enumeration against the brute-force product loop.
+"""Benchmark: exact region enumeration -- regions per CPU-second, peak memory, before/after, Dask scaling.
 
-Baseline (same run): ``brute_force_regions``, which tries every label tuple of every
-layer with a certified LP (the N^{H L} product loop), pruned layer by layer.
+Every measurement runs in a fresh Python process (so its peak resident memory, from
+``getrusage``, belongs to that one search) and prints one row:
 
-Prints, for growing models, the exact count, the enumeration time, regions per
-second, and the brute-force time and ratio where the product loop is affordable;
-then the largest sawtooth model (N^{dL} regions) counted exactly within a budget.
+1. **before / after**: the same models counted by the reference search of commit
+   ``--baseline`` (default ``c2518f7``, the breadth-first search that held every
+   region; extracted with ``git archive`` into a temporary directory) and by this tree,
+   with ``keep="all"`` (every region, graph and linear region kept) and
+   ``keep="counts"`` (streamed: nothing kept but the union-find); the counts must agree;
+2. **cost and memory against the number of regions** on the sawtooth
+   ``sawtooth_model(2, N, 2)`` (N^4 regions): regions per CPU-second, peak RSS, the
+   least-squares slope of log(CPU) on log(R) and the extra bytes per region;
+3. **Dask**: wall time with a LocalCluster of 1 and of 2 worker processes.
 
-    python scripts/bench_regions.py [--budget 60] [--brute-limit 20000]
+    python scripts/bench_regions.py                 # about two minutes
+    python scripts/bench_regions.py --sizes 10,18,32 --no-baseline      # adds 10^6 regions (minutes)
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
 
-from benchlib import timed
+ROOT = Path(__file__).resolve().parent.parent
 
-from tropattn.attention import random_model, sawtooth_count, sawtooth_model
-from tropattn.regions import brute_force_regions, enumerate_regions
+MODELS = {  # name -> constructor call (evaluated in the child, with tropattn.attention imported)
+    "sawtooth": "sawtooth_model(2, {N}, 2)",
+    "random": "random_model(2, 6, 12, 2, seed=1)",
+    "random deep": "random_model(2, 4, 8, 3, seed=1)",
+}
+
+CHILD = r"""
+import json, resource, sys, time
+from tropattn.attention import random_model, sawtooth_model
+from tropattn.regions import enumerate_regions
+spec = json.loads(sys.argv[1])
+model = eval(spec["model"])
+enumerate_regions(random_model(2, 2, 3, 1, seed=0), progress=False)   # imports (scipy) and first-use caches
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+kwargs = {"progress": False}
+if spec["keep"] != "old":
+    kwargs["keep"] = spec["keep"]
+if spec.get("scheduler"):
+    from tropattn.backends import DaskExecutor
+    ex = DaskExecutor("local", workers=spec["workers"])
+    ex.client                                                         # start the cluster before the clock
+    kwargs["executor"] = ex
+cpu, wall = time.process_time(), time.perf_counter()
+r = enumerate_regions(model, **kwargs)
+cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+n = getattr(r, "n_activation", 0) or len(r.activation_regions)
+lin = getattr(r, "n_linear", 0) or len(r.linear_regions)
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"n": n, "linear": lin, "cpu": cpu, "wall": wall, "rss_kb": peak, "base_kb": base}))
+"""
 
 
-def row(name, model, tuples, brute_limit):
-    result, t = timed(lambda: enumerate_regions(model, progress=False))
-    n = len(result.activation_regions)
-    line = f"{name:<34} {n:>7} {len(result.linear_regions):>7} {t:>9.3f} {n / t:>9.0f}"
-    if tuples <= brute_limit:
-        patterns, tb = timed(lambda: brute_force_regions(model))
-        assert len(patterns) == n, (name, len(patterns), n)
-        line += f" {tuples:>9} {tb:>9.3f} {tb / t:>8.1f}x"
-    else:
-        line += f" {tuples:>9} {'-':>9} {'-':>9}"
-    print(line, flush=True)
-    return n, t
+def run(tree, model, keep, **extra):
+    """One search in a fresh process on the tropattn of ``tree``; its JSON row."""
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    spec = json.dumps(dict(model=model, keep=keep, **extra))
+    out = subprocess.run([sys.executable, "-c", CHILD, spec], env=env, cwd=tree, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"child failed ({tree}, {model}, {keep}):\n{out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def baseline_tree(commit) -> Path:
+    """The tree of ``commit`` (``git archive``) in a temporary directory."""
+    tmp = Path(tempfile.mkdtemp(prefix="tropattn-baseline-"))
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "tropattn"], capture_output=True, check=True)
+    with tarfile.open(fileobj=__import__("io").BytesIO(archive.stdout)) as tf:
+        tf.extractall(tmp)
+    return tmp
+
+
+def fmt(name, keep, row):
+    mb = row["rss_kb"] / 1024
+    return (f"{name:<26} {keep:<7} {row['n']:>9} {row['linear']:>9} {row['cpu']:>8.2f} {row['n'] / row['cpu']:>9.0f} "
+            f"{mb:>8.1f}")
+
+
+HEADER = f"{'model':<26} {'keep':<7} {'regions':>9} {'linear':>9} {'cpu s':>8} {'reg/cpu-s':>9} {'peak MB':>8}"
+
+
+def fit(xs, ys):
+    """Least-squares slope of ys on xs."""
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--budget", type=float, default=60.0, help="seconds for the largest sawtooth")
-    ap.add_argument("--brute-limit", type=int, default=20000, help="largest label-tuple count to brute force")
-    ap.add_argument("--workers", type=int, default=2, help="processes for the largest-sawtooth search")
+    ap.add_argument("--baseline", default="c2518f7", help="commit of the reference search (default c2518f7)")
+    ap.add_argument("--no-baseline", action="store_true", help="skip the before/after rows")
+    ap.add_argument("--compare-N", type=int, default=10, help="sawtooth N for before/after (N^4 regions)")
+    ap.add_argument("--sizes", default="6,10,14,18", help="sawtooth N for the cost and memory curve")
+    ap.add_argument("--dask-N", type=int, default=10, help="sawtooth N for the Dask rows (0: skip)")
     args = ap.parse_args()
-    enumerate_regions(sawtooth_model(1, 2, 1), progress=False)  # warm up imports and caches
-    print(f"{'model':<34} {'act.reg':>7} {'lin.reg':>7} {'enum s':>9} {'reg/s':>9} {'tuples':>9} "
-          f"{'brute s':>9} {'brute/enum':>9}")
-    for d, H, N, L in [(2, 2, 3, 1), (2, 3, 4, 1), (2, 3, 6, 1), (3, 3, 4, 1), (2, 2, 3, 2), (2, 2, 4, 2),
-                       (2, 3, 3, 2), (3, 2, 3, 2), (2, 2, 5, 3)]:
-        row(f"random d={d} H={H} N={N} L={L}", random_model(d, H, N, L, seed=1), N ** (H * L), args.brute_limit)
-    for d, N, L in [(1, 4, 3), (2, 3, 2), (2, 4, 2), (2, 6, 2), (3, 3, 2), (2, 10, 2)]:
-        row(f"sawtooth d={d} N={N} L={L}", sawtooth_model(d, N, L), N ** (d * L), args.brute_limit)
-    print(f"\nlargest sawtooth within {args.budget:.0f} s (d = 2, L = 2, growing N, {args.workers} workers):")
-    best = None
-    N = 4
-    while True:
-        (result, t) = timed(lambda: enumerate_regions(sawtooth_model(2, N, 2), progress=False,
-                                                      workers=args.workers))
-        n = len(result.activation_regions)
-        assert n == sawtooth_count(2, N, 2)
-        print(f"  N = {N:>3}: {n:>8} regions (= N^4) in {t:7.2f} s, {n / t:8.0f} regions/s", flush=True)
-        if t > args.budget:
-            break
-        best = (N, n, t)
-        if t * 2.5 > args.budget:  # the next size would not fit
-            break
-        N = int(N * 1.5) + 1
-    if best:
-        print(f"largest counted exactly within {args.budget:.0f} s: N = {best[0]}, {best[1]} regions in {best[2]:.1f} s")
+
+    print("1. before / after (same models, fresh process each; counts must agree)")
+    print(HEADER + f" {'speedup':>8}")
+    old_tree = None if args.no_baseline else baseline_tree(args.baseline)
+    for name, call in MODELS.items():
+        model = call.format(N=args.compare_N)
+        label = f"{name} {model.split('(')[1].rstrip(')')}"
+        before = run(old_tree, model, "old") if old_tree else None
+        if before:
+            print(fmt(label, "before", before), flush=True)
+        for keep in ("all", "counts"):
+            after = run(ROOT, model, keep)
+            if before:
+                assert (after["n"], after["linear"]) == (before["n"], before["linear"]), (label, before, after)
+                speed = (after["n"] / after["cpu"]) / (before["n"] / before["cpu"])
+                print(fmt(label, keep, after) + f" {speed:>7.1f}x", flush=True)
+            else:
+                print(fmt(label, keep, after), flush=True)
+
+    print("\n2. sawtooth(2, N, 2): cost and peak memory against the number of regions R = N^4")
+    print(HEADER)
+    curve = {"all": [], "counts": []}
+    for N in map(int, args.sizes.split(",")):
+        for keep in ("counts", "all"):
+            if keep == "all" and N ** 4 > 200_000:
+                continue  # every region kept: memory grows with R (that is the point of keep="counts")
+            row = run(ROOT, f"sawtooth_model(2, {N}, 2)", keep)
+            curve[keep].append(row)
+            print(fmt(f"sawtooth N={N}", keep, row), flush=True)
+    for keep, rows in curve.items():
+        if len(rows) >= 2:
+            slope = fit([math.log(r["n"]) for r in rows], [math.log(r["cpu"]) for r in rows])
+            per_region = (rows[-1]["rss_kb"] - rows[0]["rss_kb"]) * 1024 / (rows[-1]["n"] - rows[0]["n"])
+            print(f"  keep={keep:<6}: CPU ~ R^{slope:.2f};  peak RSS grows {per_region:,.0f} bytes per region "
+                  f"({rows[0]['rss_kb'] / 1024:.0f} MB at R = {rows[0]['n']:,}, "
+                  f"{rows[-1]['rss_kb'] / 1024:.0f} MB at R = {rows[-1]['n']:,})")
+
+    if args.dask_N:
+        print(f"\n3. Dask LocalCluster, sawtooth(2, {args.dask_N}, 2), keep=counts (wall seconds; cluster started "
+              "before the clock)")
+        serial = run(ROOT, f"sawtooth_model(2, {args.dask_N}, 2)", "counts")
+        print(f"  serial          : {serial['n']:>8} regions in {serial['wall']:6.2f} s wall")
+        for w in (1, 2):
+            row = run(ROOT, f"sawtooth_model(2, {args.dask_N}, 2)", "counts", scheduler="local", workers=w)
+            assert row["n"] == serial["n"]
+            print(f"  dask, {w} worker{'s' if w > 1 else ' '}: {row['n']:>8} regions in {row['wall']:6.2f} s wall "
+                  f"({serial['wall'] / row['wall']:.2f}x serial)", flush=True)
 
 
 if __name__ == "__main__":

@@ -260,3 +260,148 @@ def test_regions_far_thinner_than_any_fixed_step(exponent):
     assert patterns(enumerate_regions(model)) == brute_force_regions(model)
     box = (Fraction(-1, 10 ** (exponent // 2)), Fraction(1, 10 ** exponent))      # a box of width ~10^-e/2
     assert patterns(enumerate_regions(model, box=box)) == brute_force_regions(model, box=box)
+
+
+# ------------------------------------------------------------------ streaming, adjacency, regions out
+
+def _independent_adjacency(regions):
+    """Every pair of regions whose facets on one hyperplane, on opposite sides, overlap: an exact LP each."""
+    from tropattn.exact import relative_interior_point
+
+    edges = set()
+    for i, r in enumerate(regions):
+        for j in range(i + 1, len(regions)):
+            s = regions[j]
+            for ri, row in enumerate(r.integer_rows):
+                opposite = tuple(-v for v in row)
+                if opposite not in s.integer_rows:
+                    continue
+                sj = s.integer_rows.index(opposite)
+                others = [q for k, q in enumerate(r.integer_rows) if k != ri]
+                others += [q for k, q in enumerate(s.integer_rows) if k != sj]
+                cert = relative_interior_point([q[:-1] for q in others], [q[-1] for q in others],
+                                               [row[:-1]], [row[-1]])
+                if cert.feasible:
+                    edges.add((i, j))
+    return edges
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10_000), d=st.integers(1, 3), N=st.integers(2, 3), L=st.integers(1, 3),
+       ffn=st.sampled_from([0, 0, 1]))
+def test_graph_holds_every_facet_adjacency(seed, d, N, L, ffn):
+    # crossing gives the adjacency inside a parent; across walls of earlier sub-layers the two sides are
+    # cut differently, and the graph must still hold every pair that shares a (d-1)-dimensional facet piece
+    assume(d < 3 or L < 3)
+    model = random_model(d, 2, N, L, seed=seed, ffn_hidden=ffn)
+    try:
+        result = enumerate_regions(model)
+    except TieError:
+        assume(False)
+    found = {tuple(sorted(e)) for e in result.graph.edges}
+    assert found == _independent_adjacency(result.activation_regions)
+    import networkx as nx
+    assert nx.is_connected(result.graph)
+
+
+def test_sawtooth_graph_crosses_first_layer_walls():
+    result = enumerate_regions(sawtooth_model(2, 2, 2))
+    assert {tuple(sorted(e)) for e in result.graph.edges} == _independent_adjacency(result.activation_regions)
+    # a 4 x 4 grid of cells (N^(dL) = 16): 2 * 4 * 3 shared edges, half of them on first-layer walls
+    assert result.graph.number_of_edges() == 2 * 4 * 3
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10_000), d=st.integers(1, 2), H=st.integers(1, 2), N=st.integers(2, 4),
+       L=st.integers(1, 3), values=st.sampled_from([None, 2]), ffn=st.sampled_from([0, 0, 2]))
+def test_streamed_counts_equal_kept_regions(seed, d, H, N, L, values, ffn):
+    # counts only (union-find on ids, nothing kept) and a callback agree with the full result
+    model = random_model(d, H, N, L, seed=seed, ffn_hidden=ffn)
+    if values:   # few distinct values: many regions merge into linear regions
+        for layer in model.layers:
+            for h in layer.heads:
+                object.__setattr__(h, "values", tuple(tuple(Fraction(int(v) % values) for v in val)
+                                                      for val in h.values))
+    try:
+        full = enumerate_regions(model)
+    except TieError:
+        assume(False)
+    counts = enumerate_regions(model, keep="counts")
+    seen = []
+    streamed = enumerate_regions(model, keep=lambda i, r: seen.append((i, r.pattern)))
+    assert counts.activation_regions == () and counts.n_activation == len(full.activation_regions)
+    assert counts.n_linear == streamed.n_linear == len(full.linear_regions)
+    assert [i for i, _ in seen] == list(range(len(seen)))
+    assert [p for _, p in seen] == [r.pattern for r in full.activation_regions]
+    groups = {}
+    for i, lin in enumerate(streamed.linear_ids):
+        groups.setdefault(lin, set()).add(i)
+    assert sorted(map(sorted, groups.values())) == sorted(map(sorted, full.linear_regions))
+
+
+def test_counts_build_no_region_objects(monkeypatch):
+    built = []
+    original = regions_module._region
+    monkeypatch.setattr(regions_module, "_region", lambda *a: built.append(1) or original(*a))
+    result = enumerate_regions(sawtooth_model(2, 4, 2), keep="counts")
+    assert result.n_activation == 256 and not built
+
+
+def test_region_files_round_trip(tmp_path):
+    import csv
+    import json
+
+    from tropattn.cli import main
+
+    model = random_model(2, 2, 3, 2, seed=3, ffn_hidden=1)
+    full = enumerate_regions(model)
+    path = tmp_path / "model.json"
+    from tropattn.io import save_model
+    save_model(model, path)
+    for name in ("r.jsonl", "r.csv"):
+        assert main(["count", str(path), "--regions", str(tmp_path / name)]) == 0
+    lines = [json.loads(line) for line in open(tmp_path / "r.jsonl")]
+    assert lines[0]["schema"] == "tropattn.regions/1" and lines[-1]["complete"] is True
+    records = [r for r in lines if r["type"] == "region"]
+    assert len(records) == len(full.activation_regions) == lines[-1]["activation_regions"]
+    for rec in records:      # each record is a certified region: the pattern holds at its point, strictly inside
+        x = tuple(Fraction(v) for v in rec["interior_point"])
+        out, pattern = model.evaluate(x)
+        assert [[list(h), list(b)] for h, b in pattern] == rec["pattern"]
+        assert tuple(out) == tuple(sum(Fraction(m) * xi for m, xi in zip(row, x)) + Fraction(c)
+                                   for row, c in zip(rec["map"]["M"], rec["map"]["c"]))
+        assert all(sum(Fraction(a) * xi for a, xi in zip(q["a"], x)) < Fraction(q["b"]) for q in rec["inequalities"])
+    by_linear = {}
+    for rec in records:
+        by_linear.setdefault(rec["linear_region"], []).append(rec["id"])
+    assert len(by_linear) == len(full.linear_regions) == lines[-1]["linear_regions"]
+    with open(tmp_path / "r.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(int(r["id"]), json.loads(r["pattern"]), int(r["linear_region"])) for r in rows] == \
+        [(r["id"], r["pattern"], r["linear_region"]) for r in records]
+    assert not list(tmp_path.glob("*.part"))
+
+
+def test_interrupted_region_file_holds_what_was_found(tmp_path, monkeypatch):
+    import json
+
+    from tropattn.regions import RegionWriter
+
+    calls = {"n": 0}
+    original = regions_module._refine
+
+    def flaky(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 6:
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(regions_module, "_refine", flaky)
+    path = tmp_path / "r.jsonl"
+    with pytest.raises(Interrupted) as info:
+        enumerate_regions(sawtooth_model(2, 3, 2), keep=RegionWriter(path))
+    lines = [json.loads(line) for line in open(path)]
+    regions = [r for r in lines if r["type"] == "region"]
+    assert lines[-1]["complete"] is False
+    assert len(regions) == lines[-1]["activation_regions"] == info.value.partial.n_activation > 0
+    assert all(r["linear_region"] is not None for r in regions)

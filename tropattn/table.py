@@ -46,10 +46,11 @@ def _constructions(d, H, N, L):
     yield "sawtooth", sawtooth_model(d, N, L, heads=H)
 
 
-def region_rows(shapes=None, seeds: int = 3, progress=None):
+def region_rows(shapes=None, seeds: int = 3, progress=None, **run):
     """One row (a dict with :data:`COLUMNS`) per model of every shape.
 
-    ``progress`` (None: on a terminal) shows one bar over all the models of the table.
+    ``progress`` (None: on a terminal) shows one bar over all the models of the table; ``run``
+    (``workers``, ``executor``) goes to :func:`tropattn.regions.enumerate_regions`.
     """
     jobs = []
     for d, H, N, L in shapes if shapes is not None else DEFAULT_SHAPES:
@@ -63,7 +64,7 @@ def region_rows(shapes=None, seeds: int = 3, progress=None):
         for (d, H, N, L), name, model in jobs:
             b = bounds(d, H, N, L)
             t0 = time.perf_counter()
-            result = enumerate_regions(model, progress=False)
+            result = enumerate_regions(model, progress=False, **run)  # run: workers, executor
             n = len(result.activation_regions)
             rows.append(dict(dim=d, heads=H, keys=N, layers=L, model=name, activation_regions=n,
                              linear_regions=len(result.linear_regions), product_bound=b.deep_product,
@@ -76,9 +77,10 @@ def region_rows(shapes=None, seeds: int = 3, progress=None):
     return rows
 
 
-def write_region_table(path="data/region_counts.csv", quick: bool = False, seeds: int = 3, progress=None) -> Path:
+def write_region_table(path="data/region_counts.csv", quick: bool = False, seeds: int = 3, progress=None,
+                       **run) -> Path:
     """Compute the table and write it as CSV; returns the path (its directory must exist)."""
-    rows = region_rows(QUICK_SHAPES if quick else None, seeds=seeds, progress=progress)
+    rows = region_rows(QUICK_SHAPES if quick else None, seeds=seeds, progress=progress, **run)
     path = Path(path)
     with path.open("w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=COLUMNS)

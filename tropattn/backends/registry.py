@@ -1,4 +1,4 @@
-"""Executors by name: ``get_executor("serial" | "processes", workers)``.
+"""Executors by name: ``get_executor("serial" | "processes" | "dask", workers, scheduler=...)``.
 
 >>> ex = get_executor("serial")
 >>> [r.value for r in ex.map(abs, [-1, 2, -3])]
@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from ..errors import InvalidInputError
+from .dask import DaskExecutor
 from .processes import ProcessExecutor
 from .serial import SerialExecutor
 
@@ -15,23 +16,33 @@ __all__ = ["EXECUTORS", "get_executor"]
 
 
 #: Executor names accepted by :func:`get_executor`.
-EXECUTORS = ("serial", "processes")
+EXECUTORS = ("serial", "processes", "dask")
 
 
-def get_executor(kind="serial", workers: int = 1):
-    """An executor by name (``"serial"`` or ``"processes"``), or the executor object itself.
+def get_executor(kind="serial", workers: int = 1, scheduler=None):
+    """An executor by name (``"serial"``, ``"processes"`` or ``"dask"``), or the executor object itself.
+
+    ``scheduler`` is for ``"dask"`` only: ``None`` or ``"local"`` starts a LocalCluster of
+    ``workers`` processes (at least 2) on this machine, ``"tcp://host:port"`` joins a
+    running scheduler (nothing starts until the executor's first ``map``).
 
     >>> get_executor("processes", workers=2).workers
     2
+    >>> get_executor("dask", scheduler="tcp://127.0.0.1:8786").scheduler
+    'tcp://127.0.0.1:8786'
     """
+    if scheduler is not None and kind != "dask":
+        raise InvalidInputError(f"scheduler = {scheduler!r} needs executor = 'dask'; got executor = {kind!r}")
     if not isinstance(kind, str):
         if callable(getattr(kind, "map", None)):
             return kind
-        raise InvalidInputError(f"executor = {kind!r}; give 'serial', 'processes' or an object with map(fn, chunks)")
+        raise InvalidInputError(f"executor = {kind!r}; give one of {EXECUTORS} or an object with map(fn, chunks)")
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise InvalidInputError(f"workers must be a positive integer; got {workers!r}")
     if kind == "serial":
         return SerialExecutor()
     if kind == "processes":
         return ProcessExecutor(workers)
+    if kind == "dask":
+        return DaskExecutor(scheduler, workers=max(workers, 2) if scheduler in (None, "local") else workers)
     raise InvalidInputError(f"executor = {kind!r}; use one of {EXECUTORS}")

@@ -22,6 +22,7 @@ from ..temperature import convention_check, stability_report
 from .checkpoint import add_checkpoint_arguments, draw_slice, is_checkpoint, model_from_args
 from .common import (BOX_HELP, add_command, add_progress_argument, emit, format_point as _point,
                      format_rational as _fmt, output_path, parse_pair, progress_from_args)
+from .run_options import add_run_arguments, run_kwargs
 
 __all__ = ["count_model", "dual_refusal", "bounds_lines", "register", "MODEL_HELP"]
 
@@ -32,7 +33,7 @@ def _model_summary(model):
             "keys": [[len(h.keys) for h in l.heads] for l in model.layers]}
 
 
-def count_model(model, method="primal", box=None, progress=None, workers=1) -> dict:
+def count_model(model, method="primal", box=None, progress=None, workers=1, **run) -> dict:
     """Exact region counts of a model as a JSON-ready dict (what ``tropattn count`` prints).
 
     ``method="dual"`` counts one FFN-free layer over all of ``R^d`` (the upper vertices of
@@ -53,9 +54,8 @@ def count_model(model, method="primal", box=None, progress=None, workers=1) -> d
             raise InvalidInputError(f"--method dual cannot count this: {refused}; use --method primal")
         out.update(activation_regions=model.layers[0].count_dual(), linear_regions=None, method="dual")
     else:
-        result = enumerate_regions(model, box=box, progress=progress, workers=workers)
-        out.update(activation_regions=len(result.activation_regions),
-                   linear_regions=len(result.linear_regions), method="primal",
+        result = enumerate_regions(model, box=box, progress=progress, workers=workers, **run)
+        out.update(activation_regions=result.n_activation, linear_regions=result.n_linear, method="primal",
                    certificates=result.counters)
     out["box"] = None if box is None else [_fmt(box[0]), _fmt(box[1])]
     out["ties"] = model.ties
@@ -89,7 +89,7 @@ def cmd_count(args):
         model = model.with_ties(args.ties)
     box = parse_pair(args.box, "--box") if args.box else None
     try:
-        out = count_model(model, args.method, box, progress=progress_from_args(args), workers=args.workers)
+        out = count_model(model, args.method, box, progress=progress_from_args(args), **run_kwargs(args))
     except Interrupted as exc:
         _print_partial(model, exc.partial, args.json)
         exc.reported = True
@@ -199,7 +199,7 @@ def cmd_table(args):
         raise InvalidInputError(f"--seeds must be 0 or more; got {args.seeds}")
 
     path = write_region_table(output_path(args.output, "--output"), quick=args.quick, seeds=args.seeds,
-                              progress=progress_from_args(args))
+                              progress=progress_from_args(args), **run_kwargs(args, reuse=True))
     print(f"wrote {path}")
 
 
@@ -272,7 +272,7 @@ def register(sub):
     s.add_argument("--ties", choices=("refuse", "first"), default=None,
                    help="tie rule for every head, overriding the file's: refuse (an error where distinct keys tie "
                         "on a whole region) or first (the lowest index wins, as argmax)")
-    s.add_argument("--workers", type=int, default=1, help="processes for the primal search (default 1)")
+    add_run_arguments(s, regions=True)
     add_progress_argument(s)
     add_checkpoint_arguments(s)
     s = add_command(sub, "power", cmd_power, "power diagram of weighted sites", examples=(
@@ -299,6 +299,7 @@ def register(sub):
     s.add_argument("--seeds", type=int, default=3, help="random models per shape (default 3)")
     s.add_argument("--quick", action="store_true", help="a smaller grid (for tests)")
     add_progress_argument(s)
+    add_run_arguments(s)
     s = add_command(sub, "conventions", cmd_conventions,
                     "the paper's temperature convention against standard attention",
                     examples=("tropattn conventions --margin 2 --dk 64",))

@@ -8,6 +8,8 @@
 from .affine import AffineMap
 from .brute_force import brute_force_regions
 from .search import ActivationRegion, RegionSet, box_rows, enumerate_regions, group_linear_regions, overlay_regions
+from .export import CSV_COLUMNS, REGION_SCHEMA, RegionWriter, region_record
 
 __all__ = ["AffineMap", "ActivationRegion", "RegionSet", "enumerate_regions", "overlay_regions",
-           "brute_force_regions", "group_linear_regions", "box_rows"]
+           "brute_force_regions", "group_linear_regions", "box_rows",
+           "RegionWriter", "region_record", "REGION_SCHEMA", "CSV_COLUMNS"]

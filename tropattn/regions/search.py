@@ -27,24 +27,29 @@ its relative interior (see :func:`tropattn.exact.facets`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from fractions import Fraction
 from typing import Sequence
 
 
 import functools
+import math
 import time
-from itertools import product
+from array import array
+from itertools import combinations
 
 import networkx as nx
+import numpy as np
 
 from ..errors import DegenerateInputError, Interrupted, InvalidInputError, TieError
 from ..backends import get_executor
 from ..progress import Progress
 from ..exact import (counting, format_point, homogeneous_point, integer_facets, integer_row, interior_point,
                      relative_interior_point, to_rational_vector)
+from ..exact.facets_batch import small_facets
 from ..attention import Layer, Transformer
 from .affine import AffineMap
-from .steps import append_pattern, AttentionStep, model_steps
+from .steps import append_pattern, AttentionStep, model_steps, wall_rows
 
 
 __all__ = ["ActivationRegion", "RegionSet", "box_rows", "enumerate_regions", "group_linear_regions", "overlay_regions"]
@@ -54,33 +59,56 @@ __all__ = ["ActivationRegion", "RegionSet", "box_rows", "enumerate_regions", "gr
 class ActivationRegion:
     """One activation region: a pattern, its polyhedron, a certificate and its map.
 
+    The search keeps integers (primitive rows, homogeneous points); the Fraction views
+    ``A``, ``b``, ``interior_point`` and ``facet_points`` are built on first access.
+
     Attributes
     ----------
     pattern : tuple
         One entry per layer: ``(head labels, relu bits)``.
-    A, b : tuple
-        The facet rows of the region, ``A x <= b`` (certified irredundant).
     walls : tuple
         For each row, what it is: ``("box",)``, ``("head", layer, h, j, k)`` (head h of
         layer ``layer`` prefers j over k) or ``("relu", layer, i, bit)``.
-    interior_point : tuple of Fraction
-        A point strictly inside, where the pattern was evaluated exactly.
     map : AffineMap
         The model's output on the region.
-    facet_points : tuple
-        For each row, a rational point in the relative interior of that facet.
     integer_rows : tuple
-        The same rows ``(a, b)`` as primitive integer tuples (positive multiples).
+        The facet rows ``(a, b)`` of ``a . x <= b`` as primitive integer tuples
+        (certified irredundant).
+    homogeneous_point : tuple
+        ``(X, D)``: the interior point ``X / D`` in integers.
+    homogeneous_facet_points : tuple
+        For each row, ``(N, E)``: a point ``N / E`` in the relative interior of that facet.
+    A, b : tuple
+        The facet rows as Fractions, ``A x <= b``.
+    interior_point : tuple of Fraction
+        A point strictly inside, where the pattern was evaluated exactly.
+    facet_points : tuple
+        The facet points as Fractions.
     """
 
     pattern: tuple
-    A: tuple
-    b: tuple
     walls: tuple
-    interior_point: tuple
     map: AffineMap
-    facet_points: tuple = ()
-    integer_rows: tuple = ()
+    integer_rows: tuple
+    homogeneous_point: tuple
+    homogeneous_facet_points: tuple = ()
+
+    @cached_property
+    def A(self) -> tuple:
+        return tuple(tuple(Fraction(v) for v in r[:-1]) for r in self.integer_rows)
+
+    @cached_property
+    def b(self) -> tuple:
+        return tuple(Fraction(r[-1]) for r in self.integer_rows)
+
+    @cached_property
+    def interior_point(self) -> tuple:
+        X, D = self.homogeneous_point
+        return tuple(Fraction(x, D) for x in X)
+
+    @cached_property
+    def facet_points(self) -> tuple:
+        return tuple(tuple(Fraction(v, E) for v in N) for N, E in self.homogeneous_facet_points)
 
 
 @dataclass(frozen=True)
@@ -88,9 +116,13 @@ class RegionSet:
     """The result of an enumeration.
 
     ``activation_regions`` in discovery order; ``graph`` is a networkx graph on
-    their indices with an edge for every certified shared facet found by crossing;
+    their indices with an edge for every pair of regions that share a facet (a
+    (d-1)-dimensional piece of boundary), across walls of every sub-layer;
     ``linear_regions`` is a tuple of frozensets of region indices (one per linear
-    region); ``complete`` is False when the search was interrupted.
+    region); ``complete`` is False when the search was interrupted.  ``n_activation``
+    and ``n_linear`` are the counts (also when the regions were not kept, see
+    ``keep`` in :func:`enumerate_regions`); with a callback, ``linear_ids[i]`` is the
+    linear region of region ``i``.
     """
 
     activation_regions: tuple
@@ -99,6 +131,9 @@ class RegionSet:
     complete: bool = True
     seconds: float = 0.0
     counters: dict = field(default_factory=dict)
+    n_activation: int = 0
+    n_linear: int = 0
+    linear_ids: object = None
 
 
 def box_rows(box, d: int):
@@ -123,20 +158,33 @@ def box_rows(box, d: int):
 
 @dataclass(frozen=True)
 class _Piece:
-    """A region during refinement: rows, tags, a point and the map of its output."""
+    """A region during refinement: integer rows, their tags and steps, a homogeneous point, the map.
+
+    ``rows`` are primitive integer rows ``(a, b)`` for ``a.x <= b`` (certified facets);
+    ``origin`` says which sub-layer each row came from (-1 for the box); the point is
+    ``X / D``.  Fractions are built only when an :class:`ActivationRegion` is made.
+    """
 
     pattern: tuple
-    A: tuple
-    b: tuple
+    rows: tuple
     walls: tuple
-    point: tuple
+    origin: tuple
+    X: tuple
+    D: int
     map: AffineMap
-
-    integer_rows: tuple = ()  # the rows (a, b) as primitive integer tuples, same order as A, b
 
     def contains_strictly(self, X, D) -> bool:
         """Is ``X / D`` (integers) strictly inside every row?"""
-        return all(sum(a * x for a, x in zip(r, X)) < r[-1] * D for r in self.integer_rows)
+        return all(sum(a * x for a, x in zip(r, X)) < r[-1] * D for r in self.rows)
+
+    @property
+    def point(self):
+        return tuple(Fraction(x, self.D) for x in self.X)
+
+
+def _region(piece, fpoints) -> ActivationRegion:
+    """The public region of a final piece (its Fraction views are built when first read)."""
+    return ActivationRegion(piece.pattern, piece.walls, piece.map, piece.rows, (piece.X, piece.D), tuple(fpoints))
 
 
 def _nudge_directions(d):
@@ -147,19 +195,18 @@ def _nudge_directions(d):
 
 
 def _tie_free_point(parent: _Piece, step):
-    """A point strictly inside ``parent`` where ``step`` has no tie."""
-    x = parent.point
-    labels = step.labels_at(parent.map, *homogeneous_point(x))
+    """A point ``(X, D)`` strictly inside ``parent`` where ``step`` has no tie, and its labels."""
+    labels = step.labels_at(parent.map, parent.X, parent.D)
     if labels is not None:
-        return x, labels
+        return (parent.X, parent.D), labels
+    x = parent.point
     for direction in _nudge_directions(len(x)):
         for K in _shrinking(2):
-            y = tuple(xi + Fraction(di) / K for xi, di in zip(x, direction))
-            Y, E = homogeneous_point(y)
+            Y, E = homogeneous_point(tuple(xi + Fraction(di) / K for xi, di in zip(x, direction)))
             if parent.contains_strictly(Y, E):
                 labels = step.labels_at(parent.map, Y, E)
                 if labels is not None:
-                    return y, labels
+                    return (Y, E), labels
     kind = "heads" if isinstance(step, AttentionStep) else "FFN"
     raise _whole_region_tie(x, TieError(
         f"the {kind} of layer {step.index} tie on a whole region around {tuple(map(str, x))}: their scores "
@@ -174,70 +221,143 @@ def _whole_region_tie(point, error):
     return error
 
 
-def _refine(parent: _Piece, step, regions_out, edges_out):
-    """Breadth-first search of the pieces of ``parent`` cut by ``step``."""
+class _StepRows:
+    """A step's pulled-back rows inside one parent, cached per head label (or per ReLU pattern).
+
+    Every piece of a parent with head ``h`` on key ``j`` has the same rows for that head,
+    so each ``(h, j)`` is pulled back through the parent's map and made primitive once.
+    """
+
+    def __init__(self, step, f):
+        self.step, self.f, self.cache = step, f, {}
+
+    def __call__(self, labels):
+        """``(rows, walls)`` of the piece with these labels: primitive integer rows and their tags."""
+        step = self.step
+        if not isinstance(step, AttentionStep):
+            if labels not in self.cache:
+                A, b, walls = step.rows(labels, self.f)
+                self.cache[labels] = (tuple(integer_row(list(a) + [bi]) for a, bi in zip(A, b)), tuple(walls))
+            return self.cache[labels]
+        rows, walls = (), ()
+        for h, j in enumerate(labels):
+            part = self.cache.get((h, j))
+            if part is None:
+                A, b, tags = [], [], []
+                wall_rows(step.heads[h], j, step.cells[h][j].neighbors, self.f, ("head", step.index, h), A, b, tags)
+                part = self.cache[(h, j)] = (tuple(integer_row(list(a) + [bi]) for a, bi in zip(A, b)), tuple(tags))
+            rows += part[0]
+            walls += part[1]
+        return rows, walls
+
+
+def _facets(rows, X, D):
+    """Certified facets of ``{rows}`` seen from ``X / D``: kept indices and homogeneous facet points."""
+    nonzero = [i for i, r in enumerate(rows) if any(r[:-1])]
+    sub = [rows[i] for i in nonzero]
+    fast = small_facets(sub, X, D)
+    if fast is not None:
+        keep, points = fast
+    else:
+        fs = integer_facets(sub, tuple(Fraction(x, D) for x in X))
+        keep, points = fs.rows, {i: homogeneous_point(p) for i, p in fs.points.items()}
+    return [nonzero[i] for i in keep], [points[i] for i in keep]
+
+
+def _refine(parent: _Piece, step, regions_out, edges_out, s=0):
+    """Breadth-first search of the pieces of ``parent`` cut by ``step`` (sub-layer ``s``).
+
+    Appends ``(piece, facet points)`` to ``regions_out`` and ``(labels, labels)`` for every
+    pair of pieces found on the two sides of a facet to ``edges_out``.
+    """
     start, labels = _tie_free_point(parent, step)
+    step_rows = _StepRows(step, parent.map)
     seen = {labels: start}
-    known = {}  # labels -> {hyperplane key: labels of the piece across it}, from crossings into it
-    rows = {}   # labels -> the step's rows, computed once
-    queue = [labels]
+    known = {}  # labels -> hyperplane keys already crossed into it (the piece across is known)
+    queue, queued = [labels], {labels}
+    n_parent = len(parent.rows)
     while queue:
         labels = queue.pop()
-        point = seen[labels]
-        A, b, walls, R = rows.pop(labels, None) or _step_rows(step, labels, parent.map)
-        A, b, walls = list(parent.A) + A, list(parent.b) + b, list(parent.walls) + walls
-        R = parent.integer_rows + R
-        fs = integer_facets(R, point)
-        keep = fs.rows
-        piece = _Piece(append_pattern(parent.pattern, step, labels), tuple(A[i] for i in keep),
-                       tuple(b[i] for i in keep), tuple(walls[i] for i in keep), point,
-                       step.output_map(labels, parent.map), tuple(R[i] for i in keep))
-        regions_out.append((piece, tuple(fs.points[i] for i in keep)))
-        here = known.pop(labels, {})
-        for i in keep:
-            if i < len(parent.A):  # a wall of an earlier sub-layer: stay inside the parent
+        queued.discard(labels)
+        X, D = seen[labels]
+        rows, walls = step_rows(labels)
+        R = parent.rows + rows
+        keep, fpoints = _facets(R, X, D)
+        W = parent.walls + walls
+        O = parent.origin + (s,) * len(rows)
+        piece = _Piece(append_pattern(parent.pattern, step, labels), tuple(R[i] for i in keep),
+                       tuple(W[i] for i in keep), tuple(O[i] for i in keep), X, D,
+                       step.output_map(labels, parent.map))
+        regions_out.append((piece, fpoints, labels))
+        here = known.pop(labels, ())
+        for i, (N, E) in zip(keep, fpoints):
+            if i < n_parent:  # a wall of an earlier sub-layer: stay inside the parent
                 continue
             key = _row_key(R[i])[0]
             if key in here:  # face to face: the piece that crossed into us is the one across
                 continue
-            nxt, across, nxt_rows = _cross(parent, step, R[i][:-1], key, fs.points[i])
+            nxt, across = _cross(parent, step, step_rows, R[i][:-1], key, N, E, _guess_across(labels, W[i]))
             if nxt is None:
                 continue
             if nxt not in seen:
                 seen[nxt] = across
                 queue.append(nxt)
-                known.setdefault(nxt, {})[key] = labels
-                rows[nxt] = nxt_rows
-            edges_out.append((piece.pattern, append_pattern(parent.pattern, step, nxt)))
+                queued.add(nxt)
+            if nxt in queued:  # not refined yet: it need not cross back over this hyperplane
+                known.setdefault(nxt, set()).add(key)
+            edges_out.append((labels, nxt))
 
 
-def _cross(parent, step, normal, key, facet_point):
-    """The piece across a facet: its labels, a point strictly inside it, its rows.
+def _guess_across(labels, wall):
+    """The labels across a wall if only that wall's head (or unit) changes: j -> k, or the bit flips."""
+    if wall[0] == "head" and labels[wall[2]] == wall[3]:
+        return labels[:wall[2]] + (wall[4],) + labels[wall[2] + 1:]
+    if wall[0] == "relu":
+        return labels[:wall[2]] + (1 - labels[wall[2]],) + labels[wall[2] + 1:]
+    return None
 
-    Steps from the facet point ``p`` along the outer normal, by ``1 / (256 |a|^2)`` and
-    then smaller, to a point strictly inside the parent with no tie; its labels name a
-    piece.  That piece is accepted only if ``p`` lies in its closure with every row
-    strict except those on the crossed hyperplane (``key``): then it is the piece on
-    the other side of this facet at ``p``, however thin.  All checks are exact
+
+def _cross(parent, step, step_rows, normal, key, P, D, guess=None):
+    """The piece across a facet: its labels and a point ``(Y, E)`` strictly inside it.
+
+    Steps from the facet point ``p = P / D`` along the outer normal, by ``1 / (256 |a|^2)``
+    and then smaller, to a point strictly inside the parent with no tie; its labels
+    name a piece.  That piece is accepted only if ``p`` lies in its closure with every
+    row strict except those on the crossed hyperplane (``key``): then it is the piece
+    on the other side of this facet at ``p``, however thin.  All checks are exact
     integer arithmetic on homogeneous coordinates.
+
+    ``guess`` (the labels with only the wall's own head or unit changed) is tried first
+    without evaluating the model: it is accepted when ``p`` touches it as above and a
+    stepped point lies strictly inside all of its rows and the parent's (the cells'
+    rows describe them exactly, so that point has those labels).
     """
-    P, D = homogeneous_point(facet_point)
     a = normal
     K = 256 * sum(v * v for v in a)
     Mi, ci, m = parent.map._integers
     size = max(abs(v).bit_length() for v in (*P, D, *a, m, *ci, *(x for row in Mi for x in row)))
+    if guess is not None and step.realisable(guess):
+        rows = step_rows(guess)[0]
+        if _touches_at(rows, P, D, key):
+            for i, k in enumerate(_shrinking(K)):
+                if i == 12:
+                    break
+                Y, E = tuple(p * k + ai * D for p, ai in zip(P, a)), D * k
+                if parent.contains_strictly(Y, E) and all(sum(c * y for c, y in zip(r, Y)) < r[-1] * E for r in rows):
+                    g = math.gcd(E, *Y)
+                    return guess, ((tuple(v // g for v in Y), E // g) if g > 1 else (Y, E))
     for K in _shrinking(K, _MAX_BITS + 8 * size):
         Y, E = tuple(p * K + ai * D for p, ai in zip(P, a)), D * K  # facet point + a / K
         if parent.contains_strictly(Y, E):
             labels = step.labels_at(parent.map, Y, E)
             if labels is not None and step.realisable(labels):
-                nxt_rows = _step_rows(step, labels, parent.map)
-                if _touches_at(nxt_rows[3], P, D, key):
-                    return labels, tuple(Fraction(v, E) for v in Y), nxt_rows
+                if _touches_at(step_rows(labels)[0], P, D, key):
+                    g = math.gcd(E, *Y)
+                    return labels, ((tuple(v // g for v in Y), E // g) if g > 1 else (Y, E))
     raise DegenerateInputError(
-        f"could not step across the facet {key} at {format_point(facet_point)}: the piece beyond is thinner "
-        f"than 2^-{_MAX_BITS + 8 * size} times the first step, far below the size of the model's own numbers; "
-        "the search stops here rather than guess a region count")
+        f"could not step across the facet {key} at {format_point([Fraction(v, D) for v in P])}: the piece "
+        f"beyond is thinner than 2^-{_MAX_BITS + 8 * size} times the first step, far below the size of the "
+        "model's own numbers; the search stops here rather than guess a region count")
 
 #: How far (in bits, beyond 8x the bit size of the data) a crossing step may shrink.
 _MAX_BITS = 1 << 16
@@ -258,12 +378,6 @@ def _shrinking(K: int, bits: int = _MAX_BITS):
         K <<= 64
 
 
-def _step_rows(step, labels, f):
-    """A step's rows for ``labels`` and, last, the same rows as primitive integer tuples."""
-    A, b, walls = step.rows(labels, f)
-    return A, b, walls, tuple(integer_row(list(a) + [bi]) for a, bi in zip(A, b))
-
-
 def _touches_at(int_rows, P, D, key) -> bool:
     """Every row holds at ``P / D``, strictly unless it lies on the hyperplane ``key``."""
     for r in int_rows:
@@ -273,9 +387,406 @@ def _touches_at(int_rows, P, D, key) -> bool:
     return True
 
 
+def _row_key(row):
+    """Canonical key of the hyperplane of a primitive integer row, and whether the row is on its + side."""
+    first = next(v for v in row[:-1] if v != 0)
+    return (row if first > 0 else tuple(-v for v in row)), (first > 0)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Depth-first descent and what it keeps
+# ---------------------------------------------------------------------------------------------------------------
+
+class _UnionFind:
+    """Union-find on region ids ``0, 1, ...``: one machine integer per region (``array('q')``)."""
+
+    def __init__(self):
+        self.parent = array("q")
+
+    def add(self) -> int:
+        self.parent.append(len(self.parent))
+        return len(self.parent) - 1
+
+    def find(self, i: int) -> int:
+        p = self.parent
+        root = i
+        while p[root] != root:
+            root = p[root]
+        while p[i] != root:
+            p[i], i = root, p[i]
+        return root
+
+    def union(self, i: int, j: int) -> bool:
+        """Join the sets of i and j; True when they were apart."""
+        ri, rj = self.find(i), self.find(j)
+        if ri == rj:
+            return False
+        if ri < rj:
+            ri, rj = rj, ri
+        self.parent[ri] = rj  # the smaller id is the root: roots do not depend on the order of unions
+        return True
+
+
+@dataclass(slots=True)
+class _Pending:
+    """A facet of a final region on a wall of an earlier sub-layer, waiting for the other side.
+
+    It shares the region's rows (``all_rows``, the facet is row ``k``) and map; ``point``
+    (a homogeneous point in the facet's relative interior) is kept only for d >= 3.
+    """
+
+    id: int
+    all_rows: tuple
+    k: int
+    point: tuple
+    map: AffineMap
+    box: list = None        # exact coordinate bounds of the facet, computed when needed (d >= 3)
+    vertices: tuple = None  # (float vertices of the facet and their active rows,), when needed
+
+    @property
+    def rows(self) -> tuple:
+        """The region's other rows."""
+        return self.all_rows[:self.k] + self.all_rows[self.k + 1:]
+
+
+class _Collector:
+    """Takes the final regions of a descent: ids, counts, adjacency, linear regions.
+
+    ``keep``: ``"all"`` stores every region and edge; ``"regions"`` stores regions but no
+    edges beyond those linear regions need; ``"counts"`` stores neither.  ``callback``
+    (optional) is called with ``(id, region)`` as each region is found.  Linear regions
+    are a union-find on ids (8 bytes per region).  Facets on walls of an earlier
+    sub-layer wait in ``pending[s]`` until every piece inside their common ancestor is
+    done (:meth:`close`), then are matched across the wall.
+    """
+
+    def __init__(self, keep="all", callback=None, d=0):
+        self.keep, self.callback, self.d = keep, callback, d
+        self.n = 0
+        self.found = []     # (piece, facet points), when regions are kept
+        self.edges = []     # (id, id), when keep == "all"
+        self.uf = _UnionFind()
+        self.unions = 0
+        self.pending = {}   # sub-layer -> {hyperplane key: ([+ side], [- side])}
+
+    def family(self, pieces, label_edges, last):
+        """The final pieces of one parent (sub-layer ``last``) and the crossings between them."""
+        ids, maps = {}, {}
+        for piece, fpoints, labels in pieces:
+            i = self.uf.add()
+            self.n += 1
+            ids[labels], maps[i] = i, piece.map
+            if self.keep == "all":
+                self.found.append((piece, fpoints))
+            if self.callback is not None:
+                self.callback(i, _region(piece, fpoints))
+            for k, (row, s) in enumerate(zip(piece.rows, piece.origin)):
+                if 0 <= s < last:
+                    key, positive = _row_key(row)
+                    sides = self.pending.setdefault(s, {}).setdefault(key, ([], []))
+                    point = fpoints[k] if self.d > 2 else None
+                    sides[0 if positive else 1].append(_Pending(i, piece.rows, k, point, piece.map))
+        for u, v in label_edges:
+            i, j = ids[u], ids[v]
+            self.join(i, j, maps[i] == maps[j])
+
+    def absorb(self, out: "_ChunkOut"):
+        """Append a chunk's regions (its ids shifted after ours), edges, unions and waiting facets."""
+        off = self.n
+        self.uf.parent.extend(off + p for p in out.uf)
+        self.n += out.n
+        self.unions += out.unions
+        for i, (piece, fpoints) in enumerate(out.found):
+            if self.keep == "all":
+                self.found.append((piece, fpoints))
+            if self.callback is not None:
+                self.callback(off + i, _region(piece, fpoints))
+        if self.keep == "all":
+            self.edges.extend((off + i, off + j) for i, j in out.edges)
+        for level, keys in out.pending.items():
+            mine = self.pending.setdefault(level, {})
+            for key, sides in keys.items():
+                both = mine.setdefault(key, ([], []))
+                for side, entries in zip(both, sides):
+                    for e in entries:
+                        e.id += off
+                    side.extend(entries)
+
+    def linear_ids(self):
+        """For each region id, the number of its linear region (numbered in order of first region)."""
+        out, number = array("q"), {}
+        for i in range(self.n):
+            root = self.uf.find(i)
+            if root not in number:
+                number[root] = len(number)
+            out.append(number[root])
+        return out
+
+    def join(self, i, j, same_map):
+        if self.keep == "all":
+            self.edges.append((i, j) if i < j else (j, i))
+        if same_map and self.uf.union(i, j):
+            self.unions += 1
+
+    def close(self, s):
+        """Every piece inside the current ancestor of sub-layer ``s`` is done: match its wall facets."""
+        for key, (plus, minus) in self.pending.pop(s, {}).items():
+            self.match(key, plus, minus)
+
+    def match(self, key, plus, minus):
+        if not plus or not minus:
+            return
+        if self.keep != "all":  # only equal maps can merge linear regions
+            for u in plus:
+                for v in minus:
+                    if u.map == v.map and self.uf.find(u.id) != self.uf.find(v.id) and _overlap(u, v, key, self.d):
+                        self.join(u.id, v.id, True)
+            return
+        for u, v in _overlapping_pairs(plus, minus, key, self.d):
+            self.join(u.id, v.id, u.map == v.map)
+
+    @property
+    def linear(self) -> int:
+        return self.n - self.unions
+
+
+def _overlap(u: _Pending, v: _Pending, key, d) -> bool:
+    """Do two facets on the hyperplane ``key`` share a (d-1)-dimensional piece?  Exact.
+
+    A facet point of one strictly inside the other's rows proves it at once; in the
+    plane the facets are intervals of the line (exact Fractions); above, a certified LP
+    in the hyperplane decides.
+    """
+    if d == 1:
+        return True
+    for p, q in ((u, v), (v, u)) if d > 2 else ():
+        N, E = p.point
+        if all(sum(a * x for a, x in zip(r, N)) < r[-1] * E for r in q.rows):
+            return True
+    if d == 2:
+        lo1, hi1 = _interval(u.rows, key)
+        lo2, hi2 = _interval(v.rows, key)
+        lo = lo1 if lo2 is None else lo2 if lo1 is None else max(lo1, lo2)
+        hi = hi1 if hi2 is None else hi2 if hi1 is None else min(hi1, hi2)
+        return lo is None or hi is None or lo < hi
+    if _separated(_facet_box(u, key, d), _facet_box(v, key, d)) or _row_separates(u, v, key, d) \
+            or _row_separates(v, u, key, d):
+        return False
+    if _common_point(u, v, key, d):
+        return True
+    rows = u.rows + v.rows
+    cert = relative_interior_point([r[:-1] for r in rows], [r[-1] for r in rows], [key[:-1]], [key[-1]])
+    return cert.feasible
+
+
+def _row_separates(u: _Pending, v: _Pending, key, d) -> bool:
+    """Some row ``q`` of ``v`` has all of ``u``'s facet on its far side (``q . x >= q_b``), proved by duality.
+
+    In a plane (d = 3) two convex facets with no common open set are always separated by
+    the line of an edge of one of them (separating axes), so this decides every bounded case.
+    """
+    found = _vertices_of(u, key, d)
+    if found is None:
+        return False
+    subsets, V = found
+    for q in v.rows:
+        a = np.array([float(c) for c in q[:-1]])
+        values = V @ a
+        if values.min() < float(q[-1]) - 1e-9 * (1 + abs(float(q[-1]))):
+            continue
+        best = subsets[int(np.argmin(values))]
+        bound = _dual_bound([u.rows[i] for i in best], key, [-c for c in q[:-1]], d)
+        if bound is not None and bound <= -q[-1]:
+            return True
+    return False
+
+
+def _vertices_of(u: _Pending, key, d):
+    if u.vertices is None:
+        u.vertices = (_hyperplane_vertices(u.rows, key, d),)
+    return u.vertices[0]
+
+
+def _separated(box1, box2) -> bool:
+    """Two exact boxes (per coordinate: low, high; None = unbounded) meet in no open set."""
+    for (lo1, hi1), (lo2, hi2) in zip(box1, box2):
+        if (hi1 is not None and lo2 is not None and hi1 <= lo2) or (hi2 is not None and lo1 is not None and hi2 <= lo1):
+            return True
+    return False
+
+
+def _facet_box(u: _Pending, key, d):
+    """Exact bounds of every coordinate on the facet ``{x : key, u.rows}``, certified by duality.
+
+    Floats find, for each direction ``+-e_j``, the facet's vertex where ``x_j`` is
+    extreme and the ``d - 1`` rows active there; integer Cramer's rule then gives
+    ``+-e_j = sum y_i a_i + mu h`` with ``y >= 0`` (``mu`` free), and so the exact bound
+    ``+-x_j <= sum y_i b_i + mu beta`` on the whole facet (weak duality: any such ``y``
+    proves it, the floats only choose it).  Unproved bounds are None.
+    """
+    if u.box is not None:
+        return u.box
+    box = [[None, None] for _ in range(d)]
+    u.box = box
+    rows = u.rows
+    found = _vertices_of(u, key, d)
+    if found is None:
+        return box
+    subsets, V = found
+    for j in range(d):
+        for sign, side in ((1, 1), (-1, 0)):
+            best = subsets[int(np.argmax(sign * V[:, j]))]
+            bound = _dual_bound([rows[i] for i in best], key, [sign * int(i == j) for i in range(d)], d)
+            if bound is not None:
+                box[j][side] = bound * sign
+    return box
+
+
+def _hyperplane_vertices(rows, key, d):
+    """Float vertices of ``{x : key . x = beta, rows}``: (the d - 1 rows active at each, the vertices), or None."""
+    if len(rows) < d - 1 or len(rows) > 24:
+        return None
+    G = np.array([[float(v) for v in r] for r in rows])
+    h = np.array([float(v) for v in key])
+    subsets = np.array(list(combinations(range(len(rows)), d - 1)), dtype=np.intp)
+    M = np.concatenate([G[subsets][:, :, :-1], np.broadcast_to(h[:-1], (len(subsets), 1, d))], axis=1)
+    rhs = np.concatenate([G[subsets][:, :, -1], np.full((len(subsets), 1), h[-1])], axis=1)
+    with np.errstate(all="ignore"):
+        scale = np.abs(M).max(axis=(1, 2))
+        ok = np.abs(np.linalg.det(M / scale[:, None, None])) > 1e-10
+        if not ok.any():
+            return None
+        V = np.linalg.solve(M[ok], rhs[ok][..., None])[..., 0]
+        slack = V @ G[:, :-1].T - G[:, -1]
+        tol = 1e-9 * (1 + np.abs(G[:, -1]))
+        feasible = np.all(slack <= tol, axis=1) & np.all(np.isfinite(V), axis=1)
+    if not feasible.any():
+        return None
+    return subsets[ok][feasible], V[feasible]
+
+
+def _common_point(u: _Pending, v: _Pending, key, d) -> bool:
+    """A rational point on ``key`` strictly inside both facets' rows, from the mean of float vertices."""
+    rows = u.rows + v.rows
+    found = _hyperplane_vertices(rows, key, d)
+    if found is None or len(found[1]) < d:
+        return False
+    y = found[1].mean(axis=0)
+    scale = 1 << 48
+    num = [round(c * scale) for c in y]
+    a, beta = key[:-1], key[-1]
+    norm2 = sum(c * c for c in a)
+    gap = beta * scale - sum(c * x for c, x in zip(a, num))
+    N, E = [x * norm2 + gap * c for x, c in zip(num, a)], scale * norm2    # projected onto the hyperplane
+    return all(sum(c * x for c, x in zip(r, N)) < r[-1] * E for r in rows)
+
+
+def _dual_bound(active, key, target, d):
+    """``target . x <= bound`` on ``{key: equality, active: <=}`` from ``target = sum y a + mu h``, or None."""
+    cols = [list(r[:-1]) for r in active] + [list(key[:-1])]
+    det = _int_det([[c[i] for c in cols] for i in range(d)])
+    if det == 0:
+        return None
+    y = []
+    for m in range(d):
+        swapped = [target if k == m else c for k, c in enumerate(cols)]
+        y.append(Fraction(_int_det([[c[i] for c in swapped] for i in range(d)]), det))
+    if any(v < 0 for v in y[:-1]):
+        return None
+    return sum(v * r[-1] for v, r in zip(y[:-1], active)) + y[-1] * key[-1]
+
+
+def _int_det(m) -> int:
+    """Determinant of a small integer matrix by cofactor expansion (d <= 4 here)."""
+    if len(m) == 1:
+        return m[0][0]
+    if len(m) == 2:
+        return m[0][0] * m[1][1] - m[0][1] * m[1][0]
+    return sum((-1) ** c * m[0][c] * _int_det([row[:c] + row[c + 1:] for row in m[1:]])
+               for c in range(len(m)) if m[0][c])
+
+
+def _interval(rows, key):
+    """The open interval ``(lo, hi)`` of the line ``key`` (parameter t) where every row holds strictly."""
+    a0, a1, beta = key
+    x0 = (Fraction(beta, a0), Fraction(0)) if a0 else (Fraction(0), Fraction(beta, a1))
+    lo = hi = None
+    for r in rows:
+        c = -r[0] * a1 + r[1] * a0
+        rhs = r[2] - r[0] * x0[0] - r[1] * x0[1]
+        if c > 0:
+            t = rhs / c
+            hi = t if hi is None or t < hi else hi
+        elif c < 0:
+            t = rhs / c
+            lo = t if lo is None or t > lo else lo
+    return lo, hi
+
+
+def _overlapping_pairs(plus, minus, key, d):
+    """Every pair (u on the + side, v on the - side) whose facets overlap (exact)."""
+    if d != 2:
+        return [(u, v) for u in plus for v in minus if _overlap(u, v, key, d)]
+    iv = [(_interval(v.rows, key), v) for v in minus]
+    out = []
+    for u in plus:
+        lo1, hi1 = _interval(u.rows, key)
+        for (lo2, hi2), v in iv:
+            lo = lo1 if lo2 is None else lo2 if lo1 is None else max(lo1, lo2)
+            hi = hi1 if hi2 is None else hi2 if hi1 is None else min(hi1, hi2)
+            if lo is None or hi is None or lo < hi:
+                out.append((u, v))
+    return out
+
+
+def _descend(piece, steps, s, sink):
+    """Refine ``piece`` by sub-layers ``s, s+1, ...`` to the last, depth first, into ``sink``.
+
+    Only the pieces of one parent per depth are held: memory is depth x branching.
+    """
+    children, label_edges = [], []
+    _refine(piece, steps[s], children, label_edges, s)
+    last = len(steps) - 1
+    if s == last:
+        sink.family(children, label_edges, last)
+        return
+    for child, _, _ in children:
+        _descend(child, steps, s + 1, sink)
+        sink.close(s + 1)
+
+
+@dataclass
+class _ChunkOut:
+    """What refining a chunk of parents to the last sub-layer gives back to the caller."""
+
+    n: int
+    found: list
+    edges: list
+    unions: int
+    uf: object
+    pending: dict
+
+
+def _descend_chunk(steps, s, keep, d, parents):
+    """One unit of work: refine ``parents`` (pieces of sub-layer ``s - 1``) to the end, ids from 0."""
+    sink = _Collector(keep, None, d)
+    for parent in parents:
+        _descend(parent, steps, s, sink)
+        sink.close(s)
+    return _ChunkOut(sink.n, sink.found, sink.edges, sink.unions, sink.uf.parent, sink.pending)
+
+
 def enumerate_regions(model, box=None, progress: bool | None = None, workers: int = 1,
-                      executor="serial") -> RegionSet:
+                      executor="serial", keep="all", scheduler=None) -> RegionSet:
     """All activation regions of ``model`` over ``R^d`` (or inside ``box``), exactly.
+
+    The sub-layers are refined depth first: a parent's pieces are refined to the last
+    sub-layer before the next parent is started, so with ``keep="counts"`` or a
+    callback only one parent's pieces per depth are in memory (plus one integer per
+    region for the linear-region union-find and the facets that wait on a wall of an
+    earlier sub-layer, see :class:`_Collector`).  The first sub-layers are refined
+    breadth first until there are enough parents to keep every worker busy; chunks of
+    those parents are the units of work of the executor.
 
     Parameters
     ----------
@@ -287,25 +798,37 @@ def enumerate_regions(model, box=None, progress: bool | None = None, workers: in
         Show a counter on stderr (default: only when stderr is a terminal).
     workers : int, optional
         With ``executor="serial"`` (the default), ``workers > 1`` means
-        ``executor="processes"`` with that many processes.
+        ``executor="processes"`` with that many processes; with ``"dask"`` and no
+        scheduler, the number of local workers.
     executor : str or executor object, optional
-        Where the parents of each sub-layer are refined (:mod:`tropattn.backends`):
-        ``"serial"``, ``"processes"``, or any object with ``map(fn, chunks)``.  The
-        result does not depend on it.
+        Where the chunks of parents are refined (:mod:`tropattn.backends`):
+        ``"serial"``, ``"processes"``, ``"dask"``, or any object with
+        ``map(fn, chunks)``.  The result does not depend on it.
+    keep : {"all", "counts"} or callable, optional
+        ``"all"``: every region, the full adjacency graph and the linear regions as
+        sets; ``"counts"``: only the numbers; a callable ``keep(id, region)`` is called
+        with every :class:`ActivationRegion` as it is found (ids 0, 1, ... in order)
+        and the regions are not kept; ``RegionSet.linear_ids`` then maps ids to linear
+        regions, and if the callable has a ``done(result)`` method it is called with
+        the RegionSet at the end, also after Ctrl-C (see :class:`RegionWriter`).
+    scheduler : str, optional
+        For ``executor="dask"``: ``None`` or ``"local"`` (a LocalCluster here) or a
+        ``"tcp://host:port"`` address.
 
     Returns
     -------
     RegionSet
-        With ``activation_regions``, ``linear_regions`` and the adjacency ``graph``;
-        ``counters`` holds the exact-path counts of this call.
+        With ``activation_regions``, ``linear_regions`` and the adjacency ``graph``
+        (when kept), the counts ``n_activation`` and ``n_linear``; ``counters`` holds
+        the exact-path counts of this call.
 
     Raises
     ------
     Interrupted
-        On Ctrl-C; its ``partial`` is the RegionSet of the last completed sub-layer
-        (``complete=False``).
+        On Ctrl-C; its ``partial`` holds the regions of the completed chunks
+        (``complete=False``): every one of them is a certified region.
     InvalidInputError
-        A bad ``workers`` or ``executor``.
+        A bad ``workers``, ``executor`` or ``keep``.
 
     Examples
     --------
@@ -313,123 +836,128 @@ def enumerate_regions(model, box=None, progress: bool | None = None, workers: in
     >>> one = Transformer([Layer([Head([[0], [1], [2]], [0, 0, -1])])])   # max(0, x, 2x - 1)
     >>> len(enumerate_regions(one).activation_regions)
     3
+    >>> from tropattn.attention import sawtooth_model
+    >>> enumerate_regions(sawtooth_model(2, 3, 2), keep="counts").n_activation    # 3^(2*2), none held
+    81
     """
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise InvalidInputError(f"workers must be a positive integer; got {workers!r}")
-    runner = get_executor("processes" if executor == "serial" and workers > 1 else executor, workers)
+    if not (keep in ("all", "counts") or callable(keep)):
+        raise InvalidInputError(f"keep = {keep!r}; use 'all', 'counts' or a function called with (id, region)")
+    kind = executor
+    if executor == "serial":
+        kind = "dask" if scheduler is not None else "processes" if workers > 1 else "serial"
+    runner = get_executor(kind, workers, scheduler=scheduler)
     t0 = time.perf_counter()
+    callback = keep if callable(keep) else None
+    mode = "counts" if keep == "counts" else "all" if keep == "all" else "regions"
     with counting() as scope:
         d = model.dim
-        if box is None:
-            root = _Piece((), (), (), (), (Fraction(0),) * d, AffineMap.identity(d), ())
-        else:
-            A, b = box_rows(box, d)
-            cert = interior_point(A, b)
-            root = _Piece((), A, b, tuple(("box",) for _ in A), cert.point, AffineMap.identity(d),
-                          tuple(integer_row(list(a) + [bi]) for a, bi in zip(A, b)))
-        done, edges = [(root, ())], []           # the last complete sub-layer
+        root = _root(box, d)
         steps = model_steps(model)
-        bar = Progress(progress, len(steps))
-        s = 0
+        sink = _Collector(mode, callback, d)
+        bar = Progress(progress, max(len(steps), 1))
         try:
-            for s, step in enumerate(steps):
-                bar.start_step(s, len(done))
-                found, found_edges = _refine_all([p for p, _ in done], step, bar.advance, runner)
-                done, edges = found, found_edges
+            with _closing(runner if isinstance(kind, str) else None):
+                if steps:
+                    _run(root, steps, sink, runner, bar)
+                else:
+                    sink.family([(root, (), ())], (), 0)
         except KeyboardInterrupt:
             bar.close()
-            partial = _finish(done, edges, t0, scope, complete=s == len(steps))
-            raise Interrupted(f"interrupted in sub-layer {s + 1} of {len(steps)}; the partial result holds the "
-                              f"{len(partial.activation_regions)} regions of the last complete sub-layer "
-                              f"({s} of {len(steps)})", partial) from None
+            partial = _result(sink, t0, scope, complete=False)
+            _done(callback, partial)
+            raise Interrupted(f"interrupted; the partial result holds the {partial.n_activation} regions "
+                              "certified so far (a lower bound on the count)", partial) from None
         bar.close()
-        return _finish(done, edges, t0, scope, complete=True)
+        result = _result(sink, t0, scope, complete=True)
+        _done(callback, result)
+        return result
 
 
-def _refine_all(parents, step, tick, runner):
-    """Refine every parent through ``runner``: all pieces and all edges of the sub-layer."""
+def _done(callback, result):
+    """A callback with a ``done`` method (a writer) hears the end: the RegionSet, complete or partial."""
+    done = getattr(callback, "done", None)
+    if done is not None:
+        done(result)
+
+
+def _root(box, d) -> _Piece:
+    if box is None:
+        return _Piece((), (), (), (), (0,) * d, 1, AffineMap.identity(d))
+    A, b = box_rows(box, d)
+    X, D = homogeneous_point(interior_point(A, b).point)
+    rows = tuple(integer_row(list(a) + [bi]) for a, bi in zip(A, b))
+    return _Piece((), rows, tuple(("box",) for _ in A), (-1,) * len(rows), X, D, AffineMap.identity(d))
+
+
+class _closing:
+    """Close an executor that holds resources (a cluster) when the search ends."""
+
+    def __init__(self, runner):
+        self.runner = runner
+
+    def __enter__(self):
+        return self.runner
+
+    def __exit__(self, *exc):
+        close = getattr(self.runner, "close", None)  # only executors made here, from a name
+        if close is not None:
+            close()
+        return False
+
+
+#: Parents before the work is split into chunks: enough to keep a few workers busy, and the same
+#: for every executor, so that serial, processes and Dask do exactly the same exact work.
+_FRONTIER = 64
+
+
+def _run(root, steps, sink, runner, bar):
+    """Breadth first to a frontier of enough parents, then chunks of it depth first on ``runner``."""
     workers = getattr(runner, "workers", 1)
-    size = len(parents) if workers == 1 else max(1, len(parents) // (workers * 16))
-    if workers > 1 and len(parents) < 4 * workers:
-        size = len(parents)
-    chunks = [parents[i:i + size] for i in range(0, len(parents), size)] if workers > 1 else [[p] for p in parents]
-    out, edges = [], []
-    results = runner.map(functools.partial(_refine_chunk, step), chunks)
-    for chunk in chunks:
-        found, found_edges = next(results).value
-        out.extend(found)
-        edges.extend(found_edges)
-        tick(len(chunk), len(found))
-    return out, edges
+    frontier, s, last = [root], 0, len(steps) - 1
+    while s < last and len(frontier) < _FRONTIER:
+        nxt = []
+        for parent in frontier:
+            out = []
+            _refine(parent, steps[s], out, [], s)
+            nxt.extend(p for p, _, _ in out)
+        frontier, s = nxt, s + 1
+    size = 1 if workers == 1 else max(1, len(frontier) // (4 * workers))
+    chunks = [frontier[i:i + size] for i in range(0, len(frontier), size)]
+    del frontier
+    bar.start_step(s, sum(map(len, chunks)))
+    results = runner.map(functools.partial(_descend_chunk, steps, s, "counts" if sink.keep == "counts" else "all",
+                                           sink.d), chunks)
+    try:
+        for chunk, result in zip(chunks, results):
+            sink.absorb(result.value)
+            bar.advance(len(chunk), result.value.n)
+    finally:
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()  # Ctrl-C or an error here: the executor cancels what is still pending, now
+    for level in sorted(sink.pending):
+        sink.close(level)
 
 
-def _refine_chunk(step, parents):
-    """The pieces and edges of a list of parents (one unit of work for an executor)."""
-    out, edges = [], []
-    for parent in parents:
-        _refine(parent, step, out, edges)
-    return out, edges
-
-
-def _finish(pieces, edges, t0, scope, complete):
-    regions = tuple(
-        ActivationRegion(p.pattern, p.A, p.b, p.walls, p.point, p.map, fpts, p.integer_rows)
-        for p, fpts in pieces)
-    index = {r.pattern: i for i, r in enumerate(regions)}
+def _result(sink, t0, scope, complete) -> RegionSet:
+    for level in sorted(sink.pending):
+        sink.close(level)
+    linear_ids = sink.linear_ids() if sink.keep == "regions" else None
+    if sink.keep != "all":
+        return RegionSet((), (), None, complete, time.perf_counter() - t0, scope.snapshot(),
+                         sink.n, sink.linear, linear_ids)
+    regions = tuple(_region(p, f) for p, f in sink.found)
     graph = nx.Graph()
     graph.add_nodes_from(range(len(regions)))
-    for u, v in edges:
-        if u in index and v in index:
-            graph.add_edge(index[u], index[v])
-    _add_cross_parent_edges(regions, graph)
-    linear = group_linear_regions(regions, graph)
-    return RegionSet(regions, linear, graph, complete, time.perf_counter() - t0, scope.snapshot())
-
-
-def _row_key(row):
-    """Canonical key of the hyperplane of a primitive integer row, and whether the row is on its + side."""
-    first = next(v for v in row[:-1] if v != 0)
-    return (row if first > 0 else tuple(-v for v in row)), (first > 0)
-
-
-def _add_cross_parent_edges(regions, graph):
-    """Adjacency across walls of earlier sub-layers, where the subdivision is not face-to-face.
-
-    Crossing a facet finds every neighbour among the pieces of one parent region.
-    Across a wall of an earlier sub-layer the two sides are cut differently, so two
-    regions there are adjacent when facets on one hyperplane, on opposite sides,
-    overlap in a (d-1)-dimensional set.  Only pairs with equal affine maps that are
-    not yet joined can change the linear regions; each is decided by a certified LP
-    in the hyperplane.  (The graph therefore has every adjacency between pieces of a
-    common parent, and enough of the others to connect every linear region.)
-    """
-    joined = nx.utils.UnionFind(range(len(regions)))
-    for u, v in graph.edges:
-        if regions[u].map == regions[v].map:
-            joined.union(u, v)
-    sides = {}  # (hyperplane, map) -> facets on the + side, facets on the - side
-    for idx, r in enumerate(regions):
-        for row_i, (row, wall) in enumerate(zip(r.integer_rows, r.walls)):
-            if wall[0] == "box":
-                continue
-            key, positive = _row_key(row)
-            sides.setdefault((key, r.map), ([], []))[0 if positive else 1].append((idx, row_i))
-    for (key, _), (plus, minus) in sides.items():
-        for (i, ri), (j, rj) in product(plus, minus):
-            if joined[i] == joined[j]:
-                continue
-            if _facets_overlap(regions[i], ri, regions[j], rj, key):
-                graph.add_edge(i, j)
-                joined.union(i, j)
-
-
-def _facets_overlap(r1, i1, r2, i2, key) -> bool:
-    rows = [(a, b) for k, (a, b) in enumerate(zip(r1.A, r1.b)) if k != i1]
-    rows += [(a, b) for k, (a, b) in enumerate(zip(r2.A, r2.b)) if k != i2]
-    A = [a for a, _ in rows]
-    b = [bb for _, bb in rows]
-    cert = relative_interior_point(A, b, [key[:-1]], [key[-1]])
-    return cert.feasible
+    graph.add_edges_from(sink.edges)
+    groups = {}
+    for i in range(len(regions)):  # the union-find joined exactly the graph's equal-map edges
+        groups.setdefault(sink.uf.find(i), []).append(i)
+    linear = tuple(frozenset(g) for g in groups.values())  # ordered by smallest member (the roots)
+    return RegionSet(regions, linear, graph, complete, time.perf_counter() - t0, scope.snapshot(),
+                     len(regions), len(linear), None)
 
 
 def group_linear_regions(regions: Sequence[ActivationRegion], graph) -> tuple:

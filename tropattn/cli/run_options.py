@@ -1,0 +1,63 @@
+"""Where and how a long count runs: ``--workers``, ``--scheduler`` and ``--regions``.
+
+Shared by ``tropattn count`` and ``tropattn table``: :func:`add_run_arguments` adds the
+flags, :func:`run_kwargs` turns them into keyword arguments of
+:func:`tropattn.regions.enumerate_regions` (``workers``, ``executor``, ``keep``).
+
+>>> import argparse
+>>> p = argparse.ArgumentParser()
+>>> add_run_arguments(p)
+>>> run_kwargs(p.parse_args(["--workers", "2"]))
+{'workers': 2}
+"""
+
+from __future__ import annotations
+
+import atexit
+
+from ..backends import DaskExecutor
+from ..errors import InvalidInputError
+from ..regions import RegionWriter
+
+__all__ = ["add_run_arguments", "run_kwargs"]
+
+
+def add_run_arguments(parser, regions: bool = False) -> None:
+    """Add ``--workers`` and ``--scheduler`` (and ``--regions FILE`` when ``regions``)."""
+    parser.add_argument("--workers", type=int, default=1,
+                        help="processes on this machine for the primal search (default 1); with "
+                             "--scheduler local, the number of Dask workers (default 2)")
+    parser.add_argument("--scheduler", metavar="local|ADDRESS", default=None,
+                        help="run on Dask: 'local' starts a cluster here, tcp://host:8786 joins one started with "
+                             "`dask scheduler` (workers: `dask worker tcp://host:8786`)")
+    if regions:
+        parser.add_argument("--regions", metavar="FILE", default=None,
+                            help="write every activation region to FILE.jsonl or FILE.csv as it is found "
+                                 "(schema tropattn.regions/1: pattern, interior point, inequalities, map, "
+                                 "linear-region id)")
+
+
+def run_kwargs(args, reuse: bool = False) -> dict:
+    """Keyword arguments for ``enumerate_regions`` from the parsed flags.
+
+    With ``--scheduler``, each search starts (or joins) and closes its own cluster, unless
+    ``reuse``: then one :class:`~tropattn.backends.DaskExecutor` serves every search of
+    the command (``table`` counts hundreds of models) and is closed when the process exits.
+    """
+    workers = args.workers
+    if not isinstance(workers, int) or workers < 1:
+        raise InvalidInputError(f"--workers {workers}; give a positive number of processes")
+    out = {"workers": workers}
+    if args.scheduler is not None:
+        if reuse:
+            local = args.scheduler == "local"
+            executor = DaskExecutor(args.scheduler, workers=max(workers, 2) if local else workers)
+            atexit.register(executor.close)
+            out["executor"] = executor
+        else:
+            out.update(executor="dask", scheduler=args.scheduler)
+    if getattr(args, "regions", None):
+        if getattr(args, "method", "primal") != "primal":
+            raise InvalidInputError("--regions needs the primal search (--method primal): the dual method only counts")
+        out["keep"] = RegionWriter(args.regions)
+    return out
