@@ -267,44 +267,49 @@ def test_ties_flag_and_file_field(tmp_path, capsys):
 
 
 def _interrupt_at(monkeypatch, call):
-    real, calls = search._refine_all, []
+    """Ctrl-C at the ``call``-th refinement of one parent region."""
+    real, calls = search._refine, []
 
-    def refine_all(*args, **kw):
+    def refine(*args, **kw):
         calls.append(1)
         if len(calls) == call:
             raise KeyboardInterrupt
         return real(*args, **kw)
 
-    monkeypatch.setattr(search, "_refine_all", refine_all)
+    monkeypatch.setattr(search, "_refine", refine)
 
 
-def test_ctrl_c_in_the_first_sub_layer_gives_no_count(tmp_path, capsys, monkeypatch):
+def test_ctrl_c_before_any_region_gives_no_count(tmp_path, capsys, monkeypatch):
     path = tmp_path / "m.json"
     save_model(sawtooth_model(1, 3, 2), path)
     _interrupt_at(monkeypatch, 1)
     code, out, err = run(capsys, "count", str(path))
-    assert code == 130 and "no sub-layer was complete" in out and "{" not in out
+    assert code == 130 and "no count yet" in out and "{" not in out
     assert "1 regions" not in out + err and err == "tropattn: interrupted\n"
 
 
-def test_ctrl_c_prints_the_last_complete_count_as_text_or_json(tmp_path, capsys, monkeypatch):
+def test_ctrl_c_prints_the_complete_regions_as_text_or_json(tmp_path, capsys, monkeypatch):
     path = tmp_path / "m.json"
-    save_model(sawtooth_model(1, 3, 2), path)
-    _interrupt_at(monkeypatch, 2)
+    save_model(sawtooth_model(1, 3, 2), path)         # 9 regions: 3 parents of 3 pieces each
+    _interrupt_at(monkeypatch, 3)
     code, out, err = run(capsys, "count", str(path))
-    assert code == 130 and "after 1 of 2 sub-layers" in out and "3 activation regions" in out
-    _interrupt_at(monkeypatch, 2)
+    found = int(out.split("interrupted: ")[1].split()[0])
+    assert code == 130 and 1 <= found < 9 and "at least as many" in out
+    _interrupt_at(monkeypatch, 3)
     code, out, err = run(capsys, "count", str(path), "--json")
     obj = json.loads(out)
-    assert code == 130 and obj["interrupted"] and obj["sub_layers_complete"] == 1
-    assert obj["activation_regions_after_complete_sub_layers"] == 3
+    assert code == 130 and obj["interrupted"] and not obj["complete"]
+    assert obj["activation_regions_found"] == found
 
 
-def test_interrupted_api_keeps_the_partial_of_the_last_complete_sub_layer(monkeypatch):
-    _interrupt_at(monkeypatch, 2)
+def test_interrupted_api_keeps_complete_regions_only(monkeypatch):
+    _interrupt_at(monkeypatch, 3)
     with pytest.raises(Interrupted) as info:
         search.enumerate_regions(sawtooth_model(1, 3, 2))
-    assert len(info.value.partial.activation_regions) == 3 and not info.value.partial.complete
+    partial = info.value.partial
+    assert not partial.complete and 1 <= len(partial.activation_regions) < 9
+    full = {r.pattern for r in search.enumerate_regions(sawtooth_model(1, 3, 2)).activation_regions}
+    assert {r.pattern for r in partial.activation_regions} <= full      # whole patterns of the model, exact
 
 
 def test_broken_pipe_exits_quietly(tmp_path, capsys, monkeypatch):

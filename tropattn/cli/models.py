@@ -16,7 +16,7 @@ from ..io import load_model, load_sites
 from ..plot import plot_overlay, plot_soft_weights
 from ..region_bounds import bounds
 from ..regions import enumerate_regions
-from ..regions.steps import ReluStep, model_steps
+from ..regions.steps import model_steps
 from ..table import write_region_table
 from ..temperature import convention_check, stability_report
 from .checkpoint import add_checkpoint_arguments, draw_slice, is_checkpoint, model_from_args
@@ -105,20 +105,19 @@ def cmd_count(args):
 
 
 def _print_partial(model, partial, as_json):
-    """After Ctrl-C: the count of the last complete sub-layer (none if the first did not complete)."""
-    steps = model_steps(model)
-    regions = partial.activation_regions if partial is not None else ()
-    pattern = regions[0].pattern if regions else ()
-    done = sum(1 + (len(bits) > 0) for _, bits in pattern)
-    obj = {"interrupted": True, "sub_layers_complete": done, "sub_layers": len(steps),
-           "activation_regions_after_complete_sub_layers": len(regions) if done else None}
-    if done == 0:
-        text = f"interrupted in sub-layer 1 of {len(steps)}: no sub-layer was complete, so there is no count yet"
+    """After Ctrl-C: how many activation regions were complete (certified, with every sub-layer).
+
+    The search refines depth first, so what it has finished are whole regions of the model:
+    their number is an exact lower bound on the count, never a count of an unfinished step.
+    """
+    n = partial.n_activation if partial is not None else 0
+    obj = {"interrupted": True, "complete": False, "activation_regions_found": n,
+           "sub_layers": len(model_steps(model))}
+    if n == 0:
+        text = "interrupted before any region was complete, so there is no count yet"
     else:
-        last = steps[done - 1]
-        kind = "FFN" if isinstance(last, ReluStep) else "heads"
-        text = (f"interrupted: after {done} of {len(steps)} sub-layers (up to the {kind} of layer {last.index}) "
-                f"there are {len(regions)} activation regions; the full model has at least as many")
+        text = (f"interrupted: {n} activation regions were complete (each certified exactly); "
+                "the full model has at least as many")
     emit(obj, as_json, [text])
 
 
