@@ -13,6 +13,7 @@ subpackage that owns it (``tropattn.exact``, ``tropattn.geometry``, ``tropattn.t
 """
 
 from ._version import __version__
+from .attention.slicing import slice_model, slice_model as slice, slice_through, token_points  # noqa: A004
 from .attention.soft import margin, soft_jacobian, soft_output, soft_weights
 from .attention import (FFN, Head, Layer, MultiHeadAttention, Transformer, count_dual, grid_heads, grid_model,
                         random_model, sawtooth_count, sawtooth_model)
@@ -22,7 +23,8 @@ from .exact import (COUNTERS, NEG_INF, Certificate, FacetSet, counting, facets, 
                     relative_interior_point, to_rational, to_rational_matrix, to_rational_vector)
 from .geometry import (NormalCone, Polytope, PowerCell, PowerDiagram, UpperHull, convex_hull, minkowski_sum,
                        normal_fan, upper_hull, upper_vertex_count)
-from .io import load_json, load_model, load_npz, load_sites, model_from_json, model_to_json, save_model, save_npz
+from .io import (Skeleton, from_torch, load_gpt2, load_json, load_model, load_npz, load_sites, model_from_json,
+                 model_to_json, save_model, save_npz)
 from .region_bounds import (Bounds, arrangement_bound, bounds, deep_bound, ffn_factor, layer_bound, line_bound,
                             product_bound)
 from .regions import (ActivationRegion, AffineMap, RegionSet, brute_force_regions, enumerate_regions,
@@ -48,7 +50,7 @@ __all__ = [
     "TropicalRationalMap", "common_refinement", "parse_polynomial", "polynomial_from_json", "polynomial_to_json",
     # attention
     "Head", "FFN", "Layer", "Transformer", "MultiHeadAttention", "count_dual", "grid_heads", "grid_model",
-    "sawtooth_model", "sawtooth_count", "random_model",
+    "sawtooth_model", "sawtooth_count", "random_model", "slice", "slice_model", "slice_through", "token_points",
     # regions
     "AffineMap", "ActivationRegion", "RegionSet", "enumerate_regions", "overlay_regions", "brute_force_regions",
     "group_linear_regions",
@@ -58,5 +60,5 @@ __all__ = [
     "stability_report", "convention_check",
     # io
     "load_json", "load_model", "save_model", "model_from_json", "model_to_json", "load_npz", "save_npz",
-    "load_sites",
+    "load_sites", "from_torch", "load_gpt2", "Skeleton",
 ]

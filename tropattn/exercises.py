@@ -3,10 +3,10 @@
 1. **A hidden key.**  Find three *different* keys ``a_0, a_1, a_2`` and offsets ``b_j`` for
    which key 1 never wins the argmax (its power cell is empty) while keys 0 and 2 do.
    Hint: key ``j`` wins somewhere iff ``(a_j, b_j)`` is a vertex of the upper hull of the
-   lifted points (THEORY §1-2).  Checker: :func:`check_hidden_head`.
+   lifted points (docs/THEORY.md §1-2).  Checker: :func:`check_hidden_head`.
 2. **A model that attains the lower bound.**  Build a transformer of shape
    ``(d, H, N, L)`` (query dimension ``d``, ``L`` layers of ``H`` heads with ``N`` keys each)
-   with at least ``N^{min(H, d) L}`` activation regions (THEORY §4).
+   with at least ``N^{min(H, d) L}`` activation regions (docs/THEORY.md §4).
    Checker: :func:`check_lower_bound_model`.
 3. **A heavy edge.**  Write a tropical polynomial in ``x, y`` whose curve has a wall of
    weight 2 (the lattice length of the dual edge).  Checker: :func:`check_weighted_edge`.

@@ -1,4 +1,4 @@
-"""Attention as a dynamical system on the tokens (THEORY §8).
+"""Attention as a dynamical system on the tokens (docs/THEORY.md §8).
 
 * :mod:`~tropattn.dynamics.sphere` -- tokens on ``S^{d-1}``, SA / USA velocity fields vectorised over
   tokens and heads, the interaction energy, fixed-step (renormalised) and ``solve_ivp`` integrators;

@@ -15,7 +15,7 @@ points is rebuilt exactly (signed minors in int64, or modulo primes, in blocks),
 the certificate of Mehlhorn et al. proves that these hyperplanes are exactly the
 facets: a closed, consistently oriented surface, locally convex at every ridge, met
 once by a ray from an interior point, with every other point inside (O(facets +
-points) exact signs, no facet x point matrix; THEORY.md section 7).  Otherwise an
+points) exact signs, no facet x point matrix; docs/THEORY.md §12).  Otherwise an
 exact double-description algorithm over Python integers computes the facets, and
 :data:`tropattn.exact.COUNTERS` records the fallback.  A point is a vertex iff the
 facets through it meet in that point alone.  Numbers beyond the float range (or

@@ -4,7 +4,7 @@ A real checkpoint is a stack of *blocks* (attention with an out-projection and i
 LayerNorms, an FFN).  With causal attention and the query at the last position, the
 context tokens' states at every block do not depend on the query: they are computed once
 with the model's own **soft** forward in floats (true LayerNorm, true activation) and then
-converted exactly.  Only the query's path is the tropical skeleton (THEORY §7):
+converted exactly.  Only the query's path is the tropical skeleton (docs/THEORY.md §7):
 
 * its scores against the fixed keys are affine in its state, its attention is the argmax;
 * values, out-projection (the bias ``b_O`` is added to the values of head 0: exactly one

@@ -282,7 +282,7 @@ def plot_minkowski_heads(heads, path, box=None, dpi=120):
     middle: their Minkowski sum (the lifted Newton polytope of ``G_1 ⊙ G_2``) with its
     upper faces, the upper vertices labelled by the tuple of keys ``(j_1, j_2, ...)``;
     right: the overlay of the heads' power diagrams, each region in the colour of its
-    upper vertex and labelled by the same tuple (THEORY §3).
+    upper vertex and labelled by the same tuple (docs/THEORY.md §3).
 
     Parameters
     ----------

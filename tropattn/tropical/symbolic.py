@@ -1,6 +1,6 @@
 """Symbolic tropicalization: attention heads whose weights hold sympy symbols.
 
-A head with a fixed context scores token ``j`` by ``s_j(x) = a_j . x + b_j`` (THEORY §2);
+A head with a fixed context scores token ``j`` by ``s_j(x) = a_j . x + b_j`` (docs/THEORY.md §2);
 when ``W_Q``, ``W_K``, ``b_Q`` or the context hold symbols ``t``, the keys ``a_j(t)`` and
 offsets ``b_j(t)`` are rational functions of ``t`` and so are the power-diagram sites
 ``a_j`` and weights ``w_j = |a_j|^2 + 2 b_j``, the tropical polynomial
@@ -580,7 +580,7 @@ class SymbolicHead:
 
         ``log_values`` is the ``(N, m)`` matrix ``u`` (numbers or expressions): the
         zero-temperature limit of ``tau log`` of attention with values ``e^{u_jc / tau}``
-        (THEORY §2).
+        (docs/THEORY.md §2).
 
         >>> SymbolicHead([[0], [1]]).rational_map([[0], [-1]])
         Matrix([[-Max(0, x) + Max(0, x - 1)]])
@@ -656,7 +656,7 @@ def symbolic_product(heads) -> dict:
     """The lifted points of ``G_1 ⊙ ... ⊙ G_H``: ``{(j_1, ..., j_H): sum_h (a_hj, b_hj)}``.
 
     Their convex hull is the Minkowski sum of the heads' lifted polytopes; its upper
-    vertices are the regions of the layer (THEORY §3).  Pass the values to
+    vertices are the regions of the layer (docs/THEORY.md §3).  Pass the values to
     :func:`redundancy_condition` to ask which tuples of keys win together.
 
     >>> import sympy
