@@ -355,3 +355,13 @@ def test_weight_form_equal_keys_with_different_values_follow_the_tie_rule():
         model_from_json(obj)
     obj["ties"] = "first"
     assert model_from_json(obj).layers[0].heads[0].label([5]) == 0
+
+
+def test_a_sliced_model_is_refused_not_saved_wrong():
+    import tropattn as ta
+
+    from tropattn.errors import InvalidInputError
+
+    sliced = ta.slice(ta.sawtooth_model(2, 2, 2), [0, 0], [[1, 0]])      # layer 0: R^1 -> R^2 (skip matrix)
+    with pytest.raises(InvalidInputError, match="skip matrix"):
+        ta.model_to_json(sliced)

@@ -55,10 +55,10 @@ def test_one_dimensional_heads_are_drawn_as_intervals(tmp_path):
 def test_overlay_regions_match_exact_labels(tmp_path, heads2d):
     """The overlay's cells are the label tuples that occur: cross-check with sampled exact labels."""
     from tropattn.attention.soft import as_heads, hard_labels
-    from tropattn.plot.power import _overlay_diagram
+    from tropattn.plot.power import overlay_diagram
 
     hs = as_heads(heads2d)
-    overlay, tuples = _overlay_diagram(hs)
+    overlay, tuples = overlay_diagram(hs)
     X = np.random.default_rng(0).uniform(-3, 3, (3000, 2))
     labels = np.stack([hard_labels(h, X) for h in hs]).T
     seen = {tuple(r) for r in labels.tolist() if min(r) >= 0}
@@ -147,7 +147,7 @@ def test_titles_and_labels_that_never_overlap(tmp_path, monkeypatch, heads, box)
 
 def test_overlay_colours_are_mixed_from_the_heads_colours(tmp_path, monkeypatch, heads2d):
     from tropattn.attention.soft import as_heads
-    from tropattn.plot.power import _overlay_diagram
+    from tropattn.plot.power import overlay_diagram
 
     kept = _capture(monkeypatch, power_mod)
     plot_overlay(heads2d, (-3, 3), tmp_path / "o.png")
@@ -155,7 +155,7 @@ def test_overlay_colours_are_mixed_from_the_heads_colours(tmp_path, monkeypatch,
     palettes = head_palettes([h.N for h in heads2d])
     head_fill = {tuple(np.round(p.get_facecolor()[:3], 6)) for p in fig.axes[0].patches}
     assert head_fill <= {tuple(np.round(c, 6)) for c in palettes[0]}
-    _, tuples = _overlay_diagram(as_heads(heads2d))
+    _, tuples = overlay_diagram(as_heads(heads2d))
     expected = {tuple(np.round(mix_colors(palettes, t), 6)) for t in tuples}
     overlay_fill = {tuple(np.round(p.get_facecolor()[:3], 6)) for p in fig.axes[-1].patches}
     assert overlay_fill and overlay_fill <= expected

@@ -81,7 +81,7 @@ from ..exact.numbers import homogeneous_row
 from .lifting import integer_upper_hull
 
 
-__all__ = ["PowerCell", "weights_to_scores", "scores_to_weights", "PowerDiagram", "power_cells"]
+__all__ = ["PowerCell", "weights_to_scores", "scores_to_weights", "PowerDiagram", "power_cells", "clip_polygon"]
 
 
 @dataclass(frozen=True, init=False, eq=False)
@@ -543,7 +543,7 @@ class PowerDiagram:
                 continue
             poly = box
             for a, b in zip(c.A, c.b):
-                poly = _clip_polygon(poly, a, b)
+                poly = clip_polygon(poly, a, b)
                 if len(poly) < 3:
                     break
             if len(poly) >= 3 and _area2(poly) > 0:
@@ -551,7 +551,7 @@ class PowerDiagram:
         return out
 
 
-def _clip_polygon(poly, a, b):
+def clip_polygon(poly, a, b):
     """Sutherland-Hodgman: the part of a convex polygon with ``a . p <= b``, exact."""
     out = []
     n = len(poly)

@@ -431,8 +431,13 @@ def model_to_json(model) -> dict:
     """
     ties = model.ties or "refuse"
     layers = []
-    for layer in model.layers:
-        out = {"residual": bool(layer.residual), "heads": [_head_out(h, ties) for h in layer.heads]}
+    for l, layer in enumerate(model.layers):
+        if not isinstance(layer.residual, bool) or layer.dim != model.dim:
+            raise InvalidInputError(
+                f"layers[{l}] maps R^{layer.dim} to R^{layer.dim_out} through a skip matrix (a sliced model, see "
+                f"tropattn.slice); {FORMAT} holds models whose layers all act on R^dim with residual on or off. "
+                "Save the full model and slice it again after loading")
+        out = {"residual": layer.residual, "heads": [_head_out(h, ties) for h in layer.heads]}
         if getattr(layer, "projection", None) is not None:
             out["projection"] = _rows_out(layer.projection)
         if getattr(layer, "ffn", None) is not None:

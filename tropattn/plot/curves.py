@@ -24,11 +24,11 @@ import numpy as np
 from ..attention.soft import as_heads
 from ..errors import InvalidInputError
 from ..geometry import PowerDiagram, convex_hull, upper_hull
-from ..geometry.power import _clip_polygon
+from ..geometry.power import clip_polygon
 from ..temperature import resolve_box
 from ..tropical import TropicalPolynomial, curve_edges, parse_polynomial
 from .common import colors, pyplot, save
-from .power import _draw_cells, _overlay_diagram
+from .power import draw_cells, overlay_diagram
 
 __all__ = ["curve_box", "plot_tropical_curve", "plot_minkowski_heads"]
 
@@ -186,7 +186,7 @@ def _surface(ax, f, lo, hi, palette):
         unit = [tuple(Fraction(int(k == i)) for k in range(3))]
         rows += [plane_row(unit[0], hi[i]), plane_row(tuple(-x for x in unit[0]), -lo[i])]
         for a, b in rows:
-            poly = _clip_polygon(poly, a, b)
+            poly = clip_polygon(poly, a, b)
             if len(poly) < 3:
                 break
         if len(poly) < 3:
@@ -299,7 +299,7 @@ def plot_minkowski_heads(heads, path, box=None, dpi=120):
     hs = _exact_heads(heads)
     d = hs[0].dim
     plt = pyplot()
-    overlay, tuples = _overlay_diagram(hs)
+    overlay, tuples = overlay_diagram(hs)
     palette = colors(max(len(tuples), 1))
     colour = {t: palette[i] for i, t in enumerate(tuples)}
     lifted = [[tuple(k) + (b,) for k, b in zip(h.keys, h.offsets)] for h in hs]
@@ -330,7 +330,7 @@ def plot_minkowski_heads(heads, path, box=None, dpi=120):
         else:
             ax.set_ylabel("offset b")
     lo, hi = resolve_box(box, hs)
-    n = _draw_cells(ax2, overlay, lo, hi, [colour[t] for t in tuples], labels=tuples, sites=False)
+    n = draw_cells(ax2, overlay, lo, hi, [colour[t] for t in tuples], labels=tuples, sites=False)
     ax2.set_title(f"overlay of the {len(hs)} power diagrams: {n} regions in the box", fontsize=10)
     ax2.set_xlabel("query x_1")
     if d == 2:

@@ -19,7 +19,7 @@ from ..temperature import default_box, resolve_box
 from .common import (as_diagram, axis_titles, box_of, check_dim, colors, head_palettes, label_size, label_sites,
                      mix_colors, pyplot, save)
 
-__all__ = ["plot_power_diagram", "plot_overlay", "overlay_box"]
+__all__ = ["plot_power_diagram", "plot_overlay", "overlay_box", "draw_cells", "overlay_diagram"]
 
 
 def _fill_cells(ax, cells, dim, color_of):
@@ -71,7 +71,7 @@ def _label_cells(ax, cells, dim, name_of, fontsize=8) -> int:
     return dropped
 
 
-def _draw_cells(ax, diagram, lo, hi, colors, labels=None, sites=True):
+def draw_cells(ax, diagram, lo, hi, colors, labels=None, sites=True):
     """Fill, frame and label the clipped cells of a diagram (labels only where they fit); returns the count.
 
     ``labels[j]`` (a tuple) names cell ``j`` (default: its index); ``sites`` marks the keys.
@@ -115,12 +115,12 @@ def plot_power_diagram(diagram_or_head, box=None, ax=None, title=None):
     lo, hi = box_of(diagram_or_head, box)
     if ax is None:
         _, ax = pyplot().subplots(figsize=(4.5, 4.5 if diagram.dim == 2 else 1.6))
-    n = _draw_cells(ax, diagram, lo, hi, colors(diagram.N))
+    n = draw_cells(ax, diagram, lo, hi, colors(diagram.N))
     ax.set_title(title or f"{diagram.N} keys, {n} cells in the box", fontsize=9)
     return ax
 
 
-def _overlay_diagram(hs):
+def overlay_diagram(hs):
     """The common refinement of the heads' diagrams as a power diagram over key tuples."""
 
     tuples = [()]
@@ -153,7 +153,7 @@ def overlay_box(heads, box=None) -> tuple:
     (1, 2)
     """
     hs = as_heads(heads)
-    overlay, _ = _overlay_diagram(hs)
+    overlay, _ = overlay_diagram(hs)
     total = len(overlay.nonempty)
     if box is not None:
         lo, hi = resolve_box(box, hs)
@@ -214,7 +214,7 @@ def plot_overlay(heads, box, path, title=None):
         label_sites(axes[i], diagram.sites, lo, hi)
         axes[i].set_title(f"head {i}: {h.N} keys, {len(cells)} cells", fontsize=9)
         pending.append((axes[i], cells, str))
-    overlay, tuples = _overlay_diagram(hs)
+    overlay, tuples = overlay_diagram(hs)
     cells = _fill_cells(axes[-1], overlay.clip_to_box(list(lo), list(hi)), d,
                         lambda j: mix_colors(palettes, tuples[j]))
     _set_window(axes[-1], lo, hi, d)

@@ -21,7 +21,7 @@ import numpy as np
 from ..tasks.dyck import format_sequence
 from ..tasks.markov import detect_plateaus, plateau_levels, stage_times
 from .common import colors, pyplot, save
-from .power import _draw_cells
+from .power import draw_cells
 
 __all__ = ["plot_dyck_accuracy", "plot_dyck_partition", "plot_markov_run"]
 
@@ -103,7 +103,7 @@ def plot_dyck_partition(model, w, t, path, dpi=120):
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.6))
     lo, hi = (-0.5, 0.0), (model.m + 0.5, 2.0)
-    drawn = _draw_cells(ax, diagram, lo, hi, site_colors, labels=labels, sites=False)
+    drawn = draw_cells(ax, diagram, lo, hi, site_colors, labels=labels, sites=False)
     hidden = len(diagram.hidden)
     for txt in ax.texts:                                   # cell labels: bracket and its position
         txt.set_bbox(dict(facecolor="white", alpha=0.8, lw=0, pad=1.5))
