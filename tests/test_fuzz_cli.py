@@ -18,12 +18,6 @@ EDGE = st.sampled_from([2.2250738585072014e-308, 5e-324, 1.7976931348623157e308,
                         "1e-400", "3/" + "7" * 30, "1" + "0" * 400])
 NUMBER = st.one_of(SMALL, SMALL, SMALL, EDGE)
 
-#: Numbers at the float edge reach hulls and power diagrams whose exact paths are another part of
-#: issue 9 (point 0, tropattn.exact / tropattn.geometry); until that is merged they may crash there with
-#: these errors.  Any other failure (an exit code other than 0 or 2, primal != dual) still fails.
-FLOAT_EDGE = pytest.mark.xfail(raises=(OverflowError, ZeroDivisionError), strict=False,
-                               reason="float-edge numbers: exact paths of hulls and power diagrams (issue 9, point 0)")
-
 
 @st.composite
 def score_models(draw, number=NUMBER):
@@ -133,7 +127,6 @@ def test_fuzzed_model_files_exit_0_or_2(tmp_path, capsys, data):
     _run(tmp_path, capsys, obj)
 
 
-@FLOAT_EDGE
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.data())
 def test_fuzzed_files_with_float_edge_numbers_exit_0_or_2(tmp_path, capsys, data):
@@ -149,7 +142,6 @@ def test_valid_small_files_are_counted_or_refused_for_a_reason(tmp_path, capsys,
     _run(tmp_path, capsys, obj)
 
 
-@FLOAT_EDGE
 @pytest.mark.parametrize("keys,regions", [
     ([[0, 1], [1, 2.2250738585072014e-308]], 2),       # the smallest normal double (the issue's primal crash)
     ([[0], [1], ["1e309"]], 2),                         # beyond the float range; key 1 lies between: never wins
