@@ -198,8 +198,16 @@ def test_every_argument_has_help_and_every_command_examples_and_exit_codes():
     assert set(sub.choices) >= mine
     for name, p in sub.choices.items():
         assert "exit status:" in p.epilog and "130" in p.epilog, name
-    for name in sorted(mine):                       # the commands of cli.demo, cli.polynomials, cli.models
-        p = sub.choices[name]
+
+    def leaves(parser, path):                       # every command and sub-command (dynamics flow, ...)
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs:
+            yield " ".join(path), parser
+        for a in subs:
+            for name, p in a.choices.items():
+                yield from leaves(p, path + [name])
+
+    for name, p in leaves(parser, []):
         assert "examples:" in p.epilog and f"tropattn {name}" in p.epilog and "  0    success" in p.epilog, name
         for action in p._actions:
             assert action.help, f"{name} {action.dest} has no help"

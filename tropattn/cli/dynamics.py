@@ -8,6 +8,8 @@ terminal and stop cleanly on Ctrl-C.
 
 from __future__ import annotations
 
+import argparse
+
 import json
 import math
 import sys
@@ -23,7 +25,7 @@ from ..dynamics.hardmax import collinearity_residual
 from ..errors import InvalidInputError
 from ..plot import plot_energy, plot_hardmax, plot_order_parameter, plot_trajectories
 from ..progress import Progress
-from .common import add_command, emit
+from .common import EXIT_CODES, add_command, emit
 
 __all__ = ["register"]
 
@@ -225,70 +227,71 @@ def _common(p, plot_help):
 
 def register(sub):
     p = add_command(sub, "dynamics", lambda a: a.run(a), "attention as a dynamical system: token flows, "
-                    "clustering, thresholds, the hardmax skeleton, Wasserstein flows", json_output=False)
+                    "clustering, thresholds, the hardmax skeleton, Wasserstein flows", json_output=False,
+                    examples=("tropattn dynamics flow --plot flow.png", "tropattn dynamics hardmax --json"))
     dsub = p.add_subparsers(dest="dynamics_command", required=True)
 
-    f = dsub.add_parser("flow", help="SA/USA token flow on the sphere: energy, clusters, mass bound")
+    f = dsub.add_parser("flow", formatter_class=argparse.RawDescriptionHelpFormatter, epilog="examples:\n  tropattn dynamics flow --n 12 --d 3 --beta 4 --plot flow.png\n  tropattn dynamics flow --mode usa --heads 3 --json\n" + EXIT_CODES, help="SA/USA token flow on the sphere: energy, clusters, mass bound")
     f.set_defaults(run=_run_flow)
     f.add_argument("--n", type=int, default=12, help="number of tokens (random, seeded)")
     f.add_argument("--d", type=int, default=2, help="dimension of R^d (tokens on S^(d-1))")
     f.add_argument("--tokens", help="JSON file with an (n, d) list of tokens instead of random ones")
     f.add_argument("--normalize", action="store_true", help="project tokens off the sphere onto it (warns)")
-    f.add_argument("--beta", type=float, default=4.0)
-    f.add_argument("--heads", type=int, default=1)
+    f.add_argument("--beta", type=float, default=4.0, help="inverse temperature beta > 0 (default 4)")
+    f.add_argument("--heads", type=int, default=1, help="number of heads H (default 1)")
     f.add_argument("--head", choices=("identity", "random"), default="identity", help="head matrices")
-    f.add_argument("--mode", choices=("sa", "usa"), default="sa")
-    f.add_argument("--scheme", choices=("euler", "rk4", "solve_ivp"), default="rk4")
-    f.add_argument("--T", type=float, default=10.0)
-    f.add_argument("--dt", type=float, default=0.02)
+    f.add_argument("--mode", choices=("sa", "usa"), default="sa", help="sa: softmax-normalised; usa: unnormalised (a gradient flow of E)")
+    f.add_argument("--scheme", choices=("euler", "rk4", "solve_ivp"), default="rk4", help="integrator: fixed-step Euler or RK4 with renormalisation, or adaptive solve_ivp")
+    f.add_argument("--T", type=float, default=10.0, help="final time (default 10)")
+    f.add_argument("--dt", type=float, default=0.02, help="time step of the fixed-step schemes (default 0.02)")
     f.add_argument("--threshold", type=float, default=0.999, help="overlap that joins two final tokens")
-    f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--seed", type=int, default=0, help="seed of the random tokens and heads")
     _common(f, "draw the trajectories (d = 2 or 3) to this PNG")
 
-    c = dsub.add_parser("cluster", help="equiangular clustering time against beta")
+    c = dsub.add_parser("cluster", formatter_class=argparse.RawDescriptionHelpFormatter, epilog="examples:\n  tropattn dynamics cluster --n 8 --betas 0.5,1,2,4 --json\n" + EXIT_CODES, help="equiangular clustering time against beta")
     c.set_defaults(run=_run_cluster)
-    c.add_argument("--n", type=int, default=8)
-    c.add_argument("--betas", default="0.5,1,1.5,2,2.5,3,3.5,4,5,6,8,10")
+    c.add_argument("--n", type=int, default=8, help="number of equiangular tokens (default 8)")
+    c.add_argument("--betas", default="0.5,1,1.5,2,2.5,3,3.5,4,5,6,8,10", help="inverse temperatures, comma-separated")
     c.add_argument("--rho", default="0.1,0.9", help="RHO_A,RHO_B")
-    c.add_argument("--mode", choices=("sa", "usa"), default="sa")
+    c.add_argument("--mode", choices=("sa", "usa"), default="sa", help="sa: softmax-normalised; usa: unnormalised")
     c.add_argument("--values", choices=("scaled", "unit"), default="scaled",
                    help="scaled: head D = beta I (scores and values); unit: M = I, beta in the score only")
     c.add_argument("--json", action="store_true", help="print one JSON object")
 
-    t = dsub.add_parser("threshold", help="condensation threshold beta_c(n, d) by bisection, and beta*(d)")
+    t = dsub.add_parser("threshold", formatter_class=argparse.RawDescriptionHelpFormatter, epilog="examples:\n  tropattn dynamics threshold --d 4,16 --plot threshold.png\n" + EXIT_CODES, help="condensation threshold beta_c(n, d) by bisection, and beta*(d)")
     t.set_defaults(run=_run_threshold)
-    t.add_argument("--n", type=int, default=32)
+    t.add_argument("--n", type=int, default=32, help="number of tokens of the Gaussian start (default 32)")
     t.add_argument("--d", default="4,16,64", help="dimensions, comma-separated")
-    t.add_argument("--T", type=float, default=5.0)
-    t.add_argument("--lo", type=float, default=0.1)
-    t.add_argument("--hi", type=float, default=2.0)
-    t.add_argument("--tol", type=float, default=0.02)
-    t.add_argument("--seeds", type=int, default=3)
+    t.add_argument("--T", type=float, default=5.0, help="time after which the order parameter is read (default 5)")
+    t.add_argument("--lo", type=float, default=0.1, help="lower end of the bisection bracket for beta_c")
+    t.add_argument("--hi", type=float, default=2.0, help="upper end of the bisection bracket for beta_c")
+    t.add_argument("--tol", type=float, default=0.02, help="bisection stops when the bracket is this narrow")
+    t.add_argument("--seeds", type=int, default=3, help="random starts averaged per beta (default 3)")
     t.add_argument("--points", type=int, default=10, help="beta grid of the picture")
-    t.add_argument("--values", choices=("scaled", "unit"), default="scaled")
+    t.add_argument("--values", choices=("scaled", "unit"), default="scaled", help="scaled: head D = beta I (the Wasserstein convention); unit: M = I, beta only in the score")
     _common(t, "draw the order parameter against beta for the first d to this PNG")
 
-    h = dsub.add_parser("hardmax", help="Frank-Wolfe hardmax step: exact dominance cells, paths, finite beta")
+    h = dsub.add_parser("hardmax", formatter_class=argparse.RawDescriptionHelpFormatter, epilog="examples:\n  tropattn dynamics hardmax --vertices 6 --interior 6 --plot hardmax.png\n" + EXIT_CODES, help="Frank-Wolfe hardmax step: exact dominance cells, paths, finite beta")
     h.set_defaults(run=_run_hardmax)
     h.add_argument("--vertices", type=int, default=6, help="tokens on the unit circle (the vertices)")
     h.add_argument("--interior", type=int, default=6, help="tokens inside their convex hull")
-    h.add_argument("--gamma", type=float, default=0.3)
-    h.add_argument("--steps", type=int, default=30)
+    h.add_argument("--gamma", type=float, default=0.3, help="Frank-Wolfe step size gamma in (0, 1]")
+    h.add_argument("--steps", type=int, default=30, help="hardmax steps drawn in the picture")
     h.add_argument("--betas", default="12,16,20", help="finite betas for the deviation time")
-    h.add_argument("--delta", type=float, default=0.1)
-    h.add_argument("--max-steps", type=int, default=200000)
-    h.add_argument("--seed", type=int, default=0)
+    h.add_argument("--delta", type=float, default=0.1, help="distance at which a finite-beta path counts as separated")
+    h.add_argument("--max-steps", type=int, default=200000, help="cap on the steps of the deviation-time search")
+    h.add_argument("--seed", type=int, default=0, help="seed of the interior tokens")
     _common(h, "draw the dominance cells and paths to this PNG")
 
-    w = dsub.add_parser("wasserstein", help="multi-head energy flow with OU / oscillating / frozen weights")
+    w = dsub.add_parser("wasserstein", formatter_class=argparse.RawDescriptionHelpFormatter, epilog="examples:\n  tropattn dynamics wasserstein --weights oscillating --phase spread --heads 1,4,16\n" + EXIT_CODES, help="multi-head energy flow with OU / oscillating / frozen weights")
     w.set_defaults(run=_run_wasserstein)
-    w.add_argument("--n", type=int, default=16)
-    w.add_argument("--d", type=int, default=3)
+    w.add_argument("--n", type=int, default=16, help="number of tokens (default 16)")
+    w.add_argument("--d", type=int, default=3, help="dimension of R^d (tokens on S^(d-1))")
     w.add_argument("--heads", default="1,4,16", help="numbers of heads H, comma-separated")
-    w.add_argument("--weights", choices=("ou", "oscillating", "frozen"), default="ou")
-    w.add_argument("--phase", choices=("in-phase", "spread"), default="in-phase")
-    w.add_argument("--sigma", type=float, default=0.1)
-    w.add_argument("--T", type=float, default=30.0)
-    w.add_argument("--dt", type=float, default=0.05)
-    w.add_argument("--seeds", type=int, default=3)
+    w.add_argument("--weights", choices=("ou", "oscillating", "frozen"), default="ou", help="law of the head weights D_h(t)")
+    w.add_argument("--phase", choices=("in-phase", "spread"), default="in-phase", help="phases of oscillating heads: all equal, or spread 2 pi h / H")
+    w.add_argument("--sigma", type=float, default=0.1, help="noise of the weights (default 0.1)")
+    w.add_argument("--T", type=float, default=30.0, help="final time (default 30)")
+    w.add_argument("--dt", type=float, default=0.05, help="time step (default 0.05)")
+    w.add_argument("--seeds", type=int, default=3, help="runs averaged per H (default 3)")
     _common(w, "draw E(t) and G^2(t) of the first run to this PNG")

@@ -129,26 +129,30 @@ def cmd_markov(args):
 
 def register(sub):
     """Add ``dyck`` and ``markov`` to the sub-command parsers."""
-    s = add_command(sub, "dyck", cmd_dyck, "Dyck-(k, m) top-of-stack attention: exact model, softmax, knockouts")
+    s = add_command(sub, "dyck", cmd_dyck, "Dyck-(k, m) top-of-stack attention: exact model, softmax, knockouts",
+                    examples=("tropattn dyck --k 3 --m 4 --plot dyck.png", "tropattn dyck --partition partition.png --json",
+                              "tropattn dyck --k 2 --m 3 --length 16 --n 40 --train 1500   # needs torch"))
     s.add_argument("--k", type=int, default=3, help="bracket types (default 3)")
     s.add_argument("--m", type=int, default=4, help="maximal depth (default 4)")
     s.add_argument("--length", type=int, default=32, help="word length, even (default 32)")
     s.add_argument("--n", type=int, default=60, help="number of words (default 60)")
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--seed", type=int, default=0, help="seed of the generated words (default 0)")
     s.add_argument("--betas", default=DEFAULT_BETAS, help=f"inverse temperatures (default {DEFAULT_BETAS})")
     s.add_argument("--plot", metavar="FILE.png", help="accuracy against beta with the knockout bars")
     s.add_argument("--partition", metavar="FILE.png", help="layer 2's exact query-space partition (first word)")
     s.add_argument("--train", type=int, metavar="STEPS", default=0,
                    help="also train a tiny 2-layer 1-head torch model for STEPS Adam steps (at most 60 s) and "
                         "run the same knockout on it (needs torch)")
-    s = add_command(sub, "markov", cmd_markov, "staged sparse attention: surrogate flow, plateaus, stage times")
+    s = add_command(sub, "markov", cmd_markov, "staged sparse attention: surrogate flow, plateaus, stage times",
+                    examples=("tropattn markov --m 1.7 --h 3 --T 40 --plot markov.png", "tropattn markov --m 1 --json"))
     s.add_argument("--m", type=float, default=1.7, help="importance ratio (default 1.7)")
     s.add_argument("--h", type=int, default=3, help="target rows = heads (default 3)")
     s.add_argument("--T", type=int, default=40, help="positions (default 40)")
     s.add_argument("--noise", type=float, default=1e-6, help="symmetry-breaking noise (default 1e-6)")
     s.add_argument("--seeds", default="0", help="noise seeds, comma-separated (default 0)")
     s.add_argument("--t-end", dest="t_end", type=float, default=300.0, help="integration time (default 300)")
-    s.add_argument("--method", choices=("ivp", "euler"), default="ivp")
+    s.add_argument("--method", choices=("ivp", "euler"), default="ivp",
+                   help="integrator: adaptive solve_ivp (default) or explicit Euler with --dt")
     s.add_argument("--dt", type=float, default=0.01, help="Euler step (default 0.01)")
     s.add_argument("--n-out", dest="n_out", type=int, default=601, help="output times (default 601)")
     s.add_argument("--plot", metavar="FILE.png", help="loss with plateaus and per-head attention heat maps")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..plot import plot_tropical_curve
 from ..tropical import curve_edges
-from .common import add_command, emit, format_point as _point, format_rational as _fmt, parse_pair
+from .common import BOX_HELP, add_command, emit, format_point as _point, format_rational as _fmt, parse_pair
 from .polynomials import _load_polynomial
 
 __all__ = ["curve_report", "register"]
@@ -41,7 +41,9 @@ def cmd_curve(args):
 def register(sub):
     """Add ``curve`` to the sub-command parsers."""
     s = add_command(sub, "curve", cmd_curve, "draw a tropical curve beside its dual subdivision (d = 2), "
-                    "or a tropical surface (d = 3)")
+                    "or a tropical surface (d = 3)", examples=(
+                        'tropattn curve "max(3, x + 2, y + 2, x + y + 3, 2*x, 2*y)" -o conic.png',
+                        'tropattn curve "max(0, x, y, z)" -o plane.svg --box -3 3 --json'))
     s.add_argument("poly", help='a string such as "max(0, x, y)" or a JSON file')
     s.add_argument("-o", "--output", required=True, help="picture file: FILE.png, FILE.svg, FILE.pdf")
-    s.add_argument("--box", default=None, help="window LO,HI in every coordinate (default: around the vertices)")
+    s.add_argument("--box", default=None, help=BOX_HELP + " (default: around the vertices)")
