@@ -196,20 +196,17 @@ def certified_upper_facets_2d(P):
     n = len(P)
     pts = np.empty((n, 3), dtype=object)
     pts[:] = P
-    flat = _one_face(pts)
-    if flat is not None:
-        return flat
     try:
         flt = pts.astype(float)
     except OverflowError:
-        return None
+        return _one_face(pts)
     run = qhull_simplices(flt)
-    if run is None:
-        return None
+    if run is None:                                   # Qhull refuses flat input: one face, or the general hull
+        return _one_face(pts)
     simplices, equations = run
     T = simplices[equations[:, 2] > 0].astype(np.int64)  # a proposal: certified below
     if len(T) == 0:
-        return None
+        return _one_face(pts)
     planes = _exact_planes(pts, T)                                    # 1.
     if planes is None:
         return None

@@ -34,6 +34,8 @@ import math
 from fractions import Fraction
 from functools import cached_property
 
+import numpy as np
+
 from ..errors import InvalidInputError
 from ..exact.counters import record
 from ..exact.hull import certified_hull
@@ -75,7 +77,16 @@ class UpperHull:
 
     def __init__(self, points, lifted, index, owners, vertices, kernel, neighbors=None, data=None):
         self._points, self.lifted, self.index, self._owners = points, lifted, index, owners
-        self.vertices, self.kernel, self.neighbors, self.data = vertices, kernel, neighbors, data
+        self.vertices, self.kernel, self.data = vertices, kernel, data
+        self._neighbors = neighbors          # a dict, or a function giving the local one (built on first use)
+
+    @cached_property
+    def neighbors(self):
+        nb = self._neighbors
+        if not callable(nb):
+            return nb
+        index = self.index
+        return {index[i]: tuple(sorted(index[k] for k in ks)) for i, ks in nb().items()}
 
     @cached_property
     def cells(self) -> tuple:
@@ -179,8 +190,8 @@ def integer_upper_hull(pts, method: str = "auto") -> UpperHull:
     record("certified", where=f"upper_hull.{kernel}")
     index = tuple(top)
     verts = tuple(sorted(index[i] for i in verts_local))
-    neighbors = {index[i]: tuple(sorted(index[k] for k in ks)) for i, ks in nbrs_local.items()}
-    return UpperHull(pts, lifted, index, owners, verts, kernel, neighbors, data)
+    local = nbrs_local if callable(nbrs_local) else (lambda: nbrs_local)
+    return UpperHull(pts, lifted, index, owners, verts, kernel, local, data)
 
 
 def _top_points(pts):
@@ -226,14 +237,18 @@ def _planar(lifted):
     if res is None:
         record("declined", where="upper_hull.planar")
         return None
-    planes, cycles, ea, eb, ef, eg, T = res
-    corners = set()
-    for f, tri in enumerate(T.tolist()):
-        corners.update(cycles.get(f, tri))
-    neighbors = {v: set() for v in corners}
-    for u, v in zip(ea.tolist(), eb.tolist()):
-        neighbors[u].add(v)
-        neighbors[v].add(u)
+    cycles, T = res.cycles, res.tri
+    plain = np.ones(len(T), dtype=bool)
+    plain[list(cycles)] = False                       # merged facets: only their cycle's corners are vertices
+    corners = set(np.unique(T[plain]).tolist()).union(*cycles.values())
+
+    def neighbors():
+        out = {v: set() for v in corners}
+        for u, v in zip(res.eu.tolist(), res.ev.tolist()):
+            out[u].add(v)
+            out[v].add(u)
+        return out
+
     return "planar", sorted(corners), neighbors, res
 
 
