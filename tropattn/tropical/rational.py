@@ -373,8 +373,8 @@ class TropicalRationalMap:
         --------
         >>> from tropattn.tropical import parse_polynomial
         >>> F = TropicalRationalMap([parse_polynomial("max(0, x)"), parse_polynomial("max(x, 1)")])
-        >>> [p.terms for p in F.pieces()]                # breakpoints at x = 0 and x = 1
-        [(0, 0, 0, 0), (1, 0, 0, 0), (1, 0, 1, 0)]
+        >>> [p.terms for p in F.pieces()]        # x < 0, x > 1, 0 < x < 1 (sorted by terms)
+        [(0, 0, 1, 0), (1, 0, 0, 0), (1, 0, 1, 0)]
         """
         return common_refinement([p for c in self.components for p in (c.numerator, c.denominator)])
 
