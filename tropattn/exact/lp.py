@@ -97,13 +97,25 @@ def interior_point(A, b) -> Certificate:
 
     Parameters
     ----------
-    A : (m, d) rationals
-    b : (m,) rationals
+    A : sequence of sequence of number, shape (m, d)
+        The rows (anything :func:`~tropattn.exact.to_rational` accepts).
+    b : sequence of number, shape (m,)
+        The right-hand sides.
 
     Returns
     -------
     Certificate
+        ``point`` (exact, ``A x < b``) or ``farkas`` (exact ``y >= 0``, ``y != 0``,
+        ``y^T A = 0``, ``y^T b <= 0``); ``exact`` says whether the simplex decided.
 
+    Raises
+    ------
+    InvalidInputError
+        When ``A`` and ``b`` have different lengths or an entry is not a finite
+        number.
+
+    Examples
+    --------
     >>> interior_point([[1, 0], [-1, 0]], [1, 1]).point       # -1 < x < 1: the strip
     (Fraction(0, 1), Fraction(0, 1))
     >>> interior_point([[1, 0], [-1, 0]], [0, 0]).farkas      # x < 0 and x > 0

@@ -103,6 +103,12 @@ class TropicalRationalFunction:
     numerator, denominator : TropicalPolynomial or number
         Same variables; a number is a constant polynomial (default denominator 0).
 
+    Raises
+    ------
+    InvalidInputError
+        When the variables differ, both parts are numbers, or a part is already a
+        rational function.
+
     Examples
     --------
     >>> from tropattn.tropical import parse_polynomial
@@ -265,6 +271,12 @@ class TropicalRationalMap:
     ----------
     components : sequence of TropicalRationalFunction or TropicalPolynomial
         Polynomials are read as ``f ⊘ 0``.  All share the same variables.
+
+    Raises
+    ------
+    InvalidInputError
+        When there is no component, a component has another type, or the
+        variables differ.
 
     Examples
     --------

@@ -162,6 +162,7 @@ def redundancy_condition(points, j: int):
     points : sequence of lifted points ``(a_j..., b_j)`` (numbers or sympy expressions)
         The last coordinate is the offset ``b_j`` (the height of the lift).
     j : int
+        The term, ``0 <= j < N``.
 
     Returns
     -------
@@ -169,6 +170,13 @@ def redundancy_condition(points, j: int):
         True exactly for the parameter values at which ``p_j`` is not an upper vertex of
         the lifted points (a point equal to an upper vertex is not redundant: the
         convention of :meth:`TropicalPolynomial.redundant_terms`).
+
+    Raises
+    ------
+    InvalidInputError
+        When the points are empty or ragged, an entry is not a rational expression,
+        or ``j`` is out of range; with one parameter, also when an entry has a pole
+        on the parameter line.
 
     Examples
     --------
@@ -518,6 +526,13 @@ class SymbolicHead:
     variables : sequence of str, optional
         Names of the query coordinates (default ``x, y, z`` or ``x1 ... xd``); they must
         differ from the parameters' names.
+
+    Raises
+    ------
+    InvalidInputError
+        Empty or ragged keys, an entry that is not a rational function of its
+        symbols with rational coefficients, values without one row per key, a wrong
+        number of variable names, or a parameter named like a query variable.
 
     Examples
     --------
@@ -1113,11 +1128,19 @@ def parameter_regions(points) -> tuple:
 
     Parameters
     ----------
-    points : lifted points ``(a_j..., b_j)`` with exactly one free symbol
+    points : sequence of sequence of number or sympy expression, shape (N, d + 1)
+        Lifted points ``(a_j..., b_j)`` with exactly one free symbol, polynomial in it.
 
     Returns
     -------
-    tuple of ParameterPiece, in increasing order along the line.
+    tuple of ParameterPiece
+        In increasing order along the line; adjacent pieces of one type are merged.
+
+    Raises
+    ------
+    InvalidInputError
+        When the points do not have exactly one parameter, are not polynomial in
+        it, or an entry is not a rational expression.
 
     Examples
     --------
