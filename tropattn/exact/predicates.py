@@ -505,8 +505,8 @@ class PreparedPoints:
         Returns
         -------
         PreparedPoints
-            The points with their int64 copy (None when an entry, or ``max_abs`` times
-            the width, reaches 2^62), ``max_abs`` and the largest row L1 norm ``l1``.
+            The points with their int64 copy ``P64`` (None when an entry reaches 2^62 in
+            absolute value), ``max_abs`` and the largest row L1 norm ``l1``.
 
         Examples
         --------
