@@ -40,12 +40,48 @@ class Progress:
         self.start_step(0, 1)
 
     def start_step(self, index, parents):
-        """Start stage ``index`` with ``parents`` units of work."""
+        """Start stage ``index`` with ``parents`` units of work (the counters restart at 0).
+
+        Parameters
+        ----------
+        index : int
+            The stage, counted from 0 (shown as ``index + 1``).
+        parents : int
+            How many units the stage has.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> bar = Progress(enabled=False, steps=2)
+        >>> bar.start_step(1, 8); bar.index, bar.parents, bar.done
+        (1, 8, 0)
+        """
         self.index, self.parents, self.done, self.found = index, parents, 0, 0
         self.start = time.perf_counter()
 
     def advance(self, parents=1, found=0):
-        """``parents`` more units done, ``found`` more regions found."""
+        """``parents`` more units done, ``found`` more regions found; redraw at most every 0.2 s.
+
+        Parameters
+        ----------
+        parents : int, optional
+            Units finished since the last call.
+        found : int, optional
+            Regions found since the last call.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> bar = Progress(enabled=False)
+        >>> bar.start_step(0, 4); bar.advance(); bar.advance(3, found=5); bar.done, bar.found
+        (4, 5)
+        """
         self.done += parents
         self.found += found
         now = time.perf_counter()
@@ -60,6 +96,16 @@ class Progress:
             sys.stderr.flush()
 
     def close(self):
-        """End the line if the stage did not finish (an interruption)."""
+        """End the line if the stage did not finish (an interruption).
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> bar = Progress(enabled=False)
+        >>> bar.start_step(0, 3); bar.advance(1); bar.close()      # nothing is written when disabled
+        """
         if self.enabled and self.done != self.parents:
             sys.stderr.write("\n")

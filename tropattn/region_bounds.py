@@ -45,6 +45,23 @@ __all__ = ["single_head_bound", "product_bound", "arrangement_bound", "line_boun
 def single_head_bound(keys: int) -> int:
     """A single head with ``N`` keys: its power diagram has at most ``N`` cells.
 
+    Parameters
+    ----------
+    keys : int
+        The number of keys ``N >= 1``.
+
+    Returns
+    -------
+    int
+        ``N``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``keys`` is not an integer >= 1.
+
+    Examples
+    --------
     >>> single_head_bound(5)
     5
     """
@@ -54,6 +71,26 @@ def single_head_bound(keys: int) -> int:
 def product_bound(keys_per_head) -> int:
     """The product bound ``prod_h N_h`` (``N^H`` for equal heads).
 
+    Overlaying the power diagrams of the heads refines each into at most the product
+    of their cell counts.
+
+    Parameters
+    ----------
+    keys_per_head : iterable of int
+        The number of keys ``N_h >= 1`` of each head.
+
+    Returns
+    -------
+    int
+        ``prod_h N_h`` (1 for no heads).
+
+    Raises
+    ------
+    InvalidInputError
+        When a key count is not an integer >= 1.
+
+    Examples
+    --------
     >>> product_bound([3, 3, 2])
     18
     """
@@ -63,6 +100,31 @@ def product_bound(keys_per_head) -> int:
 def arrangement_bound(dim: int, heads: int, keys: int) -> int:
     """Regions of ``H C(N, 2)`` hyperplanes in general position in ``R^d``.
 
+    Every wall of the overlay lies on a bisector of two keys of one head, so the
+    overlay is refined by that arrangement: at most ``sum_{i <= d} C(H C(N, 2), i)``
+    regions (docs/THEORY.md §3).
+
+    Parameters
+    ----------
+    dim : int
+        The input dimension ``d >= 1``.
+    heads : int
+        The number of heads ``H >= 1``.
+    keys : int
+        Keys per head ``N >= 1``.
+
+    Returns
+    -------
+    int
+        ``sum_{i=0}^{d} C(H C(N, 2), i)``.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is not an integer >= 1.
+
+    Examples
+    --------
     >>> arrangement_bound(2, 3, 2)                 # 3 lines in the plane
     7
     """
@@ -74,6 +136,25 @@ def arrangement_bound(dim: int, heads: int, keys: int) -> int:
 def line_bound(heads: int, keys: int) -> int:
     """On a line each head contributes at most ``N - 1`` breakpoints.
 
+    Parameters
+    ----------
+    heads : int
+        The number of heads ``H >= 1``.
+    keys : int
+        Keys per head ``N >= 1``.
+
+    Returns
+    -------
+    int
+        ``H (N - 1) + 1``: the intervals cut by all breakpoints.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is not an integer >= 1.
+
+    Examples
+    --------
     >>> line_bound(4, 3)
     9
     """
@@ -83,8 +164,34 @@ def line_bound(heads: int, keys: int) -> int:
 def layer_bound(dim: int, heads: int, keys: int) -> int:
     """The smallest of the valid per-layer upper bounds.
 
+    The minimum of :func:`product_bound`, :func:`arrangement_bound` and, on a line,
+    :func:`line_bound`.
+
+    Parameters
+    ----------
+    dim : int
+        The input dimension ``d >= 1``.
+    heads : int
+        The number of heads ``H >= 1``.
+    keys : int
+        Keys per head ``N >= 1``.
+
+    Returns
+    -------
+    int
+        An upper bound on the regions of one attention layer.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is not an integer >= 1.
+
+    Examples
+    --------
     >>> layer_bound(2, 4, 2)                        # 4 lines in the plane: 11 < 2^4
     11
+    >>> layer_bound(2, 2, 3)                        # 3^2 = 9 < 22 (arrangement)
+    9
     """
     candidates = [product_bound([keys] * heads), arrangement_bound(dim, heads, keys)]
     if dim == 1:
@@ -95,6 +202,28 @@ def layer_bound(dim: int, heads: int, keys: int) -> int:
 def ffn_factor(dim: int, hidden: int) -> int:
     """How many pieces a ReLU layer with ``m`` units can cut one region into.
 
+    The ``m`` hyperplanes where the units switch form an arrangement in ``R^d``
+    with at most ``sum_{i<=d} C(m, i)`` regions (Zaslavsky).
+
+    Parameters
+    ----------
+    dim : int
+        The input dimension ``d >= 1``.
+    hidden : int
+        The number of hidden units ``m >= 0``.
+
+    Returns
+    -------
+    int
+        ``sum_{i=0}^{d} C(m, i)`` (1 for ``m = 0``).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``dim`` is not an integer >= 1 or ``hidden`` not an integer >= 0.
+
+    Examples
+    --------
     >>> ffn_factor(2, 3)
     7
     """
@@ -105,8 +234,38 @@ def ffn_factor(dim: int, hidden: int) -> int:
 def deep_bound(dim: int, heads: int, keys: int, layers: int, ffn_hidden: int = 0) -> int:
     """``(per-layer bound x FFN factor)^L``.
 
+    Each layer splits every region of the layers before it at most by its own
+    per-layer count, so the bounds multiply.
+
+    Parameters
+    ----------
+    dim : int
+        The input dimension ``d >= 1``.
+    heads : int
+        Heads per layer ``H >= 1``.
+    keys : int
+        Keys per head ``N >= 1``.
+    layers : int
+        The number of layers ``L >= 1``.
+    ffn_hidden : int, optional
+        Hidden ReLU units of each layer's FFN (0: no FFN).
+
+    Returns
+    -------
+    int
+        ``(layer_bound(d, H, N) * ffn_factor(d, m))^L``.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is not a positive integer (``ffn_hidden`` may be 0).
+
+    Examples
+    --------
     >>> deep_bound(2, 2, 3, 2)
     81
+    >>> deep_bound(1, 1, 2, 1, ffn_hidden=2)          # 2 cells, each cut into <= 3
+    6
     """
     per = layer_bound(dim, heads, keys) * (ffn_factor(dim, ffn_hidden) if ffn_hidden else 1)
     return per ** _positive("layers", layers)
@@ -133,7 +292,19 @@ class Bounds:
     construction: str = ""
 
     def as_dict(self) -> dict:
-        """Every field, JSON-ready."""
+        """Every field, JSON-ready.
+
+        Returns
+        -------
+        dict
+            Field name -> value (ints, bools, str and None only).
+
+        Examples
+        --------
+        >>> d = bounds(2, 2, 3).as_dict()
+        >>> d["per_layer"], d["lower"], d["construction"]
+        (9, 9, 'grid')
+        """
         return dict(self.__dict__)
 
 
@@ -146,6 +317,31 @@ def bounds(dim: int, heads: int, keys: int, layers: int = 1) -> Bounds:
     (``H <= d``); the attainable order is ``N^order_exponent`` with
     ``order_exponent = min(H, d)``.
 
+    Parameters
+    ----------
+    dim : int
+        The input dimension ``d >= 1``.
+    heads : int
+        Heads per layer ``H >= 1``.
+    keys : int
+        Keys per head ``N >= 1``.
+    layers : int, optional
+        The number of layers ``L >= 1``.
+
+    Returns
+    -------
+    Bounds
+        The single-head, product, arrangement, line (``d = 1`` only), per-layer and
+        deep upper bounds, the constructive lower bound and the attainability flags.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is not an integer >= 1, or the bounds would have more than
+        about a million digits.
+
+    Examples
+    --------
     >>> b = bounds(1, 3, 4)
     >>> b.product, b.per_layer, b.product_attainable, b.order_exponent, b.lower
     (64, 10, False, 1, 4)

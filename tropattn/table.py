@@ -3,7 +3,7 @@
 For a grid of small shapes ``(d, H, N, L)`` the table holds the exact counts of the
 constructions (grid heads for ``H <= d`` and one layer; the sawtooth model on
 ``min(H, d)`` coordinates, which attains ``N^{min(H, d) L}``) and of
-random models with fixed seeds, next to every bound of :mod:`tropattn.bounds`.  The
+random models with fixed seeds, next to every bound of :mod:`tropattn.region_bounds`.  The
 column ``product_attainable`` marks the shapes where the paper's per-layer ``N^H``
 cannot be reached (``H > d``); ``attains_product`` says whether that row's model
 reaches ``(N^H)^L``.  Regenerate ``data/region_counts.csv`` with::
@@ -49,8 +49,38 @@ def _constructions(d, H, N, L):
 def region_rows(shapes=None, seeds: int = 3, progress=None, **run):
     """One row (a dict with :data:`COLUMNS`) per model of every shape.
 
-    ``progress`` (None: on a terminal) shows one bar over all the models of the table; ``run``
-    (``workers``, ``executor``) goes to :func:`tropattn.regions.enumerate_regions`.
+    Parameters
+    ----------
+    shapes : list of tuple (d, H, N, L) or None, optional
+        Input dimension, heads per layer, keys per head and layers of each shape;
+        None means :data:`DEFAULT_SHAPES`.
+    seeds : int, optional
+        Random models per shape (seeds ``0 .. seeds - 1``), beside the constructions.
+    progress : bool or None, optional
+        One bar over all the models of the table (None: only on a terminal).
+    **run
+        ``workers``, ``executor``, ... passed to
+        :func:`tropattn.regions.enumerate_regions`.
+
+    Returns
+    -------
+    list of dict
+        Keys :data:`COLUMNS`: the shape, the model name, the exact activation and
+        linear region counts, the bounds of :func:`tropattn.region_bounds.bounds` and
+        the seconds taken.
+
+    Raises
+    ------
+    Interrupted
+        On Ctrl-C (from :func:`~tropattn.regions.enumerate_regions`).
+    InvalidInputError
+        A bad ``workers`` or ``executor``.
+
+    Examples
+    --------
+    >>> rows = region_rows(shapes=[(1, 2, 2, 1)], seeds=1)
+    >>> [(r["model"], r["activation_regions"], r["product_bound"], r["product_attainable"]) for r in rows]
+    [('sawtooth', 2, 4, False), ('random seed 0', 2, 4, False)]
     """
     jobs = []
     for d, H, N, L in shapes if shapes is not None else DEFAULT_SHAPES:
@@ -79,7 +109,41 @@ def region_rows(shapes=None, seeds: int = 3, progress=None, **run):
 
 def write_region_table(path="data/region_counts.csv", quick: bool = False, seeds: int = 3, progress=None,
                        **run) -> Path:
-    """Compute the table and write it as CSV; returns the path (its directory must exist)."""
+    """Compute the table and write it as CSV; returns the path (its directory must exist).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path, optional
+        Where to write the CSV.
+    quick : bool, optional
+        Use the small :data:`QUICK_SHAPES` instead of :data:`DEFAULT_SHAPES`.
+    seeds : int, optional
+        Random models per shape.
+    progress : bool or None, optional
+        Show a bar (None: only on a terminal).
+    **run
+        Passed to :func:`region_rows`.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written (header :data:`COLUMNS`, one line per model).
+
+    Raises
+    ------
+    Interrupted
+        On Ctrl-C; nothing is written then.
+    OSError
+        When the file cannot be written.
+
+    Examples
+    --------
+    >>> import csv, tempfile, pathlib
+    >>> out = write_region_table(pathlib.Path(tempfile.mkdtemp()) / "t.csv", quick=True, seeds=0, progress=False)
+    >>> rows = list(csv.DictReader(out.open()))
+    >>> len(rows), all(int(r["activation_regions"]) <= int(r["deep_bound"]) for r in rows)   # 4 shapes, 5 models
+    (5, True)
+    """
     rows = region_rows(QUICK_SHAPES if quick else None, seeds=seeds, progress=progress, **run)
     path = Path(path)
     with path.open("w", newline="", encoding="utf-8") as fh:

@@ -53,10 +53,29 @@ QHULL_OPTIONS = ("QJ", None)
 def independent_rows(G: Sequence[tuple]):
     """Greedy maximal linearly independent subset of homogeneous rows.
 
-    Returns ``(indices, pivots)``: the rows kept and one pivot column per kept row
-    (the first row's pivot is the denominator column).  The kept rows restricted to
-    the pivot columns form an invertible matrix, so a point of the affine hull is
-    determined by its coordinates at the pivot columns.
+    The kept rows restricted to the pivot columns form an invertible matrix, so a
+    point of the affine hull is determined by its coordinates at the pivot columns.
+    ``len(indices) - 1`` is the dimension of the affine hull of the points.
+
+    Parameters
+    ----------
+    G : sequence of tuple of int, shape (m, n + 1)
+        Homogeneous rows ``(num_1, ..., num_n, den)``, ``den > 0``; at least one row.
+
+    Returns
+    -------
+    indices : list of int
+        The rows kept, in input order.
+    pivots : list of int
+        One pivot column per kept row (the first row's pivot is the denominator
+        column ``n``).
+
+    Examples
+    --------
+    Three of the points (0, 0), (1, 0), (1/2, 0), (0, 1) are affinely independent:
+
+    >>> independent_rows([(0, 0, 1), (2, 0, 2), (1, 0, 2), (0, 1, 1)])
+    ([0, 1, 3], [2, 0, 1])
     """
     n1 = len(G[0])
     order = [n1 - 1] + list(range(n1 - 1))  # denominator column first
@@ -133,7 +152,42 @@ class Hull:
 def certified_hull(G: Sequence[tuple], method: str = "auto", qhull_options=QHULL_OPTIONS) -> Hull:
     """Exact facets and vertices of distinct homogeneous points (any dimension).
 
-    ``qhull_options`` are the Qhull runs tried in turn before the exact fallback.
+    The affine hull is found exactly and the points are projected onto independent
+    coordinates; Qhull proposes a boundary triangulation that is certified exactly
+    (:func:`certify_boundary`), else an exact double description decides (counted as
+    a fallback).  See the module docstring and docs/ALGORITHMS.md §3.
+
+    Parameters
+    ----------
+    G : sequence of tuple of int, or numpy.ndarray of int64, shape (m, n + 1)
+        Distinct homogeneous points ``(num, den)`` with ``den > 0`` (see
+        :func:`~tropattn.exact.numbers.homogeneous_row`); at least one.
+    method : {"auto", "exact"}, optional
+        ``"auto"``: certified Qhull first; ``"exact"``: double description only.
+    qhull_options : sequence of str or None, optional
+        The Qhull runs tried in turn before the exact fallback.
+
+    Returns
+    -------
+    Hull
+        ``dim`` (dimension of the hull), ``coords`` (projection), ``equations`` of the
+        affine hull, primitive outward ``facets`` over ``coords + (den,)``, their
+        ``incidence`` and the ``vertices`` (point indices).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``method`` is not ``"auto"`` or ``"exact"``.
+
+    Examples
+    --------
+    A unit square with its centre and the midpoint of an edge:
+
+    >>> H = certified_hull([(0, 0, 1), (2, 0, 2), (0, 1, 1), (1, 1, 1), (1, 1, 2), (1, 0, 2)])
+    >>> H.dim, len(H.facets), H.vertices
+    (2, 4, (0, 1, 2, 3))
+    >>> certified_hull([(0, 0, 1), (1, 1, 1), (2, 2, 1)]).equations    # a segment on x = y
+    (((-1, 1), Fraction(0, 1)),)
     """
     if method not in ("auto", "exact"):
         raise InvalidInputError(f"method = {method!r}; expected 'auto' (certified Qhull) or 'exact'")
@@ -191,8 +245,8 @@ def _vertices_from_masks(masks, npoints: int, dim: int) -> tuple:
 def simplex_normals(pts: "PreparedPoints", simplices: np.ndarray) -> np.ndarray:
     """Integer normal ``h`` of the hyperplane through each simplex (zero if degenerate).
 
-    Returns (F, k+1) rows with ``h . P[s] == 0`` for every point ``P[s]`` of the
-    simplex: ``h_j = (-1)^j`` times the k x k minor of the simplex's k x (k+1)
+    Row ``f`` satisfies ``h . P[s] == 0`` for every point ``P[s]`` of simplex ``f``:
+    ``h_j = (-1)^j`` times the k x k minor of the simplex's k x (k+1)
     matrix without column ``j`` (the generalised cross product; a degenerate simplex
     gets the zero row).  For integer points (all denominators 1) the same vector is
     ``(a, -a . x_0)`` with ``a`` the cross product of the differences ``x_i - x_0``
@@ -200,6 +254,28 @@ def simplex_normals(pts: "PreparedPoints", simplices: np.ndarray) -> np.ndarray:
     Minors are exact: int64 when the product of the rows' L1 norms proves it, else
     modular (:func:`tropattn.exact.linalg.modular_minors`) or Python integers,
     in blocks of simplices.
+
+    Parameters
+    ----------
+    pts : PreparedPoints
+        The homogeneous points, shape (m, k + 1) (a full-dimensional set in
+        k affine dimensions).
+    simplices : numpy.ndarray of int, shape (F, k)
+        Point indices of each simplex (k points span a hyperplane).
+
+    Returns
+    -------
+    numpy.ndarray of int64 or object, shape (F, k + 1)
+        The (not yet primitive, not oriented) normals.
+
+    Examples
+    --------
+    The edge from (0, 0) to (1, 0) of a triangle lies on the line ``y = 0``:
+
+    >>> from tropattn.exact.predicates import PreparedPoints
+    >>> tri = PreparedPoints.of([(0, 0, 1), (1, 0, 1), (0, 1, 1)])
+    >>> simplex_normals(tri, np.array([[0, 1], [0, 2]])).tolist()
+    [[0, 1, 0], [-1, 0, 0]]
     """
     F, k = simplices.shape
     integral = pts.P64 is not None and k >= 2 and bool(np.all(pts.P64[:, -1] == 1))
@@ -242,7 +318,26 @@ def simplex_normals(pts: "PreparedPoints", simplices: np.ndarray) -> np.ndarray:
 
 
 def normalise_rows(H: np.ndarray) -> np.ndarray:
-    """Primitive rows with the first nonzero entry positive (int64 when they fit, else object ints)."""
+    """Primitive rows with the first nonzero entry positive (int64 when they fit, else object ints).
+
+    Two rows get the same normal form iff they span the same line, so equal
+    hyperplanes from different simplices can be merged by :func:`unique_rows`.
+
+    Parameters
+    ----------
+    H : numpy.ndarray of int64 or object, shape (F, n)
+        Integer rows; zero rows stay zero.
+
+    Returns
+    -------
+    numpy.ndarray, shape (F, n)
+        The normalised rows.
+
+    Examples
+    --------
+    >>> normalise_rows(np.array([[-2, 4, 0], [0, 0, 0], [0, 3, -6]])).tolist()
+    [[1, -2, 0], [0, 0, 0], [0, 1, -2]]
+    """
     g = np.gcd.reduce(H, axis=1)
     g[g == 0] = 1
     H = H // g[:, None]
@@ -253,8 +348,28 @@ def normalise_rows(H: np.ndarray) -> np.ndarray:
 
 
 def row_sum(rows) -> tuple:
-    """Sum of homogeneous rows (positive denominators): the centroid of the points
-    weighted by their denominators, a point of the relative interior of their hull."""
+    """Sum of homogeneous rows (positive denominators), made primitive.
+
+    The sum is the centroid of the points weighted by their denominators, a point of
+    the relative interior of their hull: the ``inner`` point of the certificates.
+
+    Parameters
+    ----------
+    rows : sequence of tuple of int, shape (m, n + 1)
+        Homogeneous points ``(num, den)`` with ``den > 0``.
+
+    Returns
+    -------
+    tuple of int, shape (n + 1,)
+        The primitive homogeneous row of the weighted centroid.
+
+    Examples
+    --------
+    The centroid (1/3, 1/3) of a triangle:
+
+    >>> row_sum([(0, 0, 1), (1, 0, 1), (0, 1, 1)])
+    (1, 1, 3)
+    """
     return primitive_row([sum(col) for col in zip(*rows)])
 
 
@@ -266,8 +381,9 @@ def surface_certified(pts: "PreparedPoints", simplices: np.ndarray, U: np.ndarra
     for every point ``g``, ``Z`` = the zeros) supports ``conv(points)``; ``facet_of[s]``
     is a row of ``U`` whose zero set holds simplex ``s`` (checked again here),
     ``inner`` a homogeneous point in the interior of ``conv(points)``, and ``raw``
-    (optional) the simplices' own normals (:func:`simplex_normals`).  The rest of the certificate of Mehlhorn et al. ("Checking
-    geometric programs or verification of geometric structures") is checked here:
+    (optional) the simplices' own normals (:func:`simplex_normals`).  The rest of the
+    certificate of Mehlhorn et al. ("Checking geometric programs or verification of
+    geometric structures") is checked here:
 
     1. ``inner`` is strictly inside every facet row and every simplex lies in the zero
        set of a facet row, so the simplices lie on the boundary, away from ``inner``;
@@ -290,6 +406,43 @@ def surface_certified(pts: "PreparedPoints", simplices: np.ndarray, U: np.ndarra
     global test that every point lies on one side of every row.)  A doubled or
     folded surface (a face triangulated twice, two copies of the boundary) fails 2
     or 3.
+
+    Parameters
+    ----------
+    pts : PreparedPoints
+        The points, shape (m, k + 1), full-dimensional.
+    simplices : numpy.ndarray of int, shape (S, k)
+        The claimed boundary triangulation.
+    U : numpy.ndarray of int64 or object, shape (F, k + 1)
+        Outward facet rows, each certified to support the points.
+    Z : numpy.ndarray of bool, shape (F, m)
+        ``Z[f, i]``: point ``i`` lies on row ``f``.
+    facet_of : numpy.ndarray of int, shape (S,)
+        The row of ``U`` holding each simplex.
+    inner : tuple of int, shape (k + 1,)
+        A homogeneous interior point.
+    raw : numpy.ndarray or None, optional
+        The simplices' normals, if already computed.
+
+    Returns
+    -------
+    bool
+        True when the surface is proved to be the boundary, exactly once.
+
+    Examples
+    --------
+    The four edges of a square pass; the same edges listed twice (a doubled
+    boundary) fail:
+
+    >>> from tropattn.exact.predicates import PreparedPoints
+    >>> square = PreparedPoints.of([(0, 0, 1), (1, 0, 1), (0, 1, 1), (1, 1, 1)])
+    >>> edges = np.array([[0, 1], [1, 3], [3, 2], [2, 0]])
+    >>> U = np.array([[0, -1, 0], [1, 0, -1], [0, 1, -1], [-1, 0, 0]])
+    >>> Z = np.array([[1, 1, 0, 0], [0, 1, 0, 1], [0, 0, 1, 1], [1, 0, 1, 0]], dtype=bool)
+    >>> surface_certified(square, edges, U, Z, np.arange(4), (1, 1, 2))
+    True
+    >>> surface_certified(square, np.vstack([edges, edges]), U, Z, np.r_[0:4, 0:4], (1, 1, 2))
+    False
     """
     if not np.all(_entries(Z, facet_of[:, None], simplices)):
         return False
@@ -484,7 +637,23 @@ def _in_hull(rows: list, c: tuple) -> bool:
 
 
 def row_masks(Z: np.ndarray) -> list:
-    """Each boolean row (dense or ``scipy.sparse``) as a Python int bitmask (bit i = column i)."""
+    """Each boolean row (dense or ``scipy.sparse``) as a Python int bitmask (bit i = column i).
+
+    Parameters
+    ----------
+    Z : numpy.ndarray of bool or scipy.sparse matrix, shape (F, m)
+        An incidence (facets x points).
+
+    Returns
+    -------
+    list of int, length F
+        ``masks[f]`` has bit ``i`` set iff ``Z[f, i]``.
+
+    Examples
+    --------
+    >>> row_masks(np.array([[True, False, True], [False, True, False]]))
+    [5, 2]
+    """
     if not isinstance(Z, np.ndarray):
         Z = Z.tocsr()
         return [sum(1 << int(i) for i in Z.indices[Z.indptr[r]:Z.indptr[r + 1]]) for r in range(Z.shape[0])]
@@ -496,12 +665,33 @@ def row_masks(Z: np.ndarray) -> list:
 
 
 def qhull_simplices(X: np.ndarray, options=None):
-    """Qhull's triangulated boundary of float points and the float hyperplane of each
-    simplex, or None if Qhull fails.
+    """Qhull's triangulated boundary of float points and the float hyperplane of each simplex.
 
     Only the combinatorics (index sets) is used, and every check is exact on the
     true points, so Qhull may see any affine image of them: coordinates are centred
-    and scaled per axis, which helps Qhull on lopsided inputs.
+    and scaled per axis, which helps Qhull on lopsided inputs.  Floats decide
+    nothing here: the result is a claim for :func:`certify_boundary`.
+
+    Parameters
+    ----------
+    X : numpy.ndarray of float, shape (m, d)
+        The points in floats (full-dimensional, ``d >= 2``).
+    options : str or None, optional
+        Qhull options (an entry of :data:`QHULL_OPTIONS`).
+
+    Returns
+    -------
+    tuple (simplices, equations) or None
+        ``simplices`` (F, d) point indices and ``equations`` (F, d + 1) float planes
+        of the scaled points, or None when Qhull fails or ``X`` is not finite.
+
+    Examples
+    --------
+    >>> simplices, planes = qhull_simplices(np.array([[0., 0.], [1., 0.], [0., 1.], [1., 1.]]), "QJ")
+    >>> simplices.shape
+    (4, 2)
+    >>> qhull_simplices(np.array([[0., 0.], [1., 1.], [2., 2.]])) is None      # flat: Qhull refuses
+    True
     """
     from scipy.spatial import ConvexHull, QhullError
 
@@ -536,16 +726,45 @@ def _certify_triangulation(pts: PreparedPoints, simplices: np.ndarray, inner: tu
 
 
 def certify_boundary(pts: PreparedPoints, simplices: np.ndarray, inner: tuple):
-    """The facets of full-dimensional points, certified from a claimed boundary
-    triangulation (any source); ``(None, None, None)`` if the claim is not proved.
+    """The facets of full-dimensional points, certified from a claimed boundary triangulation.
 
-    Returns ``(facets, Z, vertex)``: the outward facet rows, their incidence ``Z``
-    (boolean array, or a ``scipy.sparse`` matrix when facets x points is large) and a
-    boolean vertex flag per point.  The hyperplane of each simplex is rebuilt exactly
-    and oriented away from ``inner``; then either the local certificate
-    (:func:`_certify_local`: every simplex non-degenerate) or the global one (every
-    point against every row, in blocks, then :func:`surface_certified`) proves that
-    they are exactly the facets.
+    The triangulation may come from any source.  The hyperplane of each simplex is
+    rebuilt exactly and oriented away from ``inner``; then either the local
+    certificate (:func:`_certify_local`: every simplex non-degenerate) or the global
+    one (every point against every row, in blocks, then :func:`surface_certified`)
+    proves that they are exactly the facets.
+
+    Parameters
+    ----------
+    pts : PreparedPoints
+        The points, shape (m, k + 1), full-dimensional.
+    simplices : numpy.ndarray of int, shape (S, k)
+        The claimed boundary triangulation.
+    inner : tuple of int, shape (k + 1,)
+        A homogeneous point in the interior of the hull (e.g. :func:`row_sum` of
+        affinely independent points).
+
+    Returns
+    -------
+    facets : list of tuple of int or None
+        The outward primitive facet rows (``h . g <= 0`` for every point).
+    Z : numpy.ndarray of bool or scipy.sparse matrix, shape (F, m), or None
+        ``Z[f, i]``: point ``i`` lies on facet ``f`` (sparse when facets x points is
+        large).
+    vertex : numpy.ndarray of bool, shape (m,), or None
+        Which points are vertices.
+
+    All three are None when the claim is not proved.
+
+    Examples
+    --------
+    >>> from tropattn.exact.predicates import PreparedPoints
+    >>> square = PreparedPoints.of([(0, 0, 1), (1, 0, 1), (0, 1, 1), (1, 1, 1)])
+    >>> facets, Z, vertex = certify_boundary(square, np.array([[0, 1], [1, 3], [3, 2], [2, 0]]), (1, 1, 2))
+    >>> sorted(facets), vertex.tolist()
+    ([(-1, 0, 0), (0, -1, 0), (0, 1, -1), (1, 0, -1)], [True, True, True, True])
+    >>> certify_boundary(square, np.array([[0, 1], [1, 3], [3, 0]]), (1, 1, 2))[0] is None   # misses (0, 1)
+    True
     """
     raw = simplex_normals(pts, simplices)
     H = normalise_rows(raw)
@@ -630,9 +849,34 @@ def _entries(Z, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
 
 
 def meets_alone_any(Z, cand: np.ndarray) -> np.ndarray:
-    """Vertex flags: point ``u`` (in ``cand``) lies on some facet and the facets through
-    it meet in ``{u}`` alone; ``Z`` dense (:func:`meets_alone`) or sparse.  Returns a
-    boolean array over all points."""
+    """Vertex flags from an incidence, dense (:func:`meets_alone`) or sparse.
+
+    Point ``u`` (in ``cand``) is a vertex iff it lies on some facet and the facets
+    through it meet in ``{u}`` alone.
+
+    Parameters
+    ----------
+    Z : numpy.ndarray of bool or scipy.sparse matrix, shape (F, m)
+        ``Z[f, i]``: point ``i`` lies on facet ``f``.
+    cand : numpy.ndarray of int
+        The candidate points.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (m,)
+        True at the candidates that are vertices (False elsewhere).
+
+    Examples
+    --------
+    Two edges of a path a-b-c: only b is cut out by the facets through it.
+
+    >>> Z = np.array([[1, 1, 0], [0, 1, 1]], dtype=bool)
+    >>> meets_alone_any(Z, np.arange(3)).tolist()
+    [False, True, False]
+    >>> from scipy.sparse import csr_matrix
+    >>> meets_alone_any(csr_matrix(Z), np.arange(3)).tolist()
+    [False, True, False]
+    """
     if isinstance(Z, np.ndarray):
         out = np.zeros(Z.shape[1], dtype=bool)
         out[cand] = meets_alone(Z[:, cand], Z, cand)
@@ -825,8 +1069,28 @@ def _star_vertices(U: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int
 
 
 def unique_rows(H: np.ndarray):
-    """Distinct rows of an int64 or object array: ``(rows, first, inverse)`` with
-    ``rows = H[first]`` and ``H == rows[inverse]``."""
+    """Distinct rows of an int64 or object array.
+
+    Parameters
+    ----------
+    H : numpy.ndarray of int64 or object, shape (F, n)
+        The rows.
+
+    Returns
+    -------
+    rows : numpy.ndarray, shape (U, n)
+        The distinct rows (sorted for int64, in first-seen order for object arrays).
+    first : numpy.ndarray of int, shape (U,)
+        ``rows = H[first]``.
+    inverse : numpy.ndarray of int, shape (F,)
+        ``H == rows[inverse]``.
+
+    Examples
+    --------
+    >>> rows, first, inverse = unique_rows(np.array([[1, 2], [0, 1], [1, 2]]))
+    >>> rows.tolist(), first.tolist(), inverse.tolist()
+    ([[0, 1], [1, 2]], [1, 0], [1, 0, 1])
+    """
     if H.dtype != object:
         uniq, first, inverse = np.unique(H, axis=0, return_index=True, return_inverse=True)
         return uniq, first, inverse.reshape(-1)
@@ -890,11 +1154,31 @@ def _shared_by_other(Z, zs, p, q) -> bool:
 
 
 def meets_alone(on: np.ndarray, Z: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """For each column ``u`` of ``on``: do the rows ``Z[f]`` over the facets ``f`` with
-    ``on[f, u]`` meet exactly in the columns ``idx[u]``?  (False when no facet holds u.)
+    """For each column ``u`` of ``on``: do the rows of ``Z`` over the facets holding ``u`` meet exactly in ``idx[u]``?
 
-    ``idx`` is (columns of on,) or (columns of on, t) for sets of t columns.  Bitwise:
-    ``Z``'s rows are packed into bytes and AND-reduced per column of ``on``.
+    The rows ``Z[f]`` over the facets ``f`` with ``on[f, u]`` are AND-ed (bitwise:
+    ``Z``'s rows are packed into bytes and reduced per column of ``on``); the
+    answer is False when no facet holds ``u``.
+
+    Parameters
+    ----------
+    on : numpy.ndarray of bool, shape (F, c)
+        Which facets hold each candidate.
+    Z : numpy.ndarray of bool, shape (F, m)
+        The incidence over all points.
+    idx : numpy.ndarray of int, shape (c,) or (c, t)
+        The expected meet of each candidate (a point, or a set of t points).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (c,)
+        True where the meet is exactly ``idx[u]``.
+
+    Examples
+    --------
+    >>> Z = np.array([[1, 1, 0], [0, 1, 1]], dtype=bool)
+    >>> meets_alone(Z, Z, np.arange(3)).tolist()
+    [False, True, False]
     """
     idx = idx.reshape(len(idx), -1)
     u, f = np.nonzero(on.T)  # sorted by u

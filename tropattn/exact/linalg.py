@@ -55,6 +55,23 @@ def _rref(rows: Sequence[Sequence[Fraction]]):
 def rank(rows: Sequence[Sequence]) -> int:
     """Exact rank of a rational matrix.
 
+    Parameters
+    ----------
+    rows : sequence of sequence of number, shape (m, n)
+        The matrix, row by row (entries as :func:`~tropattn.exact.to_rational` accepts).
+
+    Returns
+    -------
+    int
+        The rank over Q (0 for an empty matrix).
+
+    Raises
+    ------
+    InvalidInputError
+        When an entry is not a finite number.
+
+    Examples
+    --------
     >>> rank([[1, 2, 3], [2, 4, 6], [0, 1, 1]])
     2
     """
@@ -64,8 +81,28 @@ def rank(rows: Sequence[Sequence]) -> int:
 def nullspace(rows: Sequence[Sequence], ncols: int | None = None) -> list[tuple[Fraction, ...]]:
     """A basis of ``{x : M x = 0}`` over Q (one tuple per basis vector).
 
+    The basis is read off the reduced row echelon form: one vector per free column,
+    with a 1 in that column.
+
+    Parameters
+    ----------
+    rows : sequence of sequence of Fraction or int, shape (m, n)
+        The matrix ``M``.
+    ncols : int or None, optional
+        The number of columns ``n``; needed only when ``rows`` is empty (then the
+        basis is the standard basis of Q^n).
+
+    Returns
+    -------
+    list of tuple of Fraction
+        ``n - rank(M)`` vectors of length ``n`` spanning the kernel.
+
+    Examples
+    --------
     >>> nullspace([[1, 1, 0]])
     [(Fraction(-1, 1), Fraction(1, 1), Fraction(0, 1)), (Fraction(0, 1), Fraction(0, 1), Fraction(1, 1))]
+    >>> nullspace([], ncols=2)
+    [(Fraction(1, 1), Fraction(0, 1)), (Fraction(0, 1), Fraction(1, 1))]
     """
     if not rows:
         return [tuple(Fraction(int(i == j)) for j in range(ncols)) for i in range(ncols)]
@@ -88,6 +125,25 @@ def solve(rows: Sequence[Sequence], rhs: Sequence) -> tuple[Fraction, ...] | Non
     Fraction-free Gaussian elimination on integer rows (each equation scaled by the
     lcm of its denominators), so the inner loop is plain integer arithmetic.
 
+    Parameters
+    ----------
+    rows : sequence of sequence of number, shape (m, n)
+        The matrix ``M``.
+    rhs : sequence of number, shape (m,)
+        The right-hand side.
+
+    Returns
+    -------
+    tuple of Fraction, shape (n,), or None
+        A solution, or None when the system has none (or ``rows`` is empty).
+
+    Raises
+    ------
+    InvalidInputError
+        When an entry that is not an ``int`` is not a finite number.
+
+    Examples
+    --------
     >>> solve([[2, 0], [0, 4]], [1, 1])
     (Fraction(1, 2), Fraction(1, 4))
     >>> solve([[1, 1], [2, 2]], [1, 3]) is None
@@ -136,6 +192,26 @@ def maximal_minors(S: np.ndarray, absolute: bool = False) -> np.ndarray:
     otherwise).  Column ``i`` of the result is the minor omitting column ``k - i``
     (the subsets of size k in lexicographic order).  ``absolute=True`` adds every term
     (the permanents: on ``|S|`` they bound the minors' terms, for a float filter).
+
+    Parameters
+    ----------
+    S : numpy.ndarray of int64 or object, shape (F, k, m)
+        A stack of ``F`` integer matrices; usually ``m = k + 1``.
+    absolute : bool, optional
+        Add every term instead of alternating signs (permanents).
+
+    Returns
+    -------
+    numpy.ndarray, shape (F, C(m, k))
+        The minors on the k-subsets of columns in lexicographic order (for
+        ``m = k + 1``: column ``i`` omits column ``k - i``), same dtype as ``S``.
+
+    Examples
+    --------
+    The 2 x 2 minors of ``[[1, 2, 3], [4, 5, 6]]`` on columns {0,1}, {0,2}, {1,2}:
+
+    >>> maximal_minors(np.array([[[1, 2, 3], [4, 5, 6]]])).tolist()
+    [[-3, -6, -3]]
     """
     F, k, m = S.shape
     level = S[:, 0, :]  # 1-subsets {c}, in order
@@ -150,14 +226,37 @@ def maximal_minors(S: np.ndarray, absolute: bool = False) -> np.ndarray:
 
 
 def modular_minors(S: np.ndarray, bits: int) -> np.ndarray:
-    """:func:`maximal_minors` of an integer stack whose minors are below ``2^bits`` in
-    absolute value, computed modulo primes below ``2^29`` in int64 and reconstructed
-    by the Chinese remainder theorem (exact; object ints, or int64 when they fit).
+    """:func:`maximal_minors` by multi-modular arithmetic, for big entries.
+
+    The minors of an integer stack whose minors are below ``2^bits`` in absolute
+    value are computed modulo primes below ``2^29`` in int64 and reconstructed by
+    the Chinese remainder theorem (exact; object ints, or int64 when they fit).
 
     Every residue product is below ``2^58`` and a row's expansion adds at most ``k``
     of them, so nothing overflows for ``k < 16``; enough primes are taken for their
     product to exceed ``2^(bits + 1)``, which determines a signed value below ``2^bits``.
 
+    Parameters
+    ----------
+    S : numpy.ndarray of int or object, shape (F, k, m)
+        A stack of integer matrices with ``k < 16``.
+    bits : int
+        A bound: every minor is below ``2^bits`` in absolute value (the caller's
+        Hadamard-type bound; a wrong bound gives wrong minors).
+
+    Returns
+    -------
+    numpy.ndarray of object or int64, shape (F, C(m, k))
+        The same minors as ``maximal_minors(S)``.
+
+    Raises
+    ------
+    ValueError
+        When ``bits`` needs more than the 40 stored primes (about 1,150 bits); use
+        :func:`maximal_minors` on object arrays instead.
+
+    Examples
+    --------
     >>> S = np.array([[[10**12, 3, 1], [7, 10**15, 1]]], dtype=object)
     >>> bool((modular_minors(S, 100) == maximal_minors(S)).all())
     True
@@ -272,6 +371,25 @@ def determinants(M: np.ndarray, absolute: bool = False) -> np.ndarray:
 
     Expansion along the last row of the minors of the first k-1 rows
     (:func:`maximal_minors`; the same int64 bound: the product of the rows' L1 norms).
+
+    Parameters
+    ----------
+    M : numpy.ndarray of int64 or object, shape (F, k, k)
+        A stack of ``F`` square integer matrices, ``k >= 2``.
+    absolute : bool, optional
+        Return permanents (all terms added) instead of determinants.
+
+    Returns
+    -------
+    numpy.ndarray, shape (F,)
+        ``det(M[f])`` for each ``f``, same dtype as ``M``.
+
+    Examples
+    --------
+    >>> determinants(np.array([[[1, 2], [3, 4]], [[2, 0], [0, 3]]])).tolist()
+    [-2, 6]
+    >>> determinants(np.array([[[1, 2], [3, 4]]]), absolute=True).tolist()
+    [10]
     """
     k = M.shape[1]
     minors = maximal_minors(M[:, :-1, :], absolute)  # column i omits column k - 1 - i

@@ -97,13 +97,25 @@ def interior_point(A, b) -> Certificate:
 
     Parameters
     ----------
-    A : (m, d) rationals
-    b : (m,) rationals
+    A : sequence of sequence of number, shape (m, d)
+        The rows (anything :func:`~tropattn.exact.to_rational` accepts).
+    b : sequence of number, shape (m,)
+        The right-hand sides.
 
     Returns
     -------
     Certificate
+        ``point`` (exact, ``A x < b``) or ``farkas`` (exact ``y >= 0``, ``y != 0``,
+        ``y^T A = 0``, ``y^T b <= 0``); ``exact`` says whether the simplex decided.
 
+    Raises
+    ------
+    InvalidInputError
+        When ``A`` and ``b`` have different lengths or an entry is not a finite
+        number.
+
+    Examples
+    --------
     >>> interior_point([[1, 0], [-1, 0]], [1, 1]).point       # -1 < x < 1: the strip
     (Fraction(0, 1), Fraction(0, 1))
     >>> interior_point([[1, 0], [-1, 0]], [0, 0]).farkas      # x < 0 and x > 0
@@ -228,12 +240,44 @@ def _exact_strict(rows, d, m):
 def exact_lp_max(c, M, rhs):
     """Maximise ``c.z`` subject to ``M z <= rhs``, ``z >= 0``, for ``rhs >= 0``, exactly.
 
-    A dense rational simplex with Bland's rule (it cannot cycle).  Returns
-    ``(z, value, y)`` with ``y >= 0`` the optimal dual (``y^T M >= c``, ``y.rhs == value``).
+    A dense rational simplex with Bland's rule (it cannot cycle), started from the
+    feasible basis ``z = 0`` of slack variables.
 
+    Parameters
+    ----------
+    c : sequence of Fraction or int, shape (n,)
+        The objective.
+    M : sequence of sequence of Fraction or int, shape (m, n)
+        The constraint matrix.
+    rhs : sequence of Fraction or int, shape (m,)
+        The right-hand side, every entry ``>= 0`` (so ``z = 0`` is feasible).
+
+    Returns
+    -------
+    z : tuple of Fraction, shape (n,)
+        An optimal vertex.
+    value : Fraction
+        The optimum ``c.z``.
+    y : tuple of Fraction, shape (m,)
+        An optimal dual: ``y >= 0``, ``y^T M >= c`` and ``y.rhs == value`` (the
+        certificate of optimality).
+
+    Raises
+    ------
+    InvalidInputError
+        When an entry of ``rhs`` is negative.
+    DegenerateInputError
+        When the program is unbounded.
+
+    Examples
+    --------
     >>> z, value, y = exact_lp_max([1, 1], [[1, 2], [3, 1]], [4, 6])
     >>> z, value, y
     ((Fraction(8, 5), Fraction(6, 5)), Fraction(14, 5), (Fraction(2, 5), Fraction(1, 5)))
+    >>> exact_lp_max([1], [[-1]], [0])
+    Traceback (most recent call last):
+    ...
+    tropattn.errors.DegenerateInputError: the linear program is unbounded
     """
     record("exact_lps")
     m, n = len(M), len(c)
@@ -280,8 +324,34 @@ def relative_interior_point(A, b, E, f) -> Certificate:
     ``y^T A`` in the row space of ``E`` and ``y^T (b - A x0) <= 0``.  If ``E x = f``
     itself has no solution, ``farkas`` is the empty tuple.
 
+    Parameters
+    ----------
+    A : sequence of sequence of number, shape (m, d)
+        Strict inequality rows.
+    b : sequence of number, shape (m,)
+        Their right-hand sides.
+    E : sequence of sequence of number, shape (k, d)
+        Equation rows; empty means :func:`interior_point` ``(A, b)``.
+    f : sequence of number, shape (k,)
+        Their right-hand sides.
+
+    Returns
+    -------
+    Certificate
+        ``point`` (exact, with ``A x < b`` and ``E x = f``) or ``farkas`` as above.
+
+    Raises
+    ------
+    InvalidInputError
+        When an entry is not a finite number, or ``A`` and ``b`` have different
+        lengths.
+
+    Examples
+    --------
     >>> relative_interior_point([[1, 0], [0, 1]], [1, 1], [[1, -1]], [0]).point   # x = y < 1
     (Fraction(0, 1), Fraction(0, 1))
+    >>> relative_interior_point([[1, 0]], [1], [[1, 0]], [2]).feasible            # x = 2 and x < 1
+    False
     """
     A = [tuple(to_rational(v) for v in row) for row in A]
     b = [to_rational(v) for v in b]

@@ -40,6 +40,14 @@ def unlimited_int_digits():
     reading JSON files and printing exact results all go through it, so the Python API
     and the command line accept and print the same 5,000-digit numbers.
 
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        A context manager; on exit the previous limit is restored (a no-op on Pythons
+        without ``sys.get_int_max_str_digits``).
+
+    Examples
+    --------
     >>> with unlimited_int_digits():
     ...     len(str(10 ** 5000))
     5001
@@ -68,6 +76,29 @@ def to_rational(value, name: str = "value", *, allow_neg_inf: bool = False):
     decimal.  ``-inf`` is accepted only where ``allow_neg_inf`` (the tropical zero)
     and is returned as :data:`NEG_INF`.
 
+    Parameters
+    ----------
+    value : int, float, str, Fraction, Decimal, numpy scalar, sympy/gmpy/flint rational
+        The number.  Strings may be integers, ``"p/q"`` fractions or decimals such as
+        ``"0.25"`` and ``"1e-3"``.
+    name : str, optional
+        How error messages call the value (e.g. ``"keys[0][1]"``).
+    allow_neg_inf : bool, optional
+        Accept ``-inf`` (the tropical zero) and return :data:`NEG_INF` for it.
+
+    Returns
+    -------
+    Fraction or float
+        The exact rational value, or :data:`NEG_INF` for ``-inf`` when allowed.
+
+    Raises
+    ------
+    InvalidInputError
+        For NaN, infinities (``-inf`` unless allowed), booleans, unparsable strings,
+        zero denominators, exponents beyond 10^10000, and non-numeric types.
+
+    Examples
+    --------
     >>> to_rational("3/4"), to_rational(0.5), to_rational("1e-2"), to_rational(2)
     (Fraction(3, 4), Fraction(1, 2), Fraction(1, 100), Fraction(2, 1))
     >>> to_rational(float("nan"), "keys[0][1]")
@@ -178,6 +209,30 @@ def to_rational_vector(values, name: str = "vector", length: int | None = None, 
                        allow_neg_inf: bool = False) -> tuple:
     """Convert a 1-D sequence or array to a tuple of Fractions, checking its length.
 
+    Parameters
+    ----------
+    values : sequence or numpy.ndarray, shape (n,)
+        The numbers (any type :func:`to_rational` accepts).
+    name : str, optional
+        How error messages call the vector; entries are named ``name[i]``.
+    length : int or None, optional
+        Required length ``n``; None accepts any length.
+    allow_neg_inf : bool, optional
+        Accept ``-inf`` entries (the tropical zero).
+
+    Returns
+    -------
+    tuple of Fraction
+        The exact entries, in order.
+
+    Raises
+    ------
+    InvalidInputError
+        When the input is not one-dimensional, has the wrong length, is ragged, or an
+        entry is not a finite number (see :func:`to_rational`).
+
+    Examples
+    --------
     >>> to_rational_vector(["1/2", 3, 0.25])
     (Fraction(1, 2), Fraction(3, 1), Fraction(1, 4))
     >>> to_rational_vector([[1, 2]], "offsets")
@@ -194,6 +249,29 @@ def to_rational_matrix(values, name: str = "matrix", rows: int | None = None,
                        cols: int | None = None) -> tuple:
     """Convert a 2-D nested sequence or array to a tuple of tuples of Fractions.
 
+    Parameters
+    ----------
+    values : nested sequence or numpy.ndarray, shape (rows, cols)
+        The rows (any entry type :func:`to_rational` accepts).  An empty list gives
+        ``()`` when ``rows`` is None or 0.
+    name : str, optional
+        How error messages call the matrix; entries are named ``name[i][j]``.
+    rows, cols : int or None, optional
+        Required number of rows and columns; None accepts any.
+
+    Returns
+    -------
+    tuple of tuple of Fraction
+        The exact rows.
+
+    Raises
+    ------
+    InvalidInputError
+        When the input is not two-dimensional, is ragged, has the wrong shape, or an
+        entry is not a finite number.
+
+    Examples
+    --------
     >>> to_rational_matrix([[1, "1/2"], [0, 2.5]])
     ((Fraction(1, 1), Fraction(1, 2)), (Fraction(0, 1), Fraction(5, 2)))
     >>> to_rational_matrix([1, 2, 3], "sites")
@@ -234,7 +312,25 @@ def _fraction_rows(values, rows, cols):
 
 
 def to_float_array(values) -> np.ndarray:
-    """Nested Fractions (or anything numeric) as a float64 array: for pictures and filters only."""
+    """Nested Fractions (or anything numeric) as a float64 array: for pictures and filters only.
+
+    The conversion rounds; never decide an exact answer from its result alone.
+
+    Parameters
+    ----------
+    values : nested sequence of numbers
+        Any array-like numpy can convert.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        Same shape as ``values``.
+
+    Examples
+    --------
+    >>> to_float_array([[Fraction(1, 2), 3]])
+    array([[0.5, 3. ]])
+    """
     return np.array(values, dtype=float)
 
 
@@ -244,6 +340,18 @@ def common_denominator(values) -> int:
     The one routine that clears denominators in tropattn: integer rows, homogeneous
     points and integer score forms all start here.
 
+    Parameters
+    ----------
+    values : iterable of Fraction or int
+        The rationals; an empty iterable gives 1.
+
+    Returns
+    -------
+    int
+        ``lcm`` of the denominators, at least 1.
+
+    Examples
+    --------
     >>> common_denominator([Fraction(1, 2), Fraction(-3, 4), 5])
     4
     """
@@ -256,6 +364,18 @@ def integer_row(values: Sequence[Fraction]) -> tuple[int, ...]:
     The result is the primitive integer vector on the same ray: two rows define the
     same half-space ``a.x <= b`` iff their integer rows ``(a, b)`` are equal.
 
+    Parameters
+    ----------
+    values : sequence of Fraction, shape (n,)
+        The rational row.
+
+    Returns
+    -------
+    tuple of int, shape (n,)
+        The primitive integer row (positive multiple of ``values``; zero stays zero).
+
+    Examples
+    --------
     >>> integer_row([Fraction(1, 2), Fraction(-3, 4), Fraction(0)])
     (2, -3, 0)
     """
@@ -267,6 +387,20 @@ def integer_row(values: Sequence[Fraction]) -> tuple[int, ...]:
 def homogeneous_point(point: Sequence[Fraction]) -> tuple[tuple[int, ...], int]:
     """A rational point as integer numerators over one positive common denominator.
 
+    Parameters
+    ----------
+    point : sequence of Fraction, shape (n,)
+        The rational point.
+
+    Returns
+    -------
+    nums : tuple of int, shape (n,)
+        Numerators with ``point[i] == nums[i] / den``.
+    den : int
+        The least positive common denominator.
+
+    Examples
+    --------
     >>> homogeneous_point([Fraction(1, 2), Fraction(1, 3)])
     ((3, 2), 6)
     """
@@ -277,6 +411,18 @@ def homogeneous_point(point: Sequence[Fraction]) -> tuple[tuple[int, ...], int]:
 def format_rational(x) -> str:
     """``3``, ``-1/2``: the exact value as text (what JSON output and messages show).
 
+    Parameters
+    ----------
+    x : Fraction, int or str
+        Any value :class:`~fractions.Fraction` accepts exactly.
+
+    Returns
+    -------
+    str
+        ``"p"`` for integers, ``"p/q"`` otherwise (lowest terms, sign on ``p``).
+
+    Examples
+    --------
     >>> format_rational(Fraction(-1, 2)), format_rational(3)
     ('-1/2', '3')
     """
@@ -288,6 +434,18 @@ def format_rational(x) -> str:
 def format_point(x) -> str:
     """A rational point as text, e.g. ``(1/2, -3)``; a 1-tuple keeps its comma.
 
+    Parameters
+    ----------
+    x : sequence of Fraction or int
+        The coordinates.
+
+    Returns
+    -------
+    str
+        The point in tuple notation, coordinates as :func:`format_rational` writes them.
+
+    Examples
+    --------
     >>> format_point((Fraction(1, 2), Fraction(-3))), format_point((Fraction(0),))
     ('(1/2, -3)', '(0,)')
     """
@@ -297,6 +455,20 @@ def format_point(x) -> str:
 def scaled_ints(values: Sequence[Fraction]) -> list[int]:
     """A rational vector times the lcm of its denominators (same ray, integer entries).
 
+    Unlike :func:`integer_row` the common gcd is not divided out.
+
+    Parameters
+    ----------
+    values : sequence of Fraction, shape (n,)
+        The rational vector.
+
+    Returns
+    -------
+    list of int, shape (n,)
+        ``values[i] * common_denominator(values)``.
+
+    Examples
+    --------
     >>> scaled_ints([Fraction(1, 2), Fraction(1, 3)])
     [3, 2]
     """
@@ -305,7 +477,28 @@ def scaled_ints(values: Sequence[Fraction]) -> list[int]:
 
 
 def exact_number(v):
-    """ints and Fractions pass through (both have numerator/denominator); others are converted."""
+    """ints and Fractions pass through (both have numerator/denominator); others are converted.
+
+    Parameters
+    ----------
+    v : number
+        Any value :func:`to_rational` accepts.
+
+    Returns
+    -------
+    int or Fraction
+        ``v`` itself when it is an ``int`` or ``Fraction``, else ``to_rational(v)``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``v`` is converted and is not a finite number (see :func:`to_rational`).
+
+    Examples
+    --------
+    >>> exact_number(3), exact_number("1/3"), exact_number(0.25)
+    (3, Fraction(1, 3), Fraction(1, 4))
+    """
     return v if type(v) is int or type(v) is Fraction else to_rational(v)
 
 
@@ -314,6 +507,24 @@ def float_rows(int_rows) -> np.ndarray:
 
     A positive factor does not change the half-space a row ``(a, b)`` describes, and
     every float answer is certified afterwards, so the scaling costs no exactness.
+
+    Parameters
+    ----------
+    int_rows : sequence of sequence of int, shape (m, n)
+        Integer rows (each nonempty).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (m, n)
+        Row ``i`` is ``int_rows[i] / 2**s_i`` rounded, with ``s_i >= 0`` chosen so the
+        largest entry has at most about 500 bits.
+
+    Examples
+    --------
+    >>> float_rows([[1, -2, 3]])
+    array([[ 1., -2.,  3.]])
+    >>> float(float_rows([[2 ** 600, 1]])[0, 1])     # the row is scaled by 2^-100 as a whole
+    0.0
     """
     out = []
     for r in int_rows:
@@ -323,7 +534,25 @@ def float_rows(int_rows) -> np.ndarray:
 
 
 def float_point(point):
-    """A rational point as floats, or None when a coordinate is beyond the float range."""
+    """A rational point as floats, or None when a coordinate is beyond the float range.
+
+    Parameters
+    ----------
+    point : sequence of Fraction or int, shape (n,)
+        The rational point.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,), or None
+        The rounded coordinates (for float filters only), or None on overflow.
+
+    Examples
+    --------
+    >>> float_point([Fraction(1, 4), 2])
+    array([0.25, 2.  ])
+    >>> float_point([10 ** 400]) is None
+    True
+    """
     try:
         return np.array([float(v) for v in point])
     except OverflowError:
@@ -331,8 +560,20 @@ def float_point(point):
 
 
 def homogeneous_row(point: Sequence[Fraction]) -> tuple:
-    """``(num_1, ..., num_n, den)``: the primitive integer row of a rational point.
+    """``(num_1, ..., num_n, den)``: the integer row of a rational point over its least denominator.
 
+    Parameters
+    ----------
+    point : sequence of Fraction, shape (n,)
+        The rational point.
+
+    Returns
+    -------
+    tuple of int, shape (n + 1,)
+        The numerators of :func:`homogeneous_point` followed by the denominator.
+
+    Examples
+    --------
     >>> homogeneous_row([Fraction(1, 2), Fraction(1, 3)])
     (3, 2, 6)
     """
@@ -341,7 +582,23 @@ def homogeneous_row(point: Sequence[Fraction]) -> tuple:
 
 
 def primitive_row(row) -> tuple:
-    """Divide an integer row by the gcd of its entries (the zero row stays zero)."""
+    """Divide an integer row by the gcd of its entries (the zero row stays zero).
+
+    Parameters
+    ----------
+    row : sequence of int
+        The integer row.
+
+    Returns
+    -------
+    tuple of int
+        The primitive row on the same ray.
+
+    Examples
+    --------
+    >>> primitive_row([4, -6, 0]), primitive_row([0, 0])
+    ((2, -3, 0), (0, 0))
+    """
     g = 0
     for v in row:
         g = math.gcd(g, v)
@@ -353,6 +610,23 @@ def fraction_array(num: np.ndarray, den: np.ndarray) -> list:
 
     Built with the public constructor only: ``Fraction(n)`` when the denominator is
     1 (no gcd), ``Fraction(n, d)`` otherwise (which reduces the pair itself).
+
+    Parameters
+    ----------
+    num : numpy.ndarray of int or object, shape (m, n)
+        Numerators, one row per point.
+    den : numpy.ndarray of int or object, shape (m,)
+        Positive denominator of each row.
+
+    Returns
+    -------
+    list of list of Fraction, shape (m, n)
+        The rational rows.
+
+    Examples
+    --------
+    >>> fraction_array(np.array([[1, 2], [3, 4]]), np.array([1, 2]))
+    [[Fraction(1, 1), Fraction(2, 1)], [Fraction(3, 2), Fraction(2, 1)]]
     """
     out = []
     for row, d in zip(num.tolist(), den.tolist()):
@@ -364,11 +638,46 @@ def fraction_array(num: np.ndarray, den: np.ndarray) -> list:
 
 
 def row_to_fractions(row) -> tuple:
+    """The rational point of a homogeneous integer row ``(num_1, ..., num_n, den)``.
+
+    The inverse of :func:`homogeneous_row`.
+
+    Parameters
+    ----------
+    row : sequence of int, shape (n + 1,)
+        Numerators followed by a positive denominator.
+
+    Returns
+    -------
+    tuple of Fraction, shape (n,)
+        ``num_i / den``.
+
+    Examples
+    --------
+    >>> row_to_fractions((3, 2, 6))
+    (Fraction(1, 2), Fraction(1, 3))
+    """
     return tuple(fraction_array(np.array([row[:-1]], dtype=object), np.array([row[-1]], dtype=object))[0])
 
 
 def set_bits(mask: int):
-    """Indices of the set bits of a Python int, in increasing order."""
+    """Indices of the set bits of a Python int, in increasing order.
+
+    Parameters
+    ----------
+    mask : int
+        A non-negative bit mask (e.g. a set of facet or row indices).
+
+    Yields
+    ------
+    int
+        The index of each set bit, lowest first.
+
+    Examples
+    --------
+    >>> list(set_bits(0b10110))
+    [1, 2, 4]
+    """
     while mask:
         low = mask & -mask
         yield low.bit_length() - 1
@@ -378,6 +687,18 @@ def set_bits(mask: int):
 def json_number(x):
     """An exact rational as JSON holds it: an integer, or the string ``"p/q"``.
 
+    Parameters
+    ----------
+    x : Fraction, int or str
+        Any value :class:`~fractions.Fraction` accepts exactly.
+
+    Returns
+    -------
+    int or str
+        The integer itself, or ``"p/q"`` (see :func:`format_rational`).
+
+    Examples
+    --------
     >>> json_number(Fraction(3)), json_number(Fraction(-1, 2))
     (3, '-1/2')
     """

@@ -6,7 +6,7 @@ integers.  :func:`dot_signs` does this for many dot products at once,
 :func:`matrix_signs` for a matrix of integer rows against prepared points (exact float
 products, int64, int64 limbs), :func:`determinant_signs` for stacks of small
 determinants.  Every entry the filter cannot decide is counted
-(:func:`tropattn.counters.record`).
+(:func:`tropattn.exact.counters.record`).
 
 >>> dot_signs([[1, -1], [2, 2]], [[3, 3], [1, -1]]).tolist()
 [[0, 1], [1, 0]]
@@ -41,9 +41,25 @@ def dot_signs(rows, cols) -> np.ndarray:
        that nothing overflows;
     3. Python integers for whatever is left (counted in ``COUNTERS.filter_failures``).
 
-    ``rows`` and ``cols`` may be sequences of int tuples or integer numpy arrays.
-    Returns an int8 array of -1/0/1 of shape ``(len(rows), len(cols))``.
+    Parameters
+    ----------
+    rows : sequence of sequence of int, or numpy.ndarray of int, shape (r, n)
+        Integer vectors (Python ints of any size).
+    cols : sequence of sequence of int, or numpy.ndarray of int, shape (c, n)
+        Integer vectors of the same length.
 
+    Returns
+    -------
+    numpy.ndarray of int8, shape (r, c)
+        ``sign(rows[i] . cols[k])`` in {-1, 0, 1}.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``rows`` or ``cols`` is not a 2-D array of integers.
+
+    Examples
+    --------
     >>> dot_signs([[1, -1], [2, 2]], [[3, 3], [1, -1]]).tolist()
     [[0, 1], [1, 0]]
     >>> big = 3 ** 40                                  # beyond float64 and int64 precision
@@ -68,13 +84,28 @@ CACHE_ENTRIES = 1 << 15
 
 
 def scaled_floats(M: np.ndarray) -> np.ndarray:
-    """Each integer row of ``M`` (int64 or object) times a power of two ``2^-s`` (``s >= 0``),
-    rounded to float64, so that every entry is below ``2^500``.
+    """Each integer row of ``M`` times a power of two ``2^-s`` (``s >= 0``), rounded to float64.
 
-    A positive factor changes no sign of a dot product with the row, so these floats
-    serve a sign filter at any magnitude (:func:`filtered_signs`): nothing overflows,
-    and entries far below a row's largest one may underflow, which the filter's
-    absolute error term covers.
+    The factor brings every entry below ``2^500``.  A positive factor changes no sign
+    of a dot product with the row, so these floats serve a sign filter at any
+    magnitude (:func:`filtered_signs`): nothing overflows, and entries far below a
+    row's largest one may underflow, which the filter's absolute error term covers.
+
+    Parameters
+    ----------
+    M : numpy.ndarray of int64 or object, shape (r, n)
+        Integer rows.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (r, n)
+        The scaled rows (unscaled when every entry already fits).
+
+    Examples
+    --------
+    >>> F = scaled_floats(np.array([[2 ** 600, 2 ** 599, 1]], dtype=object))
+    >>> bool(F[0, 0] == 2.0 ** 499), bool(F[0, 1] == 2.0 ** 498)     # the row times 2^-101
+    (True, True)
     """
     if M.dtype != object:
         return M.astype(float)
@@ -96,7 +127,22 @@ def row_products(A: np.ndarray, B: np.ndarray) -> np.ndarray:
 
     Any summation order is covered by the error bounds used here; this avoids
     BLAS, whose threads cost far more than the work on such thin products (and
-    spin on a loaded machine).
+    spin on a loaded machine).  Rows wider than 16 use ``A @ B.T``.
+
+    Parameters
+    ----------
+    A : numpy.ndarray of float, shape (r, n)
+    B : numpy.ndarray of float, shape (c, n)
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (r, c)
+        The float products (rounded: only for filters with an error bound).
+
+    Examples
+    --------
+    >>> row_products(np.array([[1., 2.]]), np.array([[3., 4.], [1., -1.]])).tolist()
+    [[11.0, -1.0]]
     """
     if A.shape[1] > 16:
         return A @ B.T
@@ -107,8 +153,7 @@ def row_products(A: np.ndarray, B: np.ndarray) -> np.ndarray:
 
 
 def filtered_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray) -> np.ndarray:
-    """Exact signs of ``R @ C.T`` for integer matrices (int64 or object), given their
-    scaled floats ``Rf, Cf`` (:func:`scaled_floats`).  Blocks of rows bound the memory.
+    """Exact signs of ``R @ C.T`` for integer matrices, given their scaled floats.
 
     The float product is computed with the bound ``|err| <= gamma_{m+3} sum |r_i c_i|
     + eta`` (the ``m + 3`` covers rounding the integers to floats and the products;
@@ -117,7 +162,26 @@ def filtered_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray)
     nothing was scaled and the whole sum of magnitudes is below ``2^53`` the float
     value is the exact integer (zeros included).  The undecided entries are computed
     in int64 when ``sum |r_i c_i| < 2^62`` proves it exact, else with Python integers
-    (counted as ``filter_failures``).
+    (counted as ``filter_failures``).  Blocks of rows bound the memory.
+
+    Parameters
+    ----------
+    R : numpy.ndarray of int64 or object, shape (r, m)
+    C : numpy.ndarray of int64 or object, shape (c, m)
+        Integer matrices.
+    Rf, Cf : numpy.ndarray of float64
+        ``scaled_floats(R)`` and ``scaled_floats(C)``.
+
+    Returns
+    -------
+    numpy.ndarray of int8, shape (r, c)
+        The exact signs.
+
+    Examples
+    --------
+    >>> R, C = np.array([[1, -1], [2, 2]]), np.array([[3, 3], [1, -1]])
+    >>> filtered_signs(R, C, scaled_floats(R), scaled_floats(C)).tolist()
+    [[0, 1], [1, 0]]
     """
     nr, nc = R.shape[0], C.shape[0]
     out = np.zeros((nr, nc), dtype=np.int8)
@@ -167,7 +231,30 @@ def paired_signs(H: np.ndarray, pts: "PreparedPoints", rows: np.ndarray, cols: n
     """Exact signs of ``H[rows[t]] . P[cols[t]]`` for pairs ``t`` (integer rows ``H``).
 
     The filter of :func:`filtered_signs` on the pairs only (no matrix), in blocks.
-    Returns int8 signs of shape ``(len(rows),)``.
+
+    Parameters
+    ----------
+    H : numpy.ndarray of int64 or object, shape (F, n)
+        Integer rows.
+    pts : PreparedPoints
+        Homogeneous points ``P``, shape (m, n).
+    rows : numpy.ndarray of int, shape (t,)
+        Row index of each pair.
+    cols : numpy.ndarray of int, shape (t,)
+        Point index of each pair.
+
+    Returns
+    -------
+    numpy.ndarray of int8, shape (t,)
+        The exact signs.
+
+    Examples
+    --------
+    The row ``x - 2 <= 0`` at the points 1 and 3:
+
+    >>> pts = PreparedPoints.of([(1, 1), (3, 1)])
+    >>> paired_signs(np.array([[1, -2]]), pts, np.array([0, 0]), np.array([0, 1])).tolist()
+    [-1, 1]
     """
     H = as_small_ints(H)
     out = np.zeros(len(rows), dtype=np.int8)
@@ -220,7 +307,23 @@ INT64_SAFE = 1 << 62
 
 
 def as_small_ints(H: np.ndarray) -> np.ndarray:
-    """An object array of ints as int64 when every entry is below 2^62 in absolute value."""
+    """An object array of ints as int64 when every entry is below 2^62 in absolute value.
+
+    Parameters
+    ----------
+    H : numpy.ndarray
+        Any array; only nonempty object arrays are converted.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``H`` as int64, or ``H`` itself.
+
+    Examples
+    --------
+    >>> as_small_ints(np.array([1, -2], dtype=object)).dtype, as_small_ints(np.array([2 ** 63], dtype=object)).dtype
+    (dtype('int64'), dtype('O'))
+    """
     if H.dtype == object and H.size and max(H.max(), -H.min()) < INT64_SAFE:
         return H.astype(np.int64)
     return H
@@ -236,6 +339,20 @@ def matrix_signs(H: np.ndarray, pts: "PreparedPoints") -> np.ndarray:
     the float filter of :func:`filtered_signs` decides (rows of any size, scaled by
     powers of two), and only its undecided entries are computed in integers.
 
+    Parameters
+    ----------
+    H : numpy.ndarray of int64 or object, shape (F, n)
+        Integer rows (e.g. facet rows ``(a, -b)`` of ``a.x <= b``).
+    pts : PreparedPoints
+        Homogeneous points ``P``, shape (m, n).
+
+    Returns
+    -------
+    numpy.ndarray of int8, shape (F, m)
+        ``sign(H[f] . P[i])``.
+
+    Examples
+    --------
     >>> pts = PreparedPoints.of([(1, 1), (3, 1), (10**400, 1)])
     >>> matrix_signs(np.array([[1, -2], [-1, 10**401]], dtype=object), pts).tolist()
     [[-1, 1, 1], [1, 1, 1]]
@@ -291,21 +408,55 @@ def _limb_signs(H: np.ndarray, C: np.ndarray, bits: int) -> np.ndarray:
 
 
 def sign_array(x: np.ndarray) -> np.ndarray:
-    """Signs of an int64 or object array, as int64."""
+    """Signs of an int64 or object array, as int64.
+
+    Parameters
+    ----------
+    x : numpy.ndarray of int64 or object
+        Integers of any size.
+
+    Returns
+    -------
+    numpy.ndarray of int64, same shape
+        -1, 0 or 1 per entry.
+
+    Examples
+    --------
+    >>> sign_array(np.array([-3, 0, 2 ** 70], dtype=object)).tolist()
+    [-1, 0, 1]
+    """
     return (x > 0).astype(np.int64) - (x < 0).astype(np.int64)
 
 
 def determinant_signs(M: np.ndarray, int64_exact: bool) -> np.ndarray:
-    """Exact signs of the determinants of a stack of k x k integer matrices (int64 or
-    object); ``int64_exact``: the caller's bound proves int64 arithmetic exact.
+    """Exact signs of the determinants of a stack of k x k integer matrices.
 
-    Otherwise a float filter comes first: the Laplace expansion in floats
-    makes at most ``n = k^2 + 2k`` roundings along each of its monomials (rounding the
-    entries included), so ``|fl(det) - det| <= gamma_n perm|M|``, and the same
-    expansion of ``|M|`` (:func:`maximal_minors` with ``absolute=True``) computes the
-    permanent to within the factor ``1 + gamma_n``.  Entries with
-    ``|fl(det)| > 2 gamma_n fl(perm)`` take the float sign; the rest (zeros among
-    them) are computed with Python integers.
+    When ``int64_exact`` (the caller's bound proves int64 arithmetic exact) the
+    determinants are computed in int64.  Otherwise a float filter comes first: the
+    Laplace expansion in floats makes at most ``n = k^2 + 2k`` roundings along each of
+    its monomials (rounding the entries included), so
+    ``|fl(det) - det| <= gamma_n perm|M|``, and the same expansion of ``|M|``
+    (:func:`maximal_minors` with ``absolute=True``) computes the permanent to within
+    the factor ``1 + gamma_n``.  Entries with ``|fl(det)| > 2 gamma_n fl(perm)`` take
+    the float sign; the rest (zeros among them) are computed with Python integers.
+
+    Parameters
+    ----------
+    M : numpy.ndarray of int64 or object, shape (F, k, k)
+        The matrices, ``k >= 2``.
+    int64_exact : bool
+        True only when int64 determinants are proved not to overflow.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (F,)
+        ``sign(det(M[f]))``.
+
+    Examples
+    --------
+    >>> M = np.array([[[1, 2], [3, 4]], [[1, 2], [2, 4]]], dtype=object) * 10 ** 20
+    >>> determinant_signs(M, False).tolist()          # -2e40 and an exact zero
+    [-1, 0]
     """
     if int64_exact:
         return sign_array(determinants(M))
@@ -344,7 +495,27 @@ class PreparedPoints:
 
     @classmethod
     def of(cls, P):
-        """From a list of integer rows, or an int64 array of them."""
+        """From a list of integer rows, or an int64 array of them.
+
+        Parameters
+        ----------
+        P : sequence of tuple of int, or numpy.ndarray of int64, shape (m, n + 1)
+            Homogeneous points ``(num, den)``, ``den > 0``; at least one.
+
+        Returns
+        -------
+        PreparedPoints
+            The points with their int64 copy ``P64`` (None when an entry reaches 2^62 in
+            absolute value), ``max_abs`` and the largest row L1 norm ``l1``.
+
+        Examples
+        --------
+        >>> p = PreparedPoints.of([(1, 2, 2), (3, 0, 1)])          # the points (1/2, 1) and (3, 0)
+        >>> p.max_abs, p.l1, p.X.tolist()
+        (3, 5, [[0.5, 1.0], [3.0, 0.0]])
+        >>> PreparedPoints.of([(10 ** 30, 1)]).P64 is None
+        True
+        """
         if isinstance(P, np.ndarray) and P.dtype == np.int64:
             A = np.abs(P)
             if len(P) and int(A.max()) * P.shape[1] < INT64_SAFE:
@@ -413,6 +584,23 @@ def lex_order(rows) -> list:
     Rounding to float is monotone, so a strict float inequality in the first
     coordinate certifies the exact order of two neighbours; only neighbours whose
     first coordinates round equal are compared exactly.
+
+    Parameters
+    ----------
+    rows : sequence of tuple of int, shape (m, n + 1)
+        Homogeneous points with positive denominators.
+
+    Returns
+    -------
+    list of int
+        A permutation sorting the points by their coordinates, lexicographically.
+
+    Examples
+    --------
+    The points (1, 0), (0, 5) and (1/2, 0):
+
+    >>> lex_order([(1, 0, 1), (0, 5, 1), (1, 0, 2)])
+    [1, 2, 0]
     """
     if len(rows) < 2:
         return list(range(len(rows)))

@@ -94,9 +94,34 @@ def facets(A, b, point) -> FacetSet:
     combination of facet rows that implies it.  Rows where a check fails are decided
     by an exact LP, counted in :data:`COUNTERS`.
 
+    Parameters
+    ----------
+    A : sequence of sequence of number, shape (m, d)
+        The inequality rows.
+    b : sequence of number, shape (m,)
+        Their right-hand sides.
+    point : sequence of number, shape (d,)
+        A point with ``A x < b`` strictly.
+
+    Returns
+    -------
+    FacetSet
+        Facet row indices (``rows``), a certified point on each facet (``points``) and
+        repeated rows (``same_as``).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``point`` is not strictly inside every row (or a zero row has
+        ``b_i <= 0``), or an entry is not a finite number.
+
+    Examples
+    --------
     >>> fs = facets([[1, 0], [0, 1], [-1, 0], [1, 1]], [1, 1, 0, 5], [Fraction(1, 2), 0])
     >>> fs.rows                                # x + y <= 5 is implied by x <= 1, y <= 1
     (0, 1, 2)
+    >>> fs.points[0][0]                        # a proof point on the facet x = 1
+    Fraction(1, 1)
     """
     A = [tuple(exact_number(v) for v in row) for row in A]
     b = [exact_number(v) for v in b]
@@ -110,8 +135,29 @@ def integer_facets(rows, point) -> FacetSet:
     which identifies repeated half-spaces); callers that keep integer rows across many
     polyhedra (the region search) skip every rational conversion this way.
 
+    Parameters
+    ----------
+    rows : sequence of sequence of int, shape (m, d + 1)
+        Integer rows ``(a, b)`` of the half-spaces ``a.x <= b``.
+    point : sequence of number, shape (d,)
+        A point strictly inside every row.
+
+    Returns
+    -------
+    FacetSet
+        As for :func:`facets`.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``point`` is not strictly inside every row.
+
+    Examples
+    --------
     >>> integer_facets([(1, 0, 1), (0, 1, 1), (-1, 0, 0), (1, 1, 5)], [Fraction(1, 2), 0]).rows
     (0, 1, 2)
+    >>> integer_facets([(1, 0, 1), (2, 0, 2)], [0, 0]).same_as        # 2x <= 2 repeats x <= 1
+    {1: 0}
     """
     point = tuple(to_rational(v) for v in point)
     primitive = [integer_row(r) for r in rows]

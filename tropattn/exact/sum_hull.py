@@ -3,7 +3,7 @@
 A hyperplane supports ``conv(A) + conv(B)`` iff it supports ``A`` and ``B`` separately,
 so each candidate facet Qhull proposes for the float sums is checked against the
 ``|A| + |B|`` summand points rather than the ``|A| |B|`` sums
-(:func:`certified_sum_hull`); the surface certificate of :mod:`tropattn.hull`
+(:func:`certified_sum_hull`); the surface certificate of :mod:`tropattn.exact.hull`
 proves that no facet is missing.
 """
 
@@ -37,12 +37,38 @@ def certified_sum_hull(A: PreparedPoints, B: PreparedPoints, facets_a=None, face
     ``Z_A x Z_B`` (the zeros on each side), so a sum ``a + b`` is a vertex iff the
     facets through it meet in ``{a} x {b}`` alone (this also rejects sums that
     coincide with another pair's sum).  Ridge closure and coverage of degenerate
-    simplices are checked as in :func:`_facets_qhull`.
+    simplices are checked as in :func:`tropattn.exact.hull.certify_boundary`.
 
     Because the certificate covers every pair, Qhull may be given fewer sums: when
     the float facets of both summands are known, only pairs whose normal cones may
     meet (:func:`_cone_pairs`, a float filter) are passed first; if that run is not
     certified, all pairs are.
+
+    Parameters
+    ----------
+    A, B : PreparedPoints
+        Homogeneous points of the two summands, shape (a, n + 1) and (b, n + 1).
+    facets_a, facets_b : tuple or None, optional
+        Float facets ``(N, c)`` with ``N x <= c`` (optionally a third entry, the
+        vertex incidence) of each summand, for the normal-cone prefilter used above
+        :data:`PREFILTER_PAIRS` pairs; a hint only (floats decide nothing).
+
+    Returns
+    -------
+    Hull or None
+        The sum's hull with ``G`` = its vertex sums (homogeneous, primitive),
+        outward facet rows and incidence; None when the certificate fails (the
+        caller then takes the hull of all pairwise sums).
+
+    Examples
+    --------
+    A unit square plus the triangle (0, 0), (1, 1), (0, 1) is a pentagon:
+
+    >>> square = PreparedPoints.of([(0, 0, 1), (1, 0, 1), (0, 1, 1), (1, 1, 1)])
+    >>> triangle = PreparedPoints.of([(0, 0, 1), (1, 1, 1), (0, 1, 1)])
+    >>> H = certified_sum_hull(square, triangle)
+    >>> len(H.facets), sorted(H.G)
+    (5, [(0, 0, 1), (0, 2, 1), (1, 0, 1), (2, 1, 1), (2, 2, 1)])
     """
     nA, nB = len(A.P), len(B.P)
     everything = np.arange(nA * nB)
@@ -214,7 +240,28 @@ def _support_signs(normals: np.ndarray, pts: PreparedPoints, corner: np.ndarray)
 
 
 def pairwise_sums(G, H) -> list:
-    """Distinct homogeneous rows of all sums ``p + q`` (vectorised over object ints)."""
+    """Distinct homogeneous rows of all sums ``p + q`` (vectorised over object ints).
+
+    Parameters
+    ----------
+    G : sequence of tuple of int, shape (a, n + 1)
+        Homogeneous points ``(num, den)``, ``den > 0``.
+    H : sequence of tuple of int, shape (b, n + 1)
+        Homogeneous points of the same dimension.
+
+    Returns
+    -------
+    list of tuple of int
+        The primitive rows of the sums ``G[i] + H[j]`` (as points), first
+        occurrences in the order ``i``-major, duplicates dropped.
+
+    Examples
+    --------
+    ``{0, 1} + {0, 1/2}`` on the line:
+
+    >>> pairwise_sums([(0, 1), (1, 1)], [(0, 1), (1, 2)])
+    [(0, 1), (1, 2), (1, 1), (3, 2)]
+    """
     A = np.array(G, dtype=object)
     B = np.array(H, dtype=object)
     da, db = A[:, -1], B[:, -1]

@@ -31,6 +31,22 @@ def minkowski_sum(*polytopes: Polytope) -> Polytope:
     not tiny, its facets are certified against the two summands' vertices separately
     (:func:`certified_sum_hull`); otherwise the hull of all pairwise sums is taken.
 
+    Parameters
+    ----------
+    *polytopes : Polytope
+        One or more summands in the same ambient dimension.
+
+    Returns
+    -------
+    Polytope
+        The sum (the first summand itself when only one is given).
+
+    Raises
+    ------
+    InvalidInputError
+        When no polytope is given, a summand is not a :class:`Polytope`, or the
+        summands live in different dimensions.
+
     Examples
     --------
     >>> from tropattn.geometry import convex_hull

@@ -153,6 +153,27 @@ class Polytope:
     def from_points(cls, points, method: str = "auto") -> "Polytope":
         """The convex hull of points (V-representation in, both out); see :func:`convex_hull`.
 
+        Parameters
+        ----------
+        points : array-like of numbers, shape (n_points, n)
+            Anything :func:`tropattn.exact.to_rational` accepts; duplicates are fine.
+        method : {"auto", "exact"}, optional
+            ``"auto"``: certified Qhull with exact fallback; ``"exact"``: double
+            description only.
+
+        Returns
+        -------
+        Polytope
+            The hull, with its vertices, facets and affine-hull equations.
+
+        Raises
+        ------
+        InvalidInputError
+            Empty, ragged or non-numeric input, NaN or infinities, or an unknown
+            ``method``.
+
+        Examples
+        --------
         >>> Polytope.from_points([[0], [3], [1]]).vertices
         ((Fraction(0, 1),), (Fraction(3, 1),))
         """
@@ -168,24 +189,63 @@ class Polytope:
         ``g_i . z <= 1``, and its vertices are the facets of the polar
         ``conv{g_i}``: ``z = w / gamma`` for each facet ``w . y <= gamma``.
 
+        Parameters
+        ----------
+        A : array-like of numbers, shape (m, n)
+            Inequality rows.
+        b : array-like of numbers, shape (m,)
+            Their right-hand sides.
+        A_eq : array-like of numbers, shape (k, n), optional
+            Equation rows (none by default).
+        b_eq : array-like of numbers, shape (k,), optional
+            Their right-hand sides.
+
+        Returns
+        -------
+        Polytope
+            The (possibly lower-dimensional) polytope, exactly.
+
         Raises
         ------
         InvalidInputError
-            If the system is empty (certified by a Farkas vector) or unbounded.
+            If the system is empty (certified by a Farkas vector), the equations are
+            inconsistent, the polyhedron is unbounded, ``A`` and ``A_eq`` have different
+            (or no) columns, or an entry is not a finite number.
 
         Examples
         --------
         >>> square = Polytope.from_inequalities([[1, 0], [-1, 0], [0, 1], [0, -1]], [1, 1, 1, 1])
         >>> square.vertex_count, square == Polytope.from_points(square.vertices)
         (4, True)
+        >>> Polytope.from_inequalities([[1, 0], [-1, 0], [0, 1], [0, -1]], [1, 1, 1, 1],
+        ...                            [[1, 1]], [0]).vertices          # the diagonal x + y = 0
+        ((Fraction(-1, 1), Fraction(1, 1)), (Fraction(1, 1), Fraction(-1, 1)))
         """
         return _from_inequalities(A, b, A_eq, b_eq)
 
     def contains(self, x) -> bool:
-        """Exact membership test.
+        """Exact membership test: every equation holds and no facet inequality is violated.
 
-        >>> Polytope.from_points([[0, 0], [2, 0], [0, 2]]).contains(["1/2", "3/2"])
-        True
+        Parameters
+        ----------
+        x : sequence of numbers, shape (ambient_dim,)
+            The point (anything :func:`tropattn.exact.to_rational` accepts).
+
+        Returns
+        -------
+        bool
+            True when ``x`` lies in the polytope (boundary included).
+
+        Raises
+        ------
+        InvalidInputError
+            When ``x`` has the wrong length or an entry is not a finite number.
+
+        Examples
+        --------
+        >>> T = Polytope.from_points([[0, 0], [2, 0], [0, 2]])
+        >>> T.contains(["1/2", "3/2"]), T.contains([1, 1]), T.contains([1, "1.0001"])
+        (True, True, False)
         """
         x = exact.to_rational_vector(x, "x", self.ambient_dim)
         on = all(sum(a * v for a, v in zip(e, x)) == f for e, f in self.equations)
@@ -373,6 +433,22 @@ def rational_sphere_points(a: int = 7, b: int = 11, scale=1, shift=(0, 0, 0)) ->
     the points are scaled and shifted.  Every point is a vertex of their hull, which
     float hull codes get wrong.
 
+    Parameters
+    ----------
+    a, b : int, optional
+        Denominators of the grid in ``u`` and ``v`` (nonzero).
+    scale : number, optional
+        Radius of the sphere (anything :class:`~fractions.Fraction` accepts).
+    shift : sequence of 3 numbers, optional
+        Centre of the sphere.
+
+    Returns
+    -------
+    list of tuple of Fraction
+        200 distinct points ``scale * p + shift`` with ``p`` on the unit sphere.
+
+    Examples
+    --------
     >>> pts = rational_sphere_points()
     >>> len(pts), all(x * x + y * y + z * z == 1 for x, y, z in pts)
     (200, True)

@@ -33,6 +33,19 @@ __all__ = ["CurveEdge", "lattice_length", "curve_edges", "balancing_sums"]
 def lattice_length(v) -> Fraction:
     """``L`` with ``v = L u`` for a primitive integer vector ``u`` (the lattice length of ``[0, v]``).
 
+    Parameters
+    ----------
+    v : sequence of Fraction or int
+        A nonzero rational vector.
+
+    Returns
+    -------
+    Fraction
+        ``gcd(numerators) / common denominator``: the number of lattice steps for an
+        integer vector.
+
+    Examples
+    --------
     >>> lattice_length((4, 6)), lattice_length((Fraction(1, 2), 0))
     (Fraction(2, 1), Fraction(1, 2))
     """
@@ -62,9 +75,24 @@ class CurveEdge:
 def curve_edges(f: TropicalPolynomial) -> tuple:
     """The walls (cells of dimension ``d - 1``) of ``f``'s hypersurface with their weights.
 
+    The two terms whose linear regions meet across a wall are its ``ends``; the
+    weight is the lattice length of the dual edge ``[α_j, α_k]``.
+
+    Parameters
+    ----------
+    f : TropicalPolynomial
+        The polynomial (any dimension ``d >= 1``).
+
     Returns
     -------
-    tuple of CurveEdge, sorted by ``ends``.
+    tuple of CurveEdge
+        Sorted by ``ends``.
+
+    Raises
+    ------
+    InternalError
+        If a wall does not separate exactly two linear regions (cannot happen for a
+        correct subdivision; please report the polynomial).
 
     Examples
     --------
@@ -95,6 +123,26 @@ def balancing_sums(f: TropicalPolynomial) -> dict:
     The direction of a wall is perpendicular to its dual edge, oriented from the
     vertex towards the wall's interior point.
 
+    Parameters
+    ----------
+    f : TropicalPolynomial
+        A polynomial in two variables.
+
+    Returns
+    -------
+    dict
+        ``frozenset`` of the terms tying at each vertex -> ``(Fraction, Fraction)``,
+        the weighted sum of the edge directions leaving it.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``f`` is not in two variables.
+    InternalError
+        As for :func:`curve_edges`.
+
+    Examples
+    --------
     >>> from tropattn.tropical import parse_polynomial
     >>> set(balancing_sums(parse_polynomial("max(0, x, y)")).values())     # the tropical line
     {(Fraction(0, 1), Fraction(0, 1))}

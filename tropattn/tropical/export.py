@@ -30,6 +30,32 @@ def _join_signed(pieces):
 
 
 def affine_text(alpha, c, variables):
+    """An affine function ``alpha . x + c`` as plain text (the form :func:`parse_polynomial` reads).
+
+    Zero coefficients are dropped, unit coefficients written without ``1*``; the
+    zero function is ``"0"``.
+
+    Parameters
+    ----------
+    alpha : sequence of Fraction, shape (n,)
+        The linear coefficients (a term's exponent).
+    c : Fraction
+        The constant (a term's coefficient).
+    variables : sequence of str, shape (n,)
+        The variable names.
+
+    Returns
+    -------
+    str
+        E.g. ``"2*x - y + 1/2"``.
+
+    Examples
+    --------
+    >>> affine_text((Fraction(2), Fraction(-1)), Fraction(1, 2), ("x", "y"))
+    '2*x - y + 1/2'
+    >>> affine_text((Fraction(0), Fraction(0)), Fraction(0), ("x", "y"))
+    '0'
+    """
     pieces = []
     for a, v in zip(alpha, variables):
         if a != 0:
@@ -51,6 +77,27 @@ def _var_latex(name):
 
 
 def affine_latex(alpha, c, variables):
+    r"""An affine function ``alpha . x + c`` as LaTeX (fractions as ``\tfrac``, names through sympy).
+
+    Parameters
+    ----------
+    alpha : sequence of Fraction, shape (n,)
+        The linear coefficients.
+    c : Fraction
+        The constant.
+    variables : sequence of str, shape (n,)
+        The variable names (``y_1`` becomes ``y_{1}``).
+
+    Returns
+    -------
+    str
+        The LaTeX source.
+
+    Examples
+    --------
+    >>> print(affine_latex((Fraction(1, 2), Fraction(-1)), Fraction(-3), ("x", "y_1")))
+    \tfrac{1}{2}x - y_{1} - 3
+    """
     pieces = []
     for a, v in zip(alpha, variables):
         if a != 0:
@@ -64,8 +111,21 @@ def affine_latex(alpha, c, variables):
 def polynomial_to_json(f: TropicalPolynomial) -> dict:
     """``{"variables": [...], "terms": [{"exponent": [...], "coefficient": "p/q"}, ...]}``.
 
-    Integers stay integers; other rationals become ``"p/q"`` strings (exact).
+    Integers stay integers; other rationals become ``"p/q"`` strings (exact).  The
+    inverse is :func:`tropattn.tropical.parsing.polynomial_from_json`.
 
+    Parameters
+    ----------
+    f : TropicalPolynomial
+        The polynomial.
+
+    Returns
+    -------
+    dict
+        JSON-ready: the variable names and one entry per term, in term order.
+
+    Examples
+    --------
     >>> from tropattn.tropical import parse_polynomial
     >>> polynomial_to_json(parse_polynomial("max(0, x/2 + 1)"))["terms"][1]
     {'exponent': ['1/2'], 'coefficient': 1}

@@ -40,6 +40,11 @@ def polynomial_from_json(obj) -> TropicalPolynomial:
         ``{"variables": ["x", "y"], "terms": [{"exponent": [1, 0], "coefficient": "1/2"}, ...]}``;
         ``variables`` is optional; ``"-inf"`` coefficients are dropped.
 
+    Returns
+    -------
+    TropicalPolynomial
+        ``max_j (c_j + alpha_j . x)`` over the terms read, exactly.
+
     Raises
     ------
     ModelFileError
@@ -409,15 +414,23 @@ def parse_polynomial(text: str, variables=None, *, notation=None) -> TropicalPol
     Parameters
     ----------
     text : str
+        The polynomial, in either notation.
     variables : sequence of str, optional
         Variable order; by default the names found, sorted (``x2`` before ``x10``).
     notation : {"max", "tropical"}, optional
+        Force a notation; by default tropical form iff the text has ``⊕`` or ``⊙``.
+
+    Returns
+    -------
+    TropicalPolynomial
+        One term ``(alpha_j, c_j)`` per affine argument, in the order written.
 
     Raises
     ------
     InvalidInputError
         Non-affine arguments such as ``x*y`` (the message says to write ``x + y``),
-        unknown functions or names, syntax errors (with the position).
+        unknown functions or names, syntax errors (with the position), empty text,
+        a non-string ``text``, an unknown ``notation``, or names not in ``variables``.
 
     Examples
     --------
@@ -472,6 +485,7 @@ def parse_rational_function(text: str, variables=None) -> TropicalRationalFuncti
     Parameters
     ----------
     text : str
+        The polynomial, in either notation.
     variables : sequence of str, optional
         Variable order (default: the names found, sorted naturally).
 

@@ -213,11 +213,22 @@ class TropicalPolynomial:
         return [sum((a * v for a, v in zip(alpha, x)), c) for alpha, c in self.terms]
 
     def evaluate(self, x) -> Fraction:
-        """Exact value ``max_j (α_j·x + c_j)`` at one point.
+        """Exact value ``max_j (α_j·x + c_j)`` at one point (also ``f(x)``).
 
         Parameters
         ----------
-        x : (d,) rationals (a scalar is accepted when ``d == 1``)
+        x : sequence of numbers, shape (d,)
+            The point (a scalar is accepted when ``d == 1``).
+
+        Returns
+        -------
+        Fraction
+            The exact maximum over the terms.
+
+        Raises
+        ------
+        InvalidInputError
+            When ``x`` has the wrong length or an entry is not a finite number.
 
         Examples
         --------
@@ -232,6 +243,25 @@ class TropicalPolynomial:
     def argmax_terms(self, x) -> tuple:
         """Indices of all terms attaining the max at ``x`` (exact; ties included).
 
+        More than one index means ``x`` lies on the tropical hypersurface.
+
+        Parameters
+        ----------
+        x : sequence of numbers, shape (d,)
+            The point (a scalar is accepted when ``d == 1``).
+
+        Returns
+        -------
+        tuple of int
+            Increasing term indices.
+
+        Raises
+        ------
+        InvalidInputError
+            When ``x`` has the wrong length or an entry is not a finite number.
+
+        Examples
+        --------
         >>> from tropattn.tropical import parse_polynomial
         >>> parse_polynomial("max(0, x, 2*x)").argmax_terms([0])
         (0, 1, 2)
@@ -246,6 +276,23 @@ class TropicalPolynomial:
         A single point of shape ``(d,)`` gives a 0-d array.  For pictures and quick
         scans only; use :meth:`evaluate` for exact answers.
 
+        Parameters
+        ----------
+        X : array-like of float, shape (n, d) or (d,)
+            The points.
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n,) or ()
+            ``max_j (α_j·x + c_j)`` in floats (rounded).
+
+        Raises
+        ------
+        InvalidInputError
+            When ``X`` has another shape.
+
+        Examples
+        --------
         >>> from tropattn.tropical import parse_polynomial
         >>> f = parse_polynomial("max(0, x + 1, 2*y - 1/2)")
         >>> f.evaluate_float([[0, 0], [0, 1], [-3, 0]]).tolist()
@@ -316,6 +363,13 @@ class TropicalPolynomial:
 
         Two polynomials define the same function iff their simplifications are equal.
 
+        Returns
+        -------
+        TropicalPolynomial
+            The terms whose lifted points are vertices of the certified upper hull.
+
+        Examples
+        --------
         >>> from tropattn.tropical import parse_polynomial
         >>> parse_polynomial("max(x, 0, 2*x, x/2 - 5, 0)").simplify()
         TropicalPolynomial('max(0, 2*x)', variables=('x',))
@@ -327,6 +381,13 @@ class TropicalPolynomial:
     def lifted_points(self) -> tuple:
         """The points ``(α_j, c_j)`` in ``Q^{d+1}``, one per term (duplicates kept).
 
+        Returns
+        -------
+        tuple of tuple of Fraction, shape (n, d + 1)
+            Exponent followed by coefficient, in term order.
+
+        Examples
+        --------
         >>> from tropattn.tropical import parse_polynomial
         >>> parse_polynomial("max(0, x + 1)").lifted_points()
         ((Fraction(0, 1), Fraction(0, 1)), (Fraction(1, 1), Fraction(1, 1)))
@@ -334,27 +395,122 @@ class TropicalPolynomial:
         return tuple(a + (c,) for a, c in self.terms)
 
     def newton_polytope(self):
-        """``Newt(f) = conv{α_j}`` as a :class:`tropattn.polytope.Polytope`."""
+        """``Newt(f) = conv{α_j}`` as a :class:`tropattn.geometry.Polytope`.
+
+        Returns
+        -------
+        Polytope
+            The Newton polytope (in ``Q^d``, exact).
+
+        Examples
+        --------
+        >>> from tropattn.tropical import parse_polynomial
+        >>> parse_polynomial("max(0, x, y, x/3 + y/3 + 5)").newton_polytope().vertex_count   # a triangle
+        3
+        """
         return newton_polytope(self)
 
     def lifted_polytope(self):
-        """``conv{(α_j, c_j)}`` as a :class:`tropattn.polytope.Polytope`."""
+        """``conv{(α_j, c_j)}`` as a :class:`tropattn.geometry.Polytope`.
+
+        Its upper faces project to the regular subdivision of ``Newt(f)``.
+
+        Returns
+        -------
+        Polytope
+            The lifted polytope (in ``Q^{d+1}``, exact).
+
+        Examples
+        --------
+        >>> from tropattn.tropical import parse_polynomial
+        >>> parse_polynomial("max(0, x, y, x/3 + y/3 + 5)").lifted_polytope().vertex_count   # a tetrahedron
+        4
+        """
         return lifted_polytope(self)
 
     def linear_regions(self, method: str = "auto") -> tuple:
-        """The linear regions, one per distinct non-redundant term; see :func:`linear_regions`."""
+        """The linear regions, one per distinct non-redundant term; see :func:`linear_regions`.
+
+        Parameters
+        ----------
+        method : {"auto", "hull", "search"}, optional
+            ``"hull"``/``"auto"``: read off the certified upper hull; ``"search"``: one
+            certified LP per region (independent, slower).
+
+        Returns
+        -------
+        tuple of LinearRegion
+            Sorted by term index; each with its certified facet rows ``A x <= b``.
+
+        Raises
+        ------
+        InvalidInputError
+            Unknown ``method``.
+        InternalError
+            ``method="search"`` found no region (cannot happen; please report).
+
+        Examples
+        --------
+        >>> from tropattn.tropical import parse_polynomial
+        >>> f = parse_polynomial("max(0, x, y, x + y - 1)")
+        >>> [r.term for r in f.linear_regions()] == [r.term for r in f.linear_regions("search")]
+        True
+        >>> len(f.linear_regions())
+        4
+        """
         return linear_regions(self, method)
 
     def redundant_terms(self) -> tuple:
-        """Indices of terms that are the max on no open set; see :func:`redundant_terms`."""
+        """Indices of terms that are the max on no open set; see :func:`redundant_terms`.
+
+        Returns
+        -------
+        tuple of int
+            Increasing term indices (a duplicate of a term with a region is not redundant).
+
+        Examples
+        --------
+        >>> from tropattn.tropical import parse_polynomial
+        >>> parse_polynomial("max(0, x, 2*x, x/2 - 5)").redundant_terms()     # 0 and 2x suffice
+        (1, 3)
+        """
         return redundant_terms(self)
 
     def dual_subdivision(self) -> tuple:
-        """Maximal cells of the regular subdivision; see :func:`dual_subdivision`."""
+        """Maximal cells of the regular subdivision; see :func:`dual_subdivision`.
+
+        Each maximal cell is the set of terms that tie at one vertex of the tropical
+        hypersurface.
+
+        Returns
+        -------
+        tuple of frozenset of int
+            The term sets of the maximal cells, sorted.
+
+        Examples
+        --------
+        >>> from tropattn.tropical import parse_polynomial
+        >>> parse_polynomial("max(0, x, y)").dual_subdivision()      # one triangle
+        (frozenset({0, 1, 2}),)
+        """
         return dual_subdivision(self)
 
     def hypersurface_cells(self) -> tuple:
-        """Walls and vertices of the tropical hypersurface; see :func:`hypersurface_cells`."""
+        """Walls and vertices of the tropical hypersurface; see :func:`hypersurface_cells`.
+
+        Returns
+        -------
+        tuple of HypersurfaceCell
+            Every relatively open cell where the max is attained at least twice, with
+            its terms, dimension and exact equations and inequalities.
+
+        Examples
+        --------
+        >>> from tropattn.tropical import parse_polynomial
+        >>> cells = parse_polynomial("max(0, x, y)").hypersurface_cells()   # the tropical line
+        >>> sorted(c.dim for c in cells)                                     # three rays and their apex
+        [0, 1, 1, 1]
+        """
         return hypersurface_cells(self)
 
     @cached_property
@@ -372,6 +528,13 @@ class TropicalPolynomial:
         ``expr.doit()``) lets sympy merge dominated terms.  A one-term polynomial gives
         the affine expression.
 
+        Returns
+        -------
+        sympy.Expr
+            ``Max(...)`` over real symbols named after :attr:`variables`.
+
+        Examples
+        --------
         >>> from tropattn.tropical import parse_polynomial
         >>> parse_polynomial("max(0, x + 1, 2*y - 1/2)").to_sympy()
         Max(0, x + 1, 2*y - 1/2)
@@ -386,6 +549,13 @@ class TropicalPolynomial:
     def to_latex(self) -> str:
         r"""LaTeX for the formal max, e.g. ``\max(0,\; x + 1,\; 2y - \tfrac{1}{2})``.
 
+        Returns
+        -------
+        str
+            The LaTeX source (a one-term polynomial gives its affine function).
+
+        Examples
+        --------
         >>> from tropattn.tropical import parse_polynomial
         >>> print(parse_polynomial("max(0, x + 1, 2*y - 1/2)").to_latex())
         \max(0,\; x + 1,\; 2y - \tfrac{1}{2})
@@ -394,5 +564,19 @@ class TropicalPolynomial:
         return parts[0] if len(parts) == 1 else r"\max(" + r",\; ".join(parts) + ")"
 
     def to_json(self) -> dict:
-        """The JSON form read by :func:`polynomial_from_json`; see :func:`polynomial_to_json`."""
+        """The JSON form read by :func:`polynomial_from_json`; see :func:`polynomial_to_json`.
+
+        Returns
+        -------
+        dict
+            ``{"variables": [...], "terms": [{"exponent": [...], "coefficient": ...}]}``,
+            rationals as integers or ``"p/q"`` strings.
+
+        Examples
+        --------
+        >>> from tropattn.tropical import parse_polynomial, polynomial_from_json
+        >>> f = parse_polynomial("max(0, x/2 + 1)")
+        >>> f.to_json()["terms"][1], polynomial_from_json(f.to_json()) == f
+        ({'exponent': ['1/2'], 'coefficient': 1}, True)
+        """
         return polynomial_to_json(self)

@@ -44,9 +44,20 @@ def common_refinement(polys: Sequence[TropicalPolynomial]) -> tuple:
     those maxima and no other combination ties), so the product's regions are in
     bijection with the realisable tuples of terms.
 
+    Parameters
+    ----------
+    polys : sequence of TropicalPolynomial
+        One or more polynomials in the same variables.
+
     Returns
     -------
-    tuple of RationalPiece, sorted by ``terms``.
+    tuple of RationalPiece
+        Sorted by ``terms``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``polys`` is empty or the variables differ.
 
     Examples
     --------
@@ -92,6 +103,12 @@ class TropicalRationalFunction:
     numerator, denominator : TropicalPolynomial or number
         Same variables; a number is a constant polynomial (default denominator 0).
 
+    Raises
+    ------
+    InvalidInputError
+        When the variables differ, both parts are numbers, or a part is already a
+        rational function.
+
     Examples
     --------
     >>> from tropattn.tropical import parse_polynomial
@@ -123,13 +140,59 @@ class TropicalRationalFunction:
         return self.numerator.dim
 
     def evaluate(self, x) -> Fraction:
-        """Exact ``f(x) - g(x)``."""
+        """Exact ``f(x) - g(x)`` (also ``h(x)``).
+
+        Parameters
+        ----------
+        x : sequence of numbers, shape (d,)
+            The point (a scalar is accepted when ``d == 1``).
+
+        Returns
+        -------
+        Fraction
+            The exact value.
+
+        Raises
+        ------
+        InvalidInputError
+            When ``x`` has the wrong length or an entry is not a finite number.
+
+        Examples
+        --------
+        >>> from tropattn.tropical import parse_polynomial
+        >>> clamp = TropicalRationalFunction(parse_polynomial("max(0, x)"), parse_polynomial("max(0, x - 1)"))
+        >>> clamp.evaluate([-2]), clamp.evaluate("1/3"), clamp.evaluate(5)       # clip(x, 0, 1)
+        (Fraction(0, 1), Fraction(1, 3), Fraction(1, 1))
+        """
         return self.numerator.evaluate(x) - self.denominator.evaluate(x)
 
     __call__ = evaluate
 
     def evaluate_float(self, X) -> np.ndarray:
-        """Vectorised float ``f - g`` over ``(n, d)`` points."""
+        """Vectorised float ``f - g`` over ``(n, d)`` points (pictures and scans only).
+
+        Parameters
+        ----------
+        X : array-like of float, shape (n, d) or (d,)
+            The points.
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n,) or ()
+            The rounded values.
+
+        Raises
+        ------
+        InvalidInputError
+            When ``X`` has another shape.
+
+        Examples
+        --------
+        >>> from tropattn.tropical import parse_polynomial
+        >>> clamp = TropicalRationalFunction(parse_polynomial("max(0, x)"), parse_polynomial("max(0, x - 1)"))
+        >>> clamp.evaluate_float([[-1.0], [0.25], [4.0]]).tolist()
+        [0.0, 0.25, 1.0]
+        """
         return self.numerator.evaluate_float(X) - self.denominator.evaluate_float(X)
 
     def pieces(self) -> tuple:
@@ -137,6 +200,18 @@ class TropicalRationalFunction:
 
         On each piece the function is affine; adjacent pieces may share the same
         affine map (a rational function's linear regions are unions of pieces).
+
+        Returns
+        -------
+        tuple of RationalPiece
+            ``terms = (numerator term, denominator term)``, sorted.
+
+        Examples
+        --------
+        >>> from tropattn.tropical import parse_polynomial
+        >>> clamp = TropicalRationalFunction(parse_polynomial("max(0, x)"), parse_polynomial("max(0, x - 1)"))
+        >>> [p.terms for p in clamp.pieces()]            # x < 0, 0 < x < 1, x > 1
+        [(0, 0), (1, 0), (1, 1)]
         """
         return common_refinement([self.numerator, self.denominator])
 
@@ -152,6 +227,13 @@ class TropicalRationalFunction:
     def to_sympy(self):
         """``numerator.to_sympy() - denominator.to_sympy()`` (unevaluated ``Max`` terms).
 
+        Returns
+        -------
+        sympy.Expr
+            The difference of the two ``Max`` expressions.
+
+        Examples
+        --------
         >>> from tropattn.tropical import parse_polynomial
         >>> TropicalRationalFunction(parse_polynomial("max(0, x)"), parse_polynomial("max(0, x - 1)")).to_sympy()
         Max(0, x) - Max(0, x - 1)
@@ -161,6 +243,13 @@ class TropicalRationalFunction:
     def to_latex(self) -> str:
         r"""``\max(...) - \max(...)``; a denominator ``0`` is left out.
 
+        Returns
+        -------
+        str
+            The LaTeX source (an affine denominator is parenthesised).
+
+        Examples
+        --------
         >>> from tropattn.tropical import parse_polynomial
         >>> print(TropicalRationalFunction(parse_polynomial("max(0, x)"), parse_polynomial("max(0, x - 1)")).to_latex())
         \max(0,\; x) - \max(0,\; x - 1)
@@ -182,6 +271,12 @@ class TropicalRationalMap:
     ----------
     components : sequence of TropicalRationalFunction or TropicalPolynomial
         Polynomials are read as ``f ⊘ 0``.  All share the same variables.
+
+    Raises
+    ------
+    InvalidInputError
+        When there is no component, a component has another type, or the
+        variables differ.
 
     Examples
     --------
@@ -223,22 +318,88 @@ class TropicalRationalMap:
         return self.components[0].variables
 
     def evaluate(self, x) -> tuple:
-        """Exact values of every component at ``x``."""
+        """Exact values of every component at ``x`` (also ``F(x)``).
+
+        Parameters
+        ----------
+        x : sequence of numbers, shape (d,)
+            The point (a scalar is accepted when ``d == 1``).
+
+        Returns
+        -------
+        tuple of Fraction, shape (m,)
+            ``(f_1(x) - g_1(x), ..., f_m(x) - g_m(x))``.
+
+        Raises
+        ------
+        InvalidInputError
+            When ``x`` has the wrong length or an entry is not a finite number.
+
+        Examples
+        --------
+        >>> from tropattn.tropical import parse_polynomial
+        >>> F = TropicalRationalMap([parse_polynomial("max(0, x)"), parse_polynomial("max(x, 1)")])
+        >>> F.evaluate([-3])
+        (Fraction(0, 1), Fraction(1, 1))
+        """
         return tuple(c.evaluate(x) for c in self.components)
 
     __call__ = evaluate
 
     def evaluate_float(self, X) -> np.ndarray:
-        """Float values: shape ``(n, m)`` for ``(n, d)`` points, ``(m,)`` for one point."""
+        """Float values: shape ``(n, m)`` for ``(n, d)`` points, ``(m,)`` for one point.
+
+        Parameters
+        ----------
+        X : array-like of float, shape (n, d) or (d,)
+            The points.
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n, m) or (m,)
+            The rounded component values (pictures and scans only).
+
+        Raises
+        ------
+        InvalidInputError
+            When ``X`` has another shape.
+
+        Examples
+        --------
+        >>> from tropattn.tropical import parse_polynomial
+        >>> F = TropicalRationalMap([parse_polynomial("max(0, x)"), parse_polynomial("max(x, 1)")])
+        >>> F.evaluate_float([[-3.0], [2.0]]).tolist()
+        [[0.0, 1.0], [2.0, 2.0]]
+        """
         return np.stack([np.asarray(c.evaluate_float(X)) for c in self.components], axis=-1)
 
     def pieces(self) -> tuple:
-        """Common refinement of every numerator and denominator (the map is affine on each)."""
+        """Common refinement of every numerator and denominator (the map is affine on each).
+
+        Returns
+        -------
+        tuple of RationalPiece
+            ``terms`` lists the winning term of ``f_1, g_1, ..., f_m, g_m`` in turn.
+
+        Examples
+        --------
+        >>> from tropattn.tropical import parse_polynomial
+        >>> F = TropicalRationalMap([parse_polynomial("max(0, x)"), parse_polynomial("max(x, 1)")])
+        >>> [p.terms for p in F.pieces()]        # x < 0, x > 1, 0 < x < 1 (sorted by terms)
+        [(0, 0, 1, 0), (1, 0, 0, 0), (1, 0, 1, 0)]
+        """
         return common_refinement([p for c in self.components for p in (c.numerator, c.denominator)])
 
     def to_sympy(self):
         """The column vector of the components as a sympy ``Matrix`` (``m x 1``).
 
+        Returns
+        -------
+        sympy.Matrix
+            One row per component.
+
+        Examples
+        --------
         >>> from tropattn.tropical import parse_polynomial
         >>> F = TropicalRationalMap([parse_polynomial("max(0, x)"), parse_polynomial("max(x, 1)")])
         >>> F.to_sympy()
@@ -253,6 +414,13 @@ class TropicalRationalMap:
     def to_latex(self) -> str:
         r"""LaTeX for the column vector of the components (a ``pmatrix``).
 
+        Returns
+        -------
+        str
+            The LaTeX source.
+
+        Examples
+        --------
         >>> from tropattn.tropical import parse_polynomial
         >>> print(TropicalRationalMap([parse_polynomial("max(0, x)"), parse_polynomial("x - 1")]).to_latex())
         \begin{pmatrix} \max(0,\; x) \\ x - 1 \end{pmatrix}

@@ -162,6 +162,7 @@ def redundancy_condition(points, j: int):
     points : sequence of lifted points ``(a_j..., b_j)`` (numbers or sympy expressions)
         The last coordinate is the offset ``b_j`` (the height of the lift).
     j : int
+        The term, ``0 <= j < N``.
 
     Returns
     -------
@@ -169,6 +170,13 @@ def redundancy_condition(points, j: int):
         True exactly for the parameter values at which ``p_j`` is not an upper vertex of
         the lifted points (a point equal to an upper vertex is not redundant: the
         convention of :meth:`TropicalPolynomial.redundant_terms`).
+
+    Raises
+    ------
+    InvalidInputError
+        When the points are empty or ragged, an entry is not a rational expression,
+        or ``j`` is out of range; with one parameter, also when an entry has a pole
+        on the parameter line.
 
     Examples
     --------
@@ -188,10 +196,35 @@ def node_condition(points, j: int):
     ``j`` has a cell and no earlier term has the same lifted point (the earlier copy
     carries the cell, as in :attr:`tropattn.geometry.PowerDiagram.duplicates`).
 
+    Parameters
+    ----------
+    points : sequence of sequence of number or sympy expression, shape (N, d + 1)
+        Lifted points ``(a_j..., b_j)``; the last coordinate is the offset ``b_j``.
+        Entries must be rational functions of the symbols with rational coefficients.
+    j : int
+        The term, ``0 <= j < N``.
+
+    Returns
+    -------
+    sympy Boolean
+        True exactly for the parameter values where ``j`` is a node (simplified to
+        intervals and points for one parameter).
+
+    Raises
+    ------
+    InvalidInputError
+        When the points are empty or ragged, an entry is not a rational expression,
+        or an index is out of range; with one parameter, also when an entry has a
+        pole on the parameter line.
+
+    Examples
+    --------
     >>> import sympy
     >>> t = sympy.Symbol("t", real=True)
     >>> node_condition([(0, t), (0, 0)], 1)
     t < 0
+    >>> node_condition([(0, 0), (1, t), (2, 0)], 1)        # at t = 0 the point is on the segment
+    0 < t
     """
     P = _points(points)
     _index(j, len(P), "j")
@@ -211,11 +244,32 @@ def adjacency_condition(points, j: int, k: int):
     ``w_i != 0``; the quotient is scaled by ``w_i^2 > 0`` to stay polynomial), ``p_j``
     must be an upper vertex of the projected points.
 
+    Parameters
+    ----------
+    points : sequence of sequence of number or sympy expression, shape (N, d + 1)
+        Lifted points ``(a_j..., b_j)``; the last coordinate is the offset ``b_j``.
+        Entries must be rational functions of the symbols with rational coefficients.
+    j, k : int
+        Two different terms.
+
+    Returns
+    -------
+    sympy Boolean
+        True exactly where the two cells are adjacent.
+
+    Raises
+    ------
+    InvalidInputError
+        When the points are empty or ragged, an entry is not a rational expression,
+        or an index is out of range; with one parameter, also when an entry has a
+        pole on the parameter line.
+        Also when ``j == k``.
+
     Examples
     --------
     >>> import sympy
     >>> t = sympy.Symbol("t", real=True)
-    >>> adjacency_condition([(0, 0), (1, t), (2, 0)], 0, 2)     # the walls 0|2 exists iff x + t is hidden
+    >>> adjacency_condition([(0, 0), (1, t), (2, 0)], 0, 2)     # the wall 0|2 exists iff x + t is hidden
     t <= 0
     """
     P = _points(points)
@@ -251,11 +305,25 @@ def type_condition(points, redundant, edges):
 
     Parameters
     ----------
-    points : lifted points ``(a_j..., b_j)``
+    points : sequence of sequence of number or sympy expression, shape (N, d + 1)
+        Lifted points ``(a_j..., b_j)``; the last coordinate is the offset ``b_j``.
+        Entries must be rational functions of the symbols with rational coefficients.
     redundant : iterable of int
         The terms without a cell.
-    edges : iterable of pairs
+    edges : iterable of pairs of int
         The adjacent pairs (order inside a pair does not matter).
+
+    Returns
+    -------
+    sympy Boolean
+        True exactly where the head has this type.
+
+    Raises
+    ------
+    InvalidInputError
+        When the points are empty or ragged, an entry is not a rational expression,
+        or an index is out of range; with one parameter, also when an entry has a
+        pole on the parameter line.
 
     Examples
     --------
@@ -459,6 +527,13 @@ class SymbolicHead:
         Names of the query coordinates (default ``x, y, z`` or ``x1 ... xd``); they must
         differ from the parameters' names.
 
+    Raises
+    ------
+    InvalidInputError
+        Empty or ragged keys, an entry that is not a rational function of its
+        symbols with rational coefficients, values without one row per key, a wrong
+        number of variable names, or a parameter named like a query variable.
+
     Examples
     --------
     >>> import sympy
@@ -500,10 +575,43 @@ class SymbolicHead:
         :meth:`tropattn.attention.Head.from_weights`).  Values ``W_O (W_V y_j + b_V)``
         when ``W_V`` is given, else the keys.
 
+        Parameters
+        ----------
+        W_Q : matrix, shape (d_k, d)
+            Query projection (numbers or sympy expressions).
+        W_K : matrix, shape (d_k, d_y)
+            Key projection.
+        context : matrix, shape (N, d_y)
+            The context tokens ``y_j``.
+        b_Q, b_K : vector, shape (d_k,), optional
+            Query and key biases (default 0).
+        W_V : matrix, shape (d_v, d_y), optional
+            Value projection; None: the values are the keys.
+        W_O : matrix, shape (d_out, d_v), optional
+            Output projection applied to the values.
+        b_V : vector, shape (d_v,), optional
+            Value bias.
+        variables : sequence of str, optional
+            Names of the query coordinates.
+
+        Returns
+        -------
+        SymbolicHead
+            The head in score form ``s_j(x) = a_j . x + b_j``.
+
+        Raises
+        ------
+        InvalidInputError
+            When the shapes do not fit together, an entry is not a rational expression,
+            or a parameter has the name of a query variable.
+
+        Examples
+        --------
         >>> import sympy
         >>> t = sympy.Symbol("t", real=True)
-        >>> SymbolicHead.from_weights([[1, 0], [0, t]], [[1, 0], [0, 1]], [[1, 0], [0, 1]], b_Q=[0, 1]).offsets
-        (0, 1)
+        >>> h = SymbolicHead.from_weights([[1, 0], [0, t]], [[1, 0], [0, 1]], [[1, 0], [0, 1]], b_Q=[0, 1])
+        >>> h.keys, h.offsets
+        (((1, 0), (0, t)), (0, 1))
         """
         WQ, WK = _matrix(W_Q, "W_Q"), _matrix(W_K, "W_K")
         Y = _matrix(context, "context")
@@ -557,21 +665,77 @@ class SymbolicHead:
         return tuple(sp.expand(sum((v * v for v in a), 2 * b)) for a, b in zip(self.keys, self.offsets))
 
     def query_symbols(self) -> tuple:
-        """The real sympy symbols of the query coordinates."""
+        """The real sympy symbols of the query coordinates.
+
+        Returns
+        -------
+        tuple of sympy.Symbol, shape (d,)
+            One real symbol per name in :attr:`variables`.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> t = sympy.Symbol("t", real=True)
+        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        >>> head.query_symbols()
+        (x,)
+        """
         return tuple(_sp().Symbol(v, real=True) for v in self.variables)
 
     def scores(self) -> tuple:
-        """The affine scores ``a_j . x + b_j`` as sympy expressions in the query symbols."""
+        """The affine scores ``a_j . x + b_j`` as sympy expressions in the query symbols.
+
+        Returns
+        -------
+        tuple of sympy.Expr, shape (N,)
+            One score per key.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> t = sympy.Symbol("t", real=True)
+        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        >>> head.scores()
+        (0, t + x, 2*x)
+        """
         xs = self.query_symbols()
         return tuple(sum((a * x for a, x in zip(k, xs)), b) for k, b in zip(self.keys, self.offsets))
 
     def lifted_points(self) -> tuple:
-        """The points ``(a_j, b_j)``: their upper hull is dual to the head's cells."""
+        """The points ``(a_j, b_j)``: their upper hull is dual to the head's cells.
+
+        Returns
+        -------
+        tuple of tuple of sympy.Expr, shape (N, d + 1)
+            Key followed by offset.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> t = sympy.Symbol("t", real=True)
+        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        >>> head.lifted_points()
+        ((0, 0), (1, t), (2, 0))
+        """
         return tuple(tuple(k) + (b,) for k, b in zip(self.keys, self.offsets))
 
     # -------------------------------------------------------------- tropical forms
     def tropical_polynomial(self):
-        """``G(x) = max_j (a_j . x + b_j)`` as an unevaluated sympy ``Max``."""
+        """``G(x) = max_j (a_j . x + b_j)`` as an unevaluated sympy ``Max``.
+
+        Returns
+        -------
+        sympy.Expr
+            The ``Max`` of the scores (the score itself for one key).
+
+        Examples
+        --------
+        >>> import sympy
+        >>> t = sympy.Symbol("t", real=True)
+        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        >>> head.tropical_polynomial()
+        Max(0, 2*x, t + x)
+        """
         s = self.scores()
         return s[0] if len(s) == 1 else _sp().Max(*s, evaluate=False)
 
@@ -582,6 +746,24 @@ class SymbolicHead:
         zero-temperature limit of ``tau log`` of attention with values ``e^{u_jc / tau}``
         (docs/THEORY.md §2).
 
+        Parameters
+        ----------
+        log_values : matrix, shape (N, m)
+            Log-values ``u_jc`` of each key and output coordinate.
+
+        Returns
+        -------
+        sympy.Matrix, shape (m, 1)
+            One tropical rational function per output coordinate.
+
+        Raises
+        ------
+        InvalidInputError
+            When ``log_values`` does not have one row per key, or an entry is not a
+            rational expression.
+
+        Examples
+        --------
         >>> SymbolicHead([[0], [1]]).rational_map([[0], [-1]])
         Matrix([[-Max(0, x) + Max(0, x - 1)]])
         """
@@ -597,7 +779,21 @@ class SymbolicHead:
         return sp.Matrix(comps)
 
     def to_latex(self) -> str:
-        r"""LaTeX of ``G(x)``, e.g. ``\max\left(0, 2 x, t + x\right)``."""
+        r"""LaTeX of ``G(x)``, e.g. ``\max\left(0, 2 x, t + x\right)``.
+
+        Returns
+        -------
+        str
+            sympy's LaTeX of :meth:`tropical_polynomial`.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> t = sympy.Symbol("t", real=True)
+        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        >>> print(head.to_latex())
+        \max\left(0, 2 x, t + x\right)
+        """
         return _sp().latex(self.tropical_polynomial())
 
     # -------------------------------------------------------------- numbers
@@ -606,6 +802,30 @@ class SymbolicHead:
 
         The result has numbers only; :meth:`tropical_polynomial` and the numeric
         forms below then hold exact rationals.
+
+        Parameters
+        ----------
+        values : mapping of sympy.Symbol to number
+            A value for every parameter (numbers, ``"p/q"`` strings or expressions).
+
+        Returns
+        -------
+        SymbolicHead
+            The same head with the values substituted.
+
+        Raises
+        ------
+        InvalidInputError
+            When a parameter has no value or a value is not a rational number or
+            expression.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> t = sympy.Symbol("t", real=True)
+        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        >>> head.evaluate_at({t: "1/2"}).scores()
+        (0, x + 1/2, 2*x)
         """
         sp = _sp()
         subs = {s: _entry(v, f"values[{s}]") for s, v in dict(values).items()}
@@ -617,7 +837,26 @@ class SymbolicHead:
                             self.variables)
 
     def numeric_keys(self) -> tuple:
-        """``(keys, offsets)`` as Fractions; only for a head without parameters."""
+        """``(keys, offsets)`` as Fractions; only for a head without parameters.
+
+        Returns
+        -------
+        keys : tuple of tuple of Fraction, shape (N, d)
+        offsets : tuple of Fraction, shape (N,)
+
+        Raises
+        ------
+        InvalidInputError
+            When the head still has parameters (call :meth:`evaluate_at` first).
+
+        Examples
+        --------
+        >>> import sympy
+        >>> t = sympy.Symbol("t", real=True)
+        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        >>> head.evaluate_at({t: 1}).numeric_keys()[1]
+        (Fraction(0, 1), Fraction(1, 1), Fraction(0, 1))
+        """
         if self.symbols:
             raise InvalidInputError(f"the head still has parameters {[s.name for s in self.symbols]}; "
                                     "call evaluate_at({symbol: value, ...}) first")
@@ -625,29 +864,157 @@ class SymbolicHead:
         return (tuple(tuple(frac(v) for v in k) for k in self.keys), tuple(frac(b) for b in self.offsets))
 
     def numeric_polynomial(self) -> TropicalPolynomial:
-        """The exact :class:`TropicalPolynomial` ``max_j (a_j . x + b_j)`` (no parameters left)."""
+        """The exact :class:`TropicalPolynomial` ``max_j (a_j . x + b_j)`` (no parameters left).
+
+        Returns
+        -------
+        TropicalPolynomial
+            One term per key, in key order.
+
+        Raises
+        ------
+        InvalidInputError
+            When the head still has parameters.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> t = sympy.Symbol("t", real=True)
+        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        >>> head.evaluate_at({t: 1}).numeric_polynomial()
+        TropicalPolynomial('max(0, x + 1, 2*x)', variables=('x',))
+        """
         keys, offsets = self.numeric_keys()
         return TropicalPolynomial(keys, offsets, self.variables)
 
     def numeric_diagram(self) -> PowerDiagram:
-        """The exact :class:`PowerDiagram` (no parameters left)."""
+        """The exact :class:`PowerDiagram` (no parameters left).
+
+        Sites are the keys, weights ``|a_j|^2 + 2 b_j`` (see :attr:`weights`).
+
+        Returns
+        -------
+        PowerDiagram
+            The head's power diagram, exact.
+
+        Raises
+        ------
+        InvalidInputError
+            When the head still has parameters.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> t = sympy.Symbol("t", real=True)
+        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        >>> head.evaluate_at({t: 1}).numeric_diagram().weights        # |a_j|^2 + 2 b_j
+        (Fraction(0, 1), Fraction(3, 1), Fraction(4, 1))
+        """
         return PowerDiagram.from_max_affine(*self.numeric_keys())
 
     # -------------------------------------------------------------- questions
     def redundancy_condition(self, j: int):
-        """When key ``j`` has no cell; see :func:`redundancy_condition`."""
+        """When key ``j`` has no cell; see :func:`redundancy_condition`.
+
+        Parameters
+        ----------
+        j : int
+            The key, ``0 <= j < N``.
+
+        Returns
+        -------
+        sympy Boolean
+            True exactly where key ``j`` has no cell.
+
+        Raises
+        ------
+        InvalidInputError
+            When ``j`` is out of range.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> t = sympy.Symbol("t", real=True)
+        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        >>> head.redundancy_condition(1)                  # x + t never wins iff t <= 0
+        t <= 0
+        """
         return redundancy_condition(self.lifted_points(), j)
 
     def adjacency_condition(self, j: int, k: int):
-        """When the cells of ``j`` and ``k`` share a wall; see :func:`adjacency_condition`."""
+        """When the cells of ``j`` and ``k`` share a wall; see :func:`adjacency_condition`.
+
+        Parameters
+        ----------
+        j, k : int
+            Two different keys.
+
+        Returns
+        -------
+        sympy Boolean
+            True exactly where the cells are adjacent.
+
+        Raises
+        ------
+        InvalidInputError
+            When an index is out of range or ``j == k``.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> t = sympy.Symbol("t", real=True)
+        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        >>> head.adjacency_condition(0, 1)                # x + t has a cell next to 0 iff t > 0
+        0 < t
+        """
         return adjacency_condition(self.lifted_points(), j, k)
 
     def type_condition(self, redundant, edges):
-        """Where the head has this combinatorial type; see :func:`type_condition`."""
+        """Where the head has this combinatorial type; see :func:`type_condition`.
+
+        Parameters
+        ----------
+        redundant : iterable of int
+            The keys without a cell.
+        edges : iterable of pairs of int
+            The adjacent pairs.
+
+        Returns
+        -------
+        sympy Boolean
+            True exactly where the type holds.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> t = sympy.Symbol("t", real=True)
+        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        >>> head.type_condition([], [(0, 1), (1, 2)])
+        0 < t
+        """
         return type_condition(self.lifted_points(), redundant, edges)
 
     def parameter_regions(self) -> tuple:
-        """The combinatorial types along the parameter line; see :func:`parameter_regions`."""
+        """The combinatorial types along the parameter line; see :func:`parameter_regions`.
+
+        Returns
+        -------
+        tuple of ParameterPiece
+            In increasing order along the line.
+
+        Raises
+        ------
+        InvalidInputError
+            When the head does not have exactly one parameter, or is not polynomial in it.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> t = sympy.Symbol("t", real=True)
+        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        >>> [(str(p.set), p.redundant) for p in head.parameter_regions()]
+        [('Interval(-oo, 0)', (1,)), ('Interval.open(0, oo)', ())]
+        """
         return parameter_regions(self.lifted_points())
 
 
@@ -659,6 +1026,23 @@ def symbolic_product(heads) -> dict:
     vertices are the regions of the layer (docs/THEORY.md §3).  Pass the values to
     :func:`redundancy_condition` to ask which tuples of keys win together.
 
+    Parameters
+    ----------
+    heads : iterable of SymbolicHead
+        One or more heads of the same query dimension.
+
+    Returns
+    -------
+    dict
+        Tuple of key indices (one per head) -> lifted point (tuple of sympy.Expr).
+
+    Raises
+    ------
+    InvalidInputError
+        When no head is given or the query dimensions differ.
+
+    Examples
+    --------
     >>> import sympy
     >>> t = sympy.Symbol("t", real=True)
     >>> pts = symbolic_product([SymbolicHead([[0], [1]]), SymbolicHead([[0], [1]], [0, t])])
@@ -679,7 +1063,30 @@ def symbolic_product(heads) -> dict:
 
 
 def product_polynomial(heads):
-    """``G_1(x) + ... + G_H(x)``, the tropical product of the heads' polynomials (sympy)."""
+    """``G_1(x) + ... + G_H(x)``, the tropical product of the heads' polynomials (sympy).
+
+    Parameters
+    ----------
+    heads : iterable of SymbolicHead
+        One or more heads.
+
+    Returns
+    -------
+    sympy.Expr
+        The sum of the heads' ``Max`` expressions.
+
+    Raises
+    ------
+    InvalidInputError
+        When no head is given.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> t = sympy.Symbol("t", real=True)
+    >>> product_polynomial([SymbolicHead([[0], [1]]), SymbolicHead([[0], [1]], [0, t])])
+    Max(0, x) + Max(0, t + x)
+    """
     heads = list(heads)
     if not heads:
         raise InvalidInputError("product_polynomial needs at least one head")
@@ -721,11 +1128,19 @@ def parameter_regions(points) -> tuple:
 
     Parameters
     ----------
-    points : lifted points ``(a_j..., b_j)`` with exactly one free symbol
+    points : sequence of sequence of number or sympy expression, shape (N, d + 1)
+        Lifted points ``(a_j..., b_j)`` with exactly one free symbol, polynomial in it.
 
     Returns
     -------
-    tuple of ParameterPiece, in increasing order along the line.
+    tuple of ParameterPiece
+        In increasing order along the line; adjacent pieces of one type are merged.
+
+    Raises
+    ------
+    InvalidInputError
+        When the points do not have exactly one parameter, are not polynomial in
+        it, or an entry is not a rational expression.
 
     Examples
     --------
