@@ -15,10 +15,33 @@ from .head import Head
 from .layer import FFN, Layer, Transformer
 
 
-__all__ = ["grid_heads", "grid_model", "grid_count", "sawtooth_model", "sawtooth_count", "random_model"]
+__all__ = ["positive_int", "grid_heads", "grid_model", "grid_count", "sawtooth_model", "sawtooth_count", "random_model"]
 
 
-def _positive(name, value, minimum=1):
+def positive_int(name, value, minimum=1) -> int:
+    """``value`` if it is an integer ``>= minimum``, else an InvalidInputError naming ``name``.
+
+    Parameters
+    ----------
+    name : str
+        What the value is (used in the message), e.g. ``"keys"``.
+    value : object
+    minimum : int, optional (default 1)
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InvalidInputError
+        ``value`` is not an int (booleans are refused) or is below ``minimum``.
+
+    Examples
+    --------
+    >>> positive_int("keys", 3)
+    3
+    """
     if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
         raise InvalidInputError(f"{name} must be an integer >= {minimum}; got {value!r}")
     return value
@@ -68,7 +91,7 @@ def grid_heads(dim: int, heads: int, keys: int, scale=1, offset_scale=1):
     [0, 1, 2]
     """
 
-    _positive("dim", dim), _positive("heads", heads), _positive("keys", keys)
+    positive_int("dim", dim), positive_int("heads", heads), positive_int("keys", keys)
     out = []
     for h in range(heads):
         axis = h % dim
@@ -194,8 +217,8 @@ def sawtooth_model(dim: int, keys: int, layers: int, heads: int | None = None):
     3
     """
 
-    _positive("dim", dim), _positive("keys", keys), _positive("layers", layers)
-    heads = dim if heads is None else _positive("heads", heads)
+    positive_int("dim", dim), positive_int("keys", keys), positive_int("layers", layers)
+    heads = dim if heads is None else positive_int("heads", heads)
     zero = [Fraction(0)] * dim
     silent = Head([zero] * keys, [Fraction(0)] * keys, [zero] * keys)
     out = []
@@ -295,11 +318,11 @@ def random_model(dim: int, heads: int, keys: int, layers: int = 1, seed: int = 0
         return [Fraction(rng.randint(lo, hi)) for _ in range(n)]
 
     out = []
-    for _ in range(_positive("layers", layers)):
+    for _ in range(positive_int("layers", layers)):
         hs = [Head([ints(dim, -4, 4) for _ in range(keys)],
                    [Fraction(rng.randint(-8, 8), 2) for _ in range(keys)],
                    [ints(dim, -value_range, value_range) for _ in range(keys)])
-              for _ in range(_positive("heads", heads))]
+              for _ in range(positive_int("heads", heads))]
         ffn = None
         if ffn_hidden:
             ffn = FFN([ints(dim, -2, 2) for _ in range(ffn_hidden)], ints(ffn_hidden, -2, 2),

@@ -20,6 +20,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..errors import InternalError, InvalidInputError
 from .numbers import scaled_ints, to_rational
 
 
@@ -106,7 +107,7 @@ def nullspace(rows: Sequence[Sequence], ncols: int | None = None) -> list[tuple[
     """
     if not rows:
         return [tuple(Fraction(int(i == j)) for j in range(ncols)) for i in range(ncols)]
-    red, piv = _rref(rows)
+    red, piv = _rref([[to_rational(v) for v in r] for r in rows])
     n = len(rows[0])
     free = [c for c in range(n) if c not in piv]
     basis = []
@@ -151,6 +152,8 @@ def solve(rows: Sequence[Sequence], rhs: Sequence) -> tuple[Fraction, ...] | Non
     """
     if not rows:
         return None
+    if len(rhs) != len(rows):
+        raise InvalidInputError(f"solve has {len(rows)} equations but {len(rhs)} right-hand sides; give one per row")
     n = len(rows[0])
     m = [list(r) + [c] if all(type(v) is int for v in r) and type(c) is int
          else scaled_ints([to_rational(v) for v in r] + [to_rational(c)]) for r, c in zip(rows, rhs)]
@@ -329,7 +332,8 @@ def _prime_list() -> tuple:
 
 def _primes():
     yield from _prime_list()
-    raise ValueError("modular_minors: more than 40 primes needed; use maximal_minors")
+    raise InternalError("modular_minors needs more than its 40 primes; its callers stay below 1000 bits, "
+                        "so this cannot happen: please report it")
 
 
 def _is_prime(n: int) -> bool:
