@@ -86,6 +86,11 @@ def check_fields(obj, kind, path=""):
     path : str, optional
         The JSON path of ``obj``, for the message.
 
+    Returns
+    -------
+    None
+        ``obj`` passes.
+
     Raises
     ------
     ModelFileError
