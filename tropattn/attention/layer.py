@@ -205,6 +205,12 @@ class Layer:
             If a head with ``ties="refuse"`` has distinct keys tied at ``x`` (the message names the head).
         InvalidInputError
             If ``x`` does not have ``d`` finite coordinates.
+
+        Examples
+        --------
+        >>> L = Layer([Head([[0], [1]], [0, -1], [[10], [20]])])      # scores 0 and x - 1
+        >>> L.evaluate([3]), L.evaluate([0])[1]
+        (((Fraction(23, 1),), (1,), ()), (0,))
         """
         x = to_rational_vector(x, "x", self.dim)
         labels = []
@@ -319,6 +325,12 @@ class Transformer:
             If a head with ``ties="refuse"`` is on a wall at its input (the message names layer and head).
         InvalidInputError
             If ``x`` does not have ``d`` finite coordinates.
+
+        Examples
+        --------
+        >>> T = Transformer([Layer([Head([[0], [1]], [0, -1])], residual=False), Layer([Head([[1], [-1]])])])
+        >>> T.evaluate([3])                    # layer 0 outputs key 1 = (1,); layer 1 then picks key 0
+        ((Fraction(2, 1),), (((1,), ()), ((0,), ())))
         """
         y = to_rational_vector(x, "x", self.dim)
         pattern = []

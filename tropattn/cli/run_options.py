@@ -32,6 +32,10 @@ def add_run_arguments(parser, regions: bool = False) -> None:
     regions : bool, optional
         Also add ``--regions FILE`` (default False).
 
+    Returns
+    -------
+    None
+
     Examples
     --------
     >>> import argparse
