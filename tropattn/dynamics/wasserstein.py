@@ -199,6 +199,10 @@ def wasserstein_flow(X0, D0, T, dt=0.01, weights="frozen", sigma=0.0, phase="in-
     amplitude, omega : the oscillation ``A`` and frequency
     seed : int, seeds the Generator for the noise and the shared target ``S``
     record_states : keep every token state (for pictures)
+    normalize : bool, optional
+        Project tokens off the sphere onto it (with a warning) instead of refusing them.
+    progress : callable, optional
+        Called as ``progress(step, steps)``.
 
     Returns
     -------

@@ -37,6 +37,10 @@ def plot_trajectories(trajectory, path, threshold=0.999, title=None, dpi=120):
     trajectory : :class:`tropattn.dynamics.Trajectory`
     path : str or Path
     threshold : overlap at which final tokens count as one cluster (:func:`detect_clusters`)
+    title : str, optional
+        Figure title (default: a summary of the run).
+    dpi : int, optional
+        Resolution.
 
     Returns
     -------
@@ -114,6 +118,12 @@ def plot_hardmax(states, B, path, targets=None, title=None, dpi=120):
     states : (K, n, 2) array, a hardmax (or soft) trajectory in the plane
     B : (2, 2) score matrix
     path : str or Path
+    targets : (n,) sequence of int, optional
+        The tokens' vertices (default: located exactly in the diagram of ``states[0]``).
+    title : str, optional
+        Figure title.
+    dpi : int, optional
+        Resolution.
 
     Returns
     -------
