@@ -57,6 +57,12 @@ def check_hidden_head(keys, offsets, head: int = 1) -> Verdict:
     -------
     Verdict
 
+    Raises
+    ------
+    InvalidInputError
+        If ``head`` is not 0, 1 or 2 (a mistake in the question, not in the answer; a bad
+        answer is a Verdict).
+
     Examples
     --------
     >>> check_hidden_head([[0], [1], [2]], [0, 1, 0]).reason

@@ -52,7 +52,13 @@ class DaskExecutor:
 
     @property
     def client(self):
-        """The ``distributed.Client`` (connecting, or starting the local cluster, on first use)."""
+        """The ``distributed.Client`` (connecting, or starting the local cluster, on first use).
+
+        Raises
+        ------
+        InvalidInputError
+            If dask.distributed is not installed or the scheduler cannot be reached.
+        """
         if self._client is None:
             try:
                 from distributed import Client, LocalCluster

@@ -427,6 +427,12 @@ def model_to_json(model) -> dict:
     dict
         The ``tropattn.model/1`` score form.
 
+    Raises
+    ------
+    InvalidInputError
+        If a layer has a skip matrix or changes the dimension (a sliced model): the format
+        cannot hold it.
+
     Examples
     --------
     >>> from tropattn.attention import sawtooth_model

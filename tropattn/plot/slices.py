@@ -108,6 +108,14 @@ def plot_slice(model, box, path, names=None, title=None, axis_names=None, region
     -------
     pathlib.Path
 
+    Raises
+    ------
+    InvalidInputError
+        If the slice is not 1- or 2-dimensional, the box is not ``(lo, hi)`` with ``lo < hi``,
+        or the file cannot be written.
+
+    Examples
+    --------
     >>> import tempfile, os
     >>> from tropattn.attention import Head, Layer, Transformer
     >>> T = Transformer([Layer([Head([[0, 0], [1, 0], [0, 1]], [0, 0, 0])])])
