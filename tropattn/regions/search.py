@@ -994,6 +994,11 @@ def group_linear_regions(regions: Sequence[ActivationRegion], graph) -> tuple:
     graph : networkx.Graph
         Their adjacency graph (nodes are indices into ``regions``).
 
+    Returns
+    -------
+    tuple of frozenset of int
+        One set of region indices per linear region.
+
     Examples
     --------
     >>> from tropattn.attention import Head, Layer, Transformer

@@ -419,6 +419,11 @@ def wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls) -> list:
     A, b, walls : list
         Appended to in place: row normals, right-hand sides and tags.
 
+    Returns
+    -------
+    list of int
+        The rivals that tie ``j`` on the whole parent region.
+
     Examples
     --------
     >>> from tropattn.attention import Head
