@@ -57,6 +57,12 @@ def check_hidden_head(keys, offsets, head: int = 1) -> Verdict:
     -------
     Verdict
 
+    Raises
+    ------
+    InvalidInputError
+        If ``head`` is not 0, 1 or 2 (a mistake in the question, not in the answer; a bad
+        answer is a Verdict).
+
     Examples
     --------
     >>> check_hidden_head([[0], [1], [2]], [0, 1, 0]).reason
@@ -93,6 +99,18 @@ def check_lower_bound_model(model, d: int, H: int, N: int, L: int) -> Verdict:
     (:func:`tropattn.regions.enumerate_regions`); keep the shape small (``N^{dL}`` regions
     are found one by one).
 
+    Parameters
+    ----------
+    model : Transformer
+        The learner's answer.
+    d, H, N, L : int
+        The shape asked for: dimension, heads per layer, keys per head, layers.
+
+    Returns
+    -------
+    Verdict
+        ``correct`` and a one-line ``reason`` (what is wrong, or the count that makes it right).
+
     Examples
     --------
     >>> check_lower_bound_model(sawtooth_model(1, 3, 2), 1, 1, 3, 2).reason
@@ -123,6 +141,18 @@ def check_lower_bound_model(model, d: int, H: int, N: int, L: int) -> Verdict:
 
 def check_weighted_edge(poly, weight: int = 2) -> Verdict:
     """Exercise 3: a plane tropical curve with a wall of the given weight.
+
+    Parameters
+    ----------
+    poly : str or TropicalPolynomial
+        The learner's answer, e.g. ``"max(0, 2*x, y)"``.
+    weight : int, optional
+        The wall weight asked for (default 2).
+
+    Returns
+    -------
+    Verdict
+        ``correct`` and a one-line ``reason``; an unreadable polynomial is a wrong answer, not an error.
 
     Examples
     --------

@@ -77,6 +77,25 @@ TIE_RULES = ("refuse", "first")
 def check_tie_rule(rule, where="ties") -> str:
     """``rule`` if it is a tie rule, else :class:`~tropattn.errors.InvalidInputError`.
 
+    Parameters
+    ----------
+    rule : str
+        The tie rule to check: one of :data:`TIE_RULES` (``"refuse"`` or ``"first"``).
+    where : str, optional
+        The name of the argument, used in the error message (default ``"ties"``).
+
+    Returns
+    -------
+    str
+        ``rule`` itself.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``rule`` is not ``"refuse"`` or ``"first"``.
+
+    Examples
+    --------
     >>> check_tie_rule("first")
     'first'
     >>> check_tie_rule("last")
@@ -157,11 +176,39 @@ class Head:
         ``b_j = b_Q . k_j``, values ``v_j = W_O (W_V y_j + b_V)``; ``score_scale = 1/sqrt(d_k)``
         (``d_k`` defaults to the number of rows of ``W_Q``).
 
+        Parameters
+        ----------
+        W_Q : (d_k, d) rationals
+            Query weights.
+        W_K : (d_k, d_y) rationals
+            Key weights.
+        W_V : (d_v, d_y) rationals
+            Value weights.
+        W_O : (d_out, d_v) rationals or None
+            Output projection (``None`` = identity).
+        context : (N, d_y) rationals
+            The fixed context tokens ``y_j``.
+        b_Q, b_K : (d_k,) rationals, optional
+            Query and key biases (default 0).
+        b_V : (d_v,) rationals, optional
+            Value bias (default 0).
+        d_k : positive rational, optional
+            The key dimension in ``1 / sqrt(d_k)`` (default: the number of rows of ``W_Q``).
+        include_query : bool, optional
+            Whether the query also attends to itself (refused: see Raises).
+
+        Returns
+        -------
+        Head
+            The exact score form, with ``score_scale = 1 / sqrt(d_k)``.
+
         Raises
         ------
         QuadraticWallError
             With ``include_query=True``: the query's score against itself is quadratic.
 
+        Examples
+        --------
         >>> h = Head.from_weights([[1]], [[2]], [[1]], None, [[1], [-1]])
         >>> h.keys, h.offsets, h.values                  # scores 2x and -2x
         (((Fraction(2, 1),), (Fraction(-2, 1),)), (Fraction(0, 1), Fraction(0, 1)), ((Fraction(1, 1),), (Fraction(-1, 1),)))
@@ -199,6 +246,23 @@ class Head:
     def with_ties(self, rule) -> "Head":
         """The same head with the tie rule ``rule`` (``"refuse"`` or ``"first"``).
 
+        Parameters
+        ----------
+        rule : {"refuse", "first"}
+            The new tie rule.
+
+        Returns
+        -------
+        Head
+            A copy of this head with ``ties = rule``.
+
+        Raises
+        ------
+        InvalidInputError
+            If ``rule`` is not a tie rule.
+
+        Examples
+        --------
         >>> Head([[1], [-1]]).with_ties("first").label([0])          # 0 and 1 tie at x = 0
         0
         """
@@ -226,6 +290,15 @@ class Head:
         The scores keep their order (and ties), so walls and labels can be computed in
         integer arithmetic.
 
+        Returns
+        -------
+        keys : list of tuple of int
+            ``D a_j`` for one positive integer ``D``, shape ``(N, d)``.
+        offsets : list of int
+            ``D b_j``, shape ``(N,)``.
+
+        Examples
+        --------
         >>> Head([["1/2"], [1]], ["1/3", 0]).integer_form()
         ([(3,), (6,)], [2, 0])
         """
@@ -243,6 +316,23 @@ class Head:
     def scores(self, x) -> tuple:
         """Exact scores ``a_j . x + b_j``.
 
+        Parameters
+        ----------
+        x : (d,) rationals
+            The query point (floats are converted exactly).
+
+        Returns
+        -------
+        tuple of Fraction
+            ``(s_1(x), ..., s_N(x))``, one score per key.
+
+        Raises
+        ------
+        InvalidInputError
+            If ``x`` does not have ``d`` coordinates or is not a finite number vector.
+
+        Examples
+        --------
         >>> Head([[1], [2]], [0, -1]).scores([3])
         (Fraction(3, 1), Fraction(5, 1))
         """
@@ -250,7 +340,28 @@ class Head:
         return tuple(sum((a * xi for a, xi in zip(k, x)), b) for k, b in zip(self.keys, self.offsets))
 
     def argmax_all(self, x) -> tuple:
-        """Every label of maximal score at ``x`` (increasing)."""
+        """Every label of maximal score at ``x`` (increasing).
+
+        Parameters
+        ----------
+        x : (d,) rationals
+            The query point.
+
+        Returns
+        -------
+        tuple of int
+            The labels ``j`` with ``s_j(x) = max_k s_k(x)``, increasing (several on a wall).
+
+        Raises
+        ------
+        InvalidInputError
+            If ``x`` does not have ``d`` finite coordinates.
+
+        Examples
+        --------
+        >>> Head([[1], [-1]]).argmax_all([0]), Head([[1], [-1]]).argmax_all([2])   # a wall at x = 0
+        ((0, 1), (0,))
+        """
         x = to_rational_vector(x, "x", self.dim)
         return self.argmax_homogeneous(*homogeneous_point(x))
 
@@ -260,6 +371,20 @@ class Head:
         The fast path for callers that evaluate many heads at one point: the point is
         converted once, the scores are compared as integers.
 
+        Parameters
+        ----------
+        X : (d,) ints
+            Numerator of the point.
+        D : int
+            Positive common denominator.
+
+        Returns
+        -------
+        tuple of int
+            The labels of maximal score at ``X / D``, increasing.
+
+        Examples
+        --------
         >>> Head([[1], [2]], [0, -1]).argmax_homogeneous((1,), 1)       # scores 1 and 1
         (0, 1)
         """
@@ -272,6 +397,22 @@ class Head:
         """The label among tied ``winners``, or None if two distinct keys tie.
 
         Keys equal in both ``a_j`` and ``b_j`` are one key: the earlier index wins.
+
+        Parameters
+        ----------
+        winners : sequence of int
+            Labels tied for the best score (as from :meth:`argmax_all`), non-empty.
+
+        Returns
+        -------
+        int or None
+            ``winners[0]`` if all winners share the same key and offset, else None.
+
+        Examples
+        --------
+        >>> h = Head([[1], [1], [-1]])                   # keys 0 and 1 are the same key
+        >>> h.distinct_winner((0, 1)), h.distinct_winner((0, 2))
+        (0, None)
         """
         first = winners[0]
         key = (self.keys[first], self.offsets[first])
@@ -286,12 +427,24 @@ class Head:
         index wins (as :class:`~tropattn.power.PowerDiagram` hides the later one).  With
         ``ties="first"`` the lowest index of the best score wins every tie.
 
+        Parameters
+        ----------
+        x : (d,) rationals
+            The query point.
+
+        Returns
+        -------
+        int
+            The winning label ``argmax_j (a_j . x + b_j)``.
+
         Raises
         ------
         TieError
             If two distinct keys tie for the best score and ``ties="refuse"``; ``labels``
             holds them.
 
+        Examples
+        --------
         >>> Head([[1], [-1]]).label([0])
         Traceback (most recent call last):
         ...
@@ -312,7 +465,28 @@ class Head:
         return winners[0]
 
     def hard(self, x) -> tuple:
-        """Zero-temperature output ``v_{label(x)}`` (exact)."""
+        """Zero-temperature output ``v_{label(x)}`` (exact).
+
+        Parameters
+        ----------
+        x : (d,) rationals
+            The query point.
+
+        Returns
+        -------
+        tuple of Fraction
+            The value ``v_j`` of the winning label, shape ``(d_out,)``.
+
+        Raises
+        ------
+        TieError
+            If distinct keys tie at ``x`` and ``ties="refuse"``.
+
+        Examples
+        --------
+        >>> Head([[1], [-1]], values=[[5], [7]]).hard([-2])      # score -2 < 2: label 1 wins
+        (Fraction(7, 1),)
+        """
         return self.values[self.label(x)]
 
     # ------------------------------------------------------------- soft attention
@@ -320,19 +494,81 @@ class Head:
         """``log softmax(score_scale * s(X) / tau)``, shape ``(n, N)`` (or ``(N,)``); see
         :func:`tropattn.attention.soft.log_soft_weights`.
 
+        Parameters
+        ----------
+        X : array_like, shape (n, d) or (d,)
+            Query points (floats).
+        tau : float
+            Temperature, finite and > 0.
+
+        Returns
+        -------
+        numpy.ndarray
+            Log-weights, shape ``(n, N)``, or ``(N,)`` for one query.
+
+        Raises
+        ------
+        InvalidInputError
+            If ``X`` has the wrong shape or non-finite entries, or ``tau`` is not a positive finite number.
+
+        Examples
+        --------
         >>> np.round(np.exp(Head([[0], [1]]).log_weights([0], 1.0)), 3).tolist()
         [0.5, 0.5]
         """
         return _single(soft.log_soft_weights(self, X, tau), X)
 
     def weights(self, X, tau):
-        """Softmax attention weights, shape ``(n, N)`` (or ``(N,)`` for one query)."""
+        """Softmax attention weights, shape ``(n, N)`` (or ``(N,)`` for one query).
+
+        Parameters
+        ----------
+        X : array_like, shape (n, d) or (d,)
+            Query points (floats).
+        tau : float
+            Temperature, finite and > 0 (as ``tau -> 0`` the weights tend to the one-hot argmax).
+
+        Returns
+        -------
+        numpy.ndarray
+            Rows summing to 1, shape ``(n, N)``, or ``(N,)`` for one query.
+
+        Raises
+        ------
+        InvalidInputError
+            If ``X`` has the wrong shape or non-finite entries, or ``tau`` is not a positive finite number.
+
+        Examples
+        --------
+        >>> h = Head([[0], [1]])                         # scores 0 and x
+        >>> np.round(h.weights([2], 1.0), 3).tolist(), np.round(h.weights([2], 0.01), 3).tolist()
+        ([0.119, 0.881], [0.0, 1.0])
+        """
         return _single(soft.soft_weights(self, X, tau), X)
 
     def soft(self, X, tau):
         """Soft attention output ``sum_j p_j(x) v_j`` in floats, shape ``(n, d_out)`` or ``(d_out,)``;
         see :func:`tropattn.attention.soft.soft_output`.
 
+        Parameters
+        ----------
+        X : array_like, shape (n, d) or (d,)
+            Query points (floats).
+        tau : float
+            Temperature, finite and > 0.
+
+        Returns
+        -------
+        numpy.ndarray
+            Outputs, shape ``(n, d_out)``, or ``(d_out,)`` for one query.
+
+        Raises
+        ------
+        InvalidInputError
+            If ``X`` has the wrong shape or non-finite entries, or ``tau`` is not a positive finite number.
+
+        Examples
+        --------
         >>> Head([[0], [1]], values=[[0], [1]]).soft([0], 1.0).tolist()
         [0.5]
         """
@@ -343,6 +579,23 @@ class Head:
         """``(normal, offset)``: label ``j`` beats ``k`` where ``normal . x <= offset``.
 
         ``normal = a_k - a_j`` and ``offset = b_j - b_k``.
+
+        Parameters
+        ----------
+        j, k : int
+            Two labels.
+
+        Returns
+        -------
+        normal : tuple of Fraction
+            ``a_k - a_j``, shape ``(d,)``.
+        offset : Fraction
+            ``b_j - b_k``.
+
+        Examples
+        --------
+        >>> Head([[0], [2]], [0, -1]).wall(0, 1)          # 0 >= 2x - 1  iff  2x <= 1
+        ((Fraction(2, 1),), Fraction(1, 1))
         """
         normal = tuple(u - v for u, v in zip(self.keys[k], self.keys[j]))
         return normal, self.offsets[j] - self.offsets[k]
@@ -350,6 +603,13 @@ class Head:
     def power_diagram(self):
         """The power diagram of the argmax: sites ``a_j``, weights ``||a_j||^2 + 2 b_j`` (cached).
 
+        Returns
+        -------
+        PowerDiagram
+            Its cell ``j`` is where label ``j`` wins; hidden sites never win.
+
+        Examples
+        --------
         >>> Head([[0], [1], [2]], [0, -1, 0]).power_diagram().hidden     # x - 1 never wins
         (1,)
         """
@@ -361,6 +621,13 @@ class Head:
     def tropical_polynomial(self):
         """``G(x) = max_j (a_j . x + b_j)``: its linear regions are the head's cells.
 
+        Returns
+        -------
+        TropicalPolynomial
+            ``max_j (a_j . x + b_j)`` with one monomial per key.
+
+        Examples
+        --------
         >>> Head([[0], [1]], [0, -1]).tropical_polynomial()
         TropicalPolynomial('max(0, x - 1)', variables=('x',))
         """
@@ -374,6 +641,23 @@ class Head:
         ``(N, m)`` matrix ``u`` (``-inf`` allowed: a value 0 that never contributes).  This
         is the paper's object, not attention with fixed signed values.
 
+        Parameters
+        ----------
+        log_values : (N, m) rationals or -inf
+            ``u_jc``, the log of value ``c`` of key ``j``.
+
+        Returns
+        -------
+        TropicalRationalMap
+            ``m`` components, each a difference of two tropical polynomials.
+
+        Raises
+        ------
+        InvalidInputError
+            If ``log_values`` is empty, has not ``N`` rows, or rows of unequal length.
+
+        Examples
+        --------
         >>> F = Head([[0], [1]]).tropical_rational_map([[0], [-1]])
         >>> F.components[0]([5])                        # max(0, x - 1) - max(0, x) at x = 5
         Fraction(-1, 1)

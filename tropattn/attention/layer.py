@@ -48,7 +48,30 @@ class FFN:
         return len(self.W1[0])
 
     def evaluate(self, x) -> tuple:
-        """``(output, bits)``; ``bits[i] = 1`` where ``W1 x + b1 > 0`` (0 at exactly 0)."""
+        """``(output, bits)``; ``bits[i] = 1`` where ``W1 x + b1 > 0`` (0 at exactly 0).
+
+        Parameters
+        ----------
+        x : (d,) rationals
+            The input point.
+
+        Returns
+        -------
+        output : tuple of Fraction
+            ``x + W2 relu(W1 x + b1) + b2``, shape ``(d,)``.
+        bits : tuple of int
+            The ReLU activation pattern, shape ``(hidden,)``.
+
+        Raises
+        ------
+        InvalidInputError
+            If ``x`` does not have ``d`` finite coordinates.
+
+        Examples
+        --------
+        >>> FFN([[1], [-1]], [0, 0], [[1, 1]], [0]).evaluate([-2])   # relu(-2) + relu(2): |x| added
+        ((Fraction(0, 1),), (0, 1))
+        """
         x = to_rational_vector(x, "x", self.dim)
         pre = [p + b for p, b in zip(_matvec(self.W1, x), self.b1)]
         bits = tuple(int(p > 0) for p in pre)
@@ -122,7 +145,28 @@ class Layer:
         return len(self.projection) if self.projection is not None else self.heads[0].dim_out
 
     def apply(self, x, labels) -> tuple:
-        """``(output, relu bits)`` of the layer with the heads' labels fixed to ``labels``."""
+        """``(output, relu bits)`` of the layer with the heads' labels fixed to ``labels``.
+
+        Parameters
+        ----------
+        x : (d,) rationals
+            The input point (already exact; not checked).
+        labels : sequence of int
+            One label per head: the key each head picks.
+
+        Returns
+        -------
+        output : tuple of Fraction
+            The layer's output, shape ``(dim_out,)``: affine in ``x`` for fixed labels.
+        bits : tuple of int
+            The FFN's ReLU bits (empty without an FFN).
+
+        Examples
+        --------
+        >>> L = Layer([Head([[0], [1]], values=[[10], [20]])])
+        >>> L.apply((1,), [0]), L.apply((1,), [1])           # x + v_j for the chosen j
+        (((Fraction(11, 1),), ()), ((Fraction(21, 1),), ()))
+        """
         total = [Fraction(0)] * self.heads[0].dim_out
         for h, j in zip(self.heads, labels):
             total = [t + v for t, v in zip(total, h.values[j])]
@@ -139,7 +183,35 @@ class Layer:
         return self.ffn.evaluate(y)
 
     def evaluate(self, x) -> tuple:
-        """``(output, head labels, relu bits)``, exact; TieError names the head on a wall."""
+        """``(output, head labels, relu bits)``, exact; TieError names the head on a wall.
+
+        Parameters
+        ----------
+        x : (d,) rationals
+            The input point.
+
+        Returns
+        -------
+        output : tuple of Fraction
+            The layer's output, shape ``(dim_out,)``.
+        labels : tuple of int
+            Each head's argmax label.
+        bits : tuple of int
+            The FFN's ReLU bits (empty without an FFN).
+
+        Raises
+        ------
+        TieError
+            If a head with ``ties="refuse"`` has distinct keys tied at ``x`` (the message names the head).
+        InvalidInputError
+            If ``x`` does not have ``d`` finite coordinates.
+
+        Examples
+        --------
+        >>> L = Layer([Head([[0], [1]], [0, -1], [[10], [20]])])      # scores 0 and x - 1
+        >>> L.evaluate([3]), L.evaluate([0])[1]
+        (((Fraction(23, 1),), (1,), ()), (0,))
+        """
         x = to_rational_vector(x, "x", self.dim)
         labels = []
         for i, h in enumerate(self.heads):
@@ -156,6 +228,21 @@ class Layer:
         The dual counts the overlay of the heads' power diagrams, which are the layer's
         activation regions whatever the residual and projection; a ReLU FFN cuts them
         further, which the dual does not model, so it is refused rather than ignored.
+
+        Returns
+        -------
+        int
+            The number of full-dimensional regions of the heads' overlay.
+
+        Raises
+        ------
+        InvalidInputError
+            If the layer has an FFN (the dual does not model it).
+
+        Examples
+        --------
+        >>> Layer([Head([[0], [1]], [0, -1]), Head([[0], [1]], [0, -2])]).count_dual()   # walls x = 1, 2
+        3
         """
         if self.ffn is not None:
             raise InvalidInputError("the dual count does not model the layer's ReLU FFN (it would count the "
@@ -164,7 +251,28 @@ class Layer:
         return count_dual(self.heads)
 
     def with_ties(self, rule) -> "Layer":
-        """The same layer with every head's tie rule set to ``rule`` (see :class:`Head`)."""
+        """The same layer with every head's tie rule set to ``rule`` (see :class:`Head`).
+
+        Parameters
+        ----------
+        rule : {"refuse", "first"}
+            The new tie rule of every head.
+
+        Returns
+        -------
+        Layer
+            A copy with the heads replaced.
+
+        Raises
+        ------
+        InvalidInputError
+            If ``rule`` is not a tie rule.
+
+        Examples
+        --------
+        >>> Layer([Head([[1], [-1]])]).with_ties("first").evaluate([0])[1]   # a tie at x = 0: 0 wins
+        (0,)
+        """
         return replace(self, heads=tuple(h.with_ties(rule) for h in self.heads))
 
 
@@ -197,7 +305,33 @@ class Transformer:
         return self.layers[-1].dim_out
 
     def evaluate(self, x) -> tuple:
-        """``(output, pattern)`` with ``pattern[l] = (head labels, relu bits)`` of layer ``l``."""
+        """``(output, pattern)`` with ``pattern[l] = (head labels, relu bits)`` of layer ``l``.
+
+        Parameters
+        ----------
+        x : (d,) rationals
+            The query point.
+
+        Returns
+        -------
+        output : tuple of Fraction
+            The last layer's output, shape ``(dim_out,)``.
+        pattern : tuple
+            ``pattern[l] = (head labels, relu bits)``: the activation pattern, constant on each region.
+
+        Raises
+        ------
+        TieError
+            If a head with ``ties="refuse"`` is on a wall at its input (the message names layer and head).
+        InvalidInputError
+            If ``x`` does not have ``d`` finite coordinates.
+
+        Examples
+        --------
+        >>> T = Transformer([Layer([Head([[0], [1]], [0, -1])], residual=False), Layer([Head([[1], [-1]])])])
+        >>> T.evaluate([3])                    # layer 0 outputs key 1 = (1,); layer 1 then picks key 0
+        ((Fraction(2, 1),), (((1,), ()), ((0,), ())))
+        """
         y = to_rational_vector(x, "x", self.dim)
         pattern = []
         for l, layer in enumerate(self.layers):
@@ -209,7 +343,23 @@ class Transformer:
         return y, tuple(pattern)
 
     def count_dual(self) -> int:
-        """Dual region count of a one-layer model (see :func:`count_dual`)."""
+        """Dual region count of a one-layer model (see :func:`count_dual`).
+
+        Returns
+        -------
+        int
+            The number of regions of the single layer.
+
+        Raises
+        ------
+        InvalidInputError
+            If the model has more than one layer, or its layer has an FFN.
+
+        Examples
+        --------
+        >>> Transformer([Layer([Head([[0], [1], [2]], [0, 0, -1])])]).count_dual()   # walls x = 0, 1
+        3
+        """
         if len(self.layers) != 1:
             raise InvalidInputError(f"count_dual counts one layer; this model has {len(self.layers)}. "
                                     "Use tropattn.regions.enumerate_regions for deeper models")
@@ -224,6 +374,23 @@ class Transformer:
     def with_ties(self, rule) -> "Transformer":
         """The same model with every head's tie rule set to ``rule``.
 
+        Parameters
+        ----------
+        rule : {"refuse", "first"}
+            The new tie rule of every head.
+
+        Returns
+        -------
+        Transformer
+            A copy with every layer's heads replaced.
+
+        Raises
+        ------
+        InvalidInputError
+            If ``rule`` is not a tie rule.
+
+        Examples
+        --------
         >>> T = Transformer([Layer([Head([[1], [-1]])])]).with_ties("first")
         >>> T.ties, T.evaluate([0])[1]                      # keys 0 and 1 tie at x = 0: 0 wins
         ('first', (((0,), ()),))
@@ -248,6 +415,30 @@ class Transformer:
         * the query attends to every context token but not to itself (``include_query=True``
           raises :class:`~tropattn.errors.QuadraticWallError`).
 
+        Parameters
+        ----------
+        context : (N, d) rationals
+            The fixed context tokens (non-empty).
+        layers : sequence of dict
+            One dict per layer, as above.
+        include_query : bool, optional
+            Whether the query attends to itself (refused).
+
+        Returns
+        -------
+        Transformer
+            The exact score form of every layer.
+
+        Raises
+        ------
+        InvalidInputError
+            If the context is empty, a layer spec is not a dict with ``"heads"``, a head has an
+            unknown weight name, or shapes disagree.
+        QuadraticWallError
+            With ``include_query=True``.
+
+        Examples
+        --------
         >>> T = Transformer.from_weights([[1], [-1]], [{"heads": [dict(W_Q=[[1]], W_K=[[1]], W_V=[[1]],
         ...                                                           W_O=[[1]])]}])
         >>> T.evaluate([2])[0]                             # 2 + value of key y = 1

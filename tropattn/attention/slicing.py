@@ -46,6 +46,27 @@ def _matmul(A, B):
 def precompose_head(head: Head, M, c) -> Head:
     """The head reading ``M x + c``: keys ``M^T a_j``, offsets ``b_j + a_j . c``, same values.
 
+    Parameters
+    ----------
+    head : Head
+        The head, reading ``x`` in ``Q^d``.
+    M : (d, k) rationals
+        The linear part of the substitution ``x = M t + c``.
+    c : (d,) rationals
+        The offset of the substitution.
+
+    Returns
+    -------
+    Head
+        A head on ``Q^k`` with the same scores at ``t`` as ``head`` at ``M t + c``.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``M`` does not have ``d`` rows or ``c`` not ``d`` entries.
+
+    Examples
+    --------
     >>> h = precompose_head(Head([[1, 2]], [5]), [[1], [1]], [0, 1])   # x = (t, t + 1)
     >>> h.keys, h.offsets                                                # t + 2(t + 1) + 5
     (((Fraction(3, 1),),), (Fraction(7, 1),))
@@ -159,6 +180,25 @@ def slice_through(points) -> tuple:
     ``x0 = p_0`` and ``u_i = p_i - p_0``: ``t = 0`` is ``p_0`` and ``t = e_i`` is ``p_i``
     (three token embeddings give "the plane through these three tokens").
 
+    Parameters
+    ----------
+    points : (k + 1, d) rationals
+        At least two points.
+
+    Returns
+    -------
+    x0 : tuple of Fraction
+        The base point ``p_0``, shape ``(d,)``.
+    directions : tuple of tuple of Fraction
+        ``u_i = p_i - p_0``, shape ``(k, d)``.
+
+    Raises
+    ------
+    InvalidInputError
+        If fewer than two points are given.
+
+    Examples
+    --------
     >>> slice_through([[0, 0, 1], [1, 0, 1], [0, 2, 1]])[1]
     ((Fraction(1, 1), Fraction(0, 1), Fraction(0, 1)), (Fraction(0, 1), Fraction(2, 1), Fraction(0, 1)))
     """
@@ -180,6 +220,19 @@ def token_points(token_embedding, position_embedding, ids, position) -> tuple:
     position : int
         The query's position (the context length for a query after ``N`` tokens).
 
+    Returns
+    -------
+    tuple of tuple of Fraction
+        One exact point per id, shape ``(len(ids), d)``.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``wte`` is not 2-D, ``wpe`` does not match it, ``position`` is outside ``wpe``, or an
+        id is outside the vocabulary.
+
+    Examples
+    --------
     >>> token_points([[1, 0], [0, 1]], [[0, 0], [5, 5]], [1, 0], 1)
     ((Fraction(5, 1), Fraction(6, 1)), (Fraction(6, 1), Fraction(5, 1)))
     """

@@ -35,7 +35,25 @@ class ChunkResult:
 
 
 def run_chunk(fn, chunk) -> ChunkResult:
-    """Run one chunk inside its own counting scope (what a worker does)."""
+    """Run one chunk inside its own counting scope (what a worker does).
+
+    Parameters
+    ----------
+    fn : callable
+        Called as ``fn(chunk)``.
+    chunk : object
+        One unit of work.
+
+    Returns
+    -------
+    ChunkResult
+        ``fn(chunk)`` and the snapshot of the exact-path counters it recorded.
+
+    Examples
+    --------
+    >>> run_chunk(sorted, [3, 1, 2]).value
+    [1, 2, 3]
+    """
     with counting() as c:
         value = fn(chunk)
     return ChunkResult(value, c.snapshot())

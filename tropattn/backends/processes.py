@@ -34,6 +34,25 @@ class ProcessExecutor:
         self.workers = workers
 
     def map(self, fn, chunks):
+        """Run ``fn(chunk)`` for every chunk in the worker pool; results in chunk order.
+
+        Parameters
+        ----------
+        fn : callable
+            Picklable (a module-level function or a :func:`functools.partial` of one).
+        chunks : iterable
+            Picklable units of work.
+
+        Yields
+        ------
+        ChunkResult
+            One per chunk, in chunk order; its counters are already merged into the caller's scopes.
+
+        Examples
+        --------
+        >>> [r.value for r in ProcessExecutor(2).map(abs, [-4, 5])]
+        [4, 5]
+        """
         chunks = list(chunks)
         if not chunks:
             return

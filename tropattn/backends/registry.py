@@ -26,6 +26,28 @@ def get_executor(kind="serial", workers: int = 1, scheduler=None):
     ``workers`` processes (at least 2) on this machine, ``"tcp://host:port"`` joins a
     running scheduler (nothing starts until the executor's first ``map``).
 
+    Parameters
+    ----------
+    kind : {"serial", "processes", "dask"} or executor, optional
+        The executor's name, or an object with ``map(fn, chunks)`` (returned as is).
+    workers : int, optional
+        Positive number of worker processes (default 1).
+    scheduler : str, optional
+        Dask only: ``None``/``"local"`` or a scheduler address.
+
+    Returns
+    -------
+    SerialExecutor, ProcessExecutor or DaskExecutor
+        A fresh executor (or ``kind`` itself).
+
+    Raises
+    ------
+    InvalidInputError
+        If ``kind`` is unknown, ``workers`` is not a positive int, or ``scheduler`` is given
+        for an executor other than ``"dask"``.
+
+    Examples
+    --------
     >>> get_executor("processes", workers=2).workers
     2
     >>> get_executor("dask", scheduler="tcp://127.0.0.1:8786").scheduler

@@ -20,5 +20,24 @@ class SerialExecutor:
     workers = 1
 
     def map(self, fn, chunks):
+        """Run ``fn(chunk)`` for every chunk here, in order.
+
+        Parameters
+        ----------
+        fn : callable
+            Called as ``fn(chunk)`` in this process.
+        chunks : iterable
+            Units of work.
+
+        Yields
+        ------
+        ChunkResult
+            One per chunk, in order.
+
+        Examples
+        --------
+        >>> [r.value for r in SerialExecutor().map(sum, [[1, 2], [3]])]
+        [3, 3]
+        """
         for chunk in chunks:
             yield run_chunk(fn, chunk)

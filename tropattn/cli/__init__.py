@@ -28,7 +28,19 @@ COMMAND_MODULES = (demo, polynomials, models, teaching, tasks, dynamics)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``tropattn`` argument parser with every sub-command of :data:`COMMAND_MODULES`."""
+    """The ``tropattn`` argument parser with every sub-command of :data:`COMMAND_MODULES`.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        Parses ``tropattn [--version] COMMAND ...``; ``args.func`` is the command's handler.
+
+    Examples
+    --------
+    >>> args = build_parser().parse_args(["regions", "max(0, x)", "--json"])
+    >>> args.command, args.json
+    ('regions', True)
+    """
     p = argparse.ArgumentParser(
         prog="tropattn", description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="model files: tropattn.model/1 JSON (score form: keys, offsets, values per head;\n"
@@ -43,7 +55,29 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    """Run the command line; returns the exit status (0 ok, 2 bad input, 130 interrupted, 141 closed pipe)."""
+    """Run the command line; returns the exit status (0 ok, 2 bad input, 130 interrupted, 141 closed pipe).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments after the program name (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status.
+
+    Examples
+    --------
+    >>> main(["regions", "max(0, x)"])                # doctest: +ELLIPSIS
+    tropical polynomial  max(0, x)
+    ...
+    linear regions: 2 (one per non-redundant term; exact interior points)
+    ...
+    0
+    >>> main(["regions", "max(0, x"])                 # bad input: one line on stderr, status 2
+    2
+    """
     argv = sys.argv[1:] if argv is None else argv
     args = build_parser().parse_args(glue_negative_values(argv))
     if hasattr(sys, "set_int_max_str_digits"):

@@ -25,7 +25,25 @@ __all__ = ["add_checkpoint_arguments", "model_from_args", "is_checkpoint", "draw
 
 
 def add_checkpoint_arguments(parser):
-    """The options of a checkpoint + slice (ignored for a model file unless ``--slice`` is given)."""
+    """The options of a checkpoint + slice (ignored for a model file unless ``--slice`` is given).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        A sub-command's parser (``count``, ``diagram``, ...).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> p = argparse.ArgumentParser(); add_checkpoint_arguments(p)
+    >>> a = p.parse_args(["--context", "3,1,4", "--slice", "tokens:0,1,2", "--layernorm", "freeze"])
+    >>> a.context, a.slice, a.layernorm, a.self_key
+    ('3,1,4', 'tokens:0,1,2', 'freeze', None)
+    """
     g = parser.add_argument_group("real checkpoints (GPT-2-style .safetensors)")
     g.add_argument("--context", help="the context token ids, e.g. '3,1,4', or a file holding them")
     g.add_argument("--slice", help="tokens:A,B,C (plane through these tokens' embeddings) or a JSON file "
@@ -38,6 +56,24 @@ def add_checkpoint_arguments(parser):
 
 
 def is_checkpoint(args) -> bool:
+    """Whether ``args.model`` names a checkpoint (a ``.safetensors`` file) rather than a model file.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed arguments with ``model``.
+
+    Returns
+    -------
+    bool
+        True for a ``.safetensors`` path.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> is_checkpoint(argparse.Namespace(model="gpt2.safetensors")), is_checkpoint(argparse.Namespace(model="m.json"))
+    (True, False)
+    """
     return str(args.model).endswith(".safetensors")
 
 
@@ -76,6 +112,33 @@ def model_from_args(args):
 
     With ``--layernorm freeze`` the slice origin is the reference point, and the agreement of the
     frozen labels with the true-LayerNorm labels on the slice box is printed to stderr.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed arguments: ``model`` and the options of :func:`add_checkpoint_arguments`.
+
+    Returns
+    -------
+    Transformer
+        The exact model (a :class:`~tropattn.io.skeleton.Skeleton` slice for a checkpoint).
+
+    Raises
+    ------
+    InvalidInputError
+        A checkpoint without ``--slice`` or ``--context``, bad ids, or a bad slice file.
+    ModelFileError
+        An unreadable model file or checkpoint.
+
+    Examples
+    --------
+    >>> import argparse, os, tempfile
+    >>> from tropattn.attention import sawtooth_model
+    >>> from tropattn.io import save_model
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.json")
+    >>> save_model(sawtooth_model(1, 3, 2), path)
+    >>> model_from_args(argparse.Namespace(model=path, slice=None)) == sawtooth_model(1, 3, 2)
+    True
     """
     if not is_checkpoint(args):
         model = load_model(args.model)
@@ -100,7 +163,33 @@ def model_from_args(args):
 
 
 def draw_slice(model, args) -> str:
-    """``tropattn diagram`` of a checkpoint slice: the exact regions, labelled by attended context tokens."""
+    """``tropattn diagram`` of a checkpoint slice: the exact regions, labelled by attended context tokens.
+
+    Parameters
+    ----------
+    model : Transformer
+        A 2-D model (a checkpoint sliced by :func:`model_from_args`).
+    args : argparse.Namespace
+        ``box`` (``"LO,HI"`` or None for ``[-1, 1]``), ``context`` (the token ids) and ``output``.
+
+    Returns
+    -------
+    str
+        ``"wrote PATH"``.
+
+    Raises
+    ------
+    InvalidInputError
+        A bad box or context, or an unwritable output.
+
+    Examples
+    --------
+    >>> import argparse, os, tempfile
+    >>> from tropattn.attention import grid_model
+    >>> out = os.path.join(tempfile.mkdtemp(), "slice.png")
+    >>> draw_slice(grid_model(2, 2, 2), argparse.Namespace(box=None, context="0,1", output=out)) == f"wrote {out}"
+    True
+    """
     box = parse_pair(args.box, "--box") if args.box else (-1, 1)
     names = [f"{i}:{t}" for i, t in enumerate(_context_ids(args.context))]
     path = plot_slice(model, box, args.output, names=names)

@@ -61,6 +61,11 @@ def glue_negative_values(argv) -> list:
     -------
     list of str
         The same arguments with each numeric flag's value attached by ``=``.
+
+    Examples
+    --------
+    >>> glue_negative_values(["count", "m.json", "--box", "-1/2,1", "--json"])
+    ['count', 'm.json', '--box=-1/2,1', '--json']
     """
     out, i = [], 0
     argv = list(argv)
@@ -83,7 +88,32 @@ def glue_negative_values(argv) -> list:
 
 
 def emit(obj, as_json: bool, text_lines):
-    """Print ``obj`` as one JSON object (``--json``) or the readable ``text_lines``."""
+    """Print ``obj`` as one JSON object (``--json``) or the readable ``text_lines``.
+
+    Parameters
+    ----------
+    obj : dict
+        The result (exact numbers become ``"p/q"`` strings, see :func:`json_default`).
+    as_json : bool
+        Print ``obj`` as JSON (``--json``) instead of the text.
+    text_lines : list of str
+        The readable form.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> emit({"regions": 3, "volume": Fraction(1, 3)}, True, ["3 regions"])
+    {
+     "regions": 3,
+     "volume": "1/3"
+    }
+    >>> emit({"regions": 3}, False, ["3 regions"])
+    3 regions
+    """
     with unlimited_int_digits():
         if as_json:
             print(json.dumps(obj, indent=1, default=json_default))
@@ -92,7 +122,29 @@ def emit(obj, as_json: bool, text_lines):
 
 
 def json_default(x):
-    """JSON for exact numbers (``"p/q"`` strings) and sets/tuples (lists)."""
+    """JSON for exact numbers (``"p/q"`` strings) and sets/tuples (lists).
+
+    Parameters
+    ----------
+    x : object
+        What ``json.dumps`` cannot encode itself.
+
+    Returns
+    -------
+    str or list
+        ``"p/q"`` for a Fraction, a list for a tuple, a sorted list for a set.
+
+    Raises
+    ------
+    TypeError
+        For anything else (as ``json.dumps`` expects).
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> json_default(Fraction(-1, 3)), json_default((1, 2)), json_default({3, 1})
+    ('-1/3', [1, 2], [1, 3])
+    """
     if isinstance(x, Fraction):
         return _fmt(x)
     if isinstance(x, (set, frozenset, tuple)):
@@ -101,7 +153,30 @@ def json_default(x):
 
 
 def parse_pair(text, what):
-    """``"LO,HI"`` as two exact rationals with ``LO < HI``."""
+    """``"LO,HI"`` as two exact rationals with ``LO < HI``.
+
+    Parameters
+    ----------
+    text : str
+        ``"LO,HI"`` (integers, decimals or ``p/q``).
+    what : str
+        The flag's name, for the message.
+
+    Returns
+    -------
+    lo, hi : Fraction
+        With ``lo < hi``.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``text`` is not two numbers separated by a comma, or ``LO >= HI``.
+
+    Examples
+    --------
+    >>> parse_pair("0.5,3/2", "--box")                # decimals are converted exactly
+    (Fraction(1, 2), Fraction(3, 2))
+    """
     parts = text.split(",")
     if len(parts) != 2:
         raise InvalidInputError(f"{what} must look like LO,HI or LO HI (e.g. -2,2 or -1/2 3/2); got {text!r}")
@@ -116,6 +191,25 @@ def output_path(path, what="output") -> Path:
 
     A missing directory is refused (never created), so is an existing directory.
 
+    Parameters
+    ----------
+    path : str or Path
+        The output file.
+    what : str, optional
+        The flag's name, for the message.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``, whose directory exists.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``path`` is a directory or its directory does not exist.
+
+    Examples
+    --------
     >>> output_path("no/such/dir/x.png", "-o")
     Traceback (most recent call last):
     ...
@@ -135,6 +229,23 @@ def output_path(path, what="output") -> Path:
 def progress_enabled(choice) -> bool | None:
     """``"auto"`` -> None (a terminal decides), ``"always"`` -> True, ``"never"`` -> False.
 
+    Parameters
+    ----------
+    choice : {"auto", "always", "never"}
+        The ``--progress`` value.
+
+    Returns
+    -------
+    bool or None
+        The ``enabled`` argument of :class:`tropattn.progress.Progress`.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``choice`` is not one of the three.
+
+    Examples
+    --------
     >>> [progress_enabled(c) for c in PROGRESS_CHOICES]
     [None, True, False]
     """
@@ -144,18 +255,86 @@ def progress_enabled(choice) -> bool | None:
 
 
 def add_progress_argument(parser):
-    """``--progress auto|always|never`` (a bar on stderr)."""
+    """``--progress auto|always|never`` (a bar on stderr).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        A sub-command's parser.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> p = argparse.ArgumentParser(); add_progress_argument(p)
+    >>> p.parse_args([]).progress, p.parse_args(["--progress", "never"]).progress
+    ('auto', 'never')
+    """
     parser.add_argument("--progress", choices=PROGRESS_CHOICES, default="auto",
                         help="show a progress bar on stderr: auto (only on a terminal, the default), always, never")
 
 
 def progress_from_args(args):
-    """The ``enabled`` value of :class:`tropattn.progress.Progress` for ``--progress``."""
+    """The ``enabled`` value of :class:`tropattn.progress.Progress` for ``--progress``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed arguments (``progress`` missing means ``"auto"``).
+
+    Returns
+    -------
+    bool or None
+        As :func:`progress_enabled`.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``args.progress`` is not a progress choice.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> progress_from_args(argparse.Namespace(progress="always")), progress_from_args(argparse.Namespace())
+    (True, None)
+    """
     return progress_enabled(getattr(args, "progress", "auto"))
 
 
 def add_command(sub, name, func, help_text, json_output=True, examples=()):
-    """One sub-command: its parser (help, examples and exit codes in the epilog), handler and ``--json``."""
+    """One sub-command: its parser (help, examples and exit codes in the epilog), handler and ``--json``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The sub-command table (``parser.add_subparsers()``).
+    name : str
+        The sub-command's name.
+    func : callable
+        The handler, called as ``func(args)``.
+    help_text : str
+        One-line help (its capitalised form is the description).
+    json_output : bool, optional
+        Add ``--json`` (default True).
+    examples : sequence of str, optional
+        Example command lines for the epilog.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The new sub-command's parser (add its own arguments to it).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> sub = argparse.ArgumentParser(prog="tropattn").add_subparsers()
+    >>> p = add_command(sub, "hello", print, "say hello", examples=["tropattn hello"])
+    >>> p.prog, p.parse_args(["--json"]).json
+    ('tropattn hello', True)
+    """
     lines = ["examples:"] + [f"  {e}" for e in examples] + ["", EXIT_CODES] if examples else [EXIT_CODES]
     parser = sub.add_parser(name, help=help_text, description=help_text[:1].upper() + help_text[1:] + ".",
                             epilog="\n".join(lines), formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -37,6 +37,23 @@ def cmd_demo(args):
 
 
 def register(sub):
-    """Add ``demo`` to the sub-command parsers."""
+    """Add ``demo`` to the sub-command parsers.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``tropattn`` sub-command table.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> sub = argparse.ArgumentParser(prog="tropattn").add_subparsers()
+    >>> register(sub); sorted(sub.choices)
+    ['demo']
+    """
     add_command(sub, "demo", cmd_demo, "run the main job on a built-in example", json_output=False,
                 examples=("tropattn demo",))

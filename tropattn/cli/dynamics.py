@@ -226,6 +226,24 @@ def _common(p, plot_help):
 
 
 def register(sub):
+    """Add ``dynamics`` (token flows, clusters, thresholds, hardmax, Wasserstein) to the sub-command parsers.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``tropattn`` sub-command table.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> sub = argparse.ArgumentParser(prog="tropattn").add_subparsers()
+    >>> register(sub); sorted(sub.choices)
+    ['dynamics']
+    """
     p = add_command(sub, "dynamics", lambda a: a.run(a), "attention as a dynamical system: token flows, "
                     "clustering, thresholds, the hardmax skeleton, Wasserstein flows", json_output=False,
                     examples=("tropattn dynamics flow --plot flow.png", "tropattn dynamics hardmax --json"))

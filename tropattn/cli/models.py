@@ -40,6 +40,36 @@ def count_model(model, method="primal", box=None, progress=None, workers=1, **ru
     a Minkowski sum); anything else it cannot count (several layers, an FFN, a box) is
     refused with :class:`~tropattn.errors.InvalidInputError`, never answered wrongly.
 
+    Parameters
+    ----------
+    model : Transformer
+        The model.
+    method : {"primal", "dual"}, optional
+        The region search or the Minkowski-sum dual count.
+    box : (lo, hi), optional
+        Count inside the box ``[lo, hi]^d`` (primal only).
+    progress : bool, optional
+        Progress bar (terminal only).
+    workers : int, optional
+        Processes of the primal search.
+    **run
+        More keywords of :func:`~tropattn.regions.enumerate_regions` (``executor``, ``scheduler``, ``keep``).
+
+    Returns
+    -------
+    dict
+        Shape summary, ``activation_regions``, ``linear_regions`` (None for the dual), ``method``,
+        ``box``, ``ties``, ``seconds`` (and ``certificates`` for the primal search).
+
+    Raises
+    ------
+    InvalidInputError
+        If ``method="dual"`` cannot count this model (see :func:`dual_refusal`).
+    TieError
+        If a whole-region tie meets a head with ``ties="refuse"``.
+
+    Examples
+    --------
     >>> from tropattn.attention import sawtooth_model
     >>> out = count_model(sawtooth_model(1, 3, 2))
     >>> out["activation_regions"], out["linear_regions"], out["method"]
@@ -70,6 +100,20 @@ def dual_refusal(model, box=None) -> str | None:
     layer's activation regions whatever its residual and projection, but not with a
     ReLU FFN, a second layer, or a box.
 
+    Parameters
+    ----------
+    model : Transformer
+        The model.
+    box : (lo, hi), optional
+        A counting box, if any.
+
+    Returns
+    -------
+    str or None
+        The reason, or None when the dual count applies.
+
+    Examples
+    --------
     >>> from tropattn.attention import sawtooth_model
     >>> dual_refusal(sawtooth_model(1, 3, 2))
     'the model has 2 layers and the dual counts one'
@@ -164,6 +208,18 @@ def cmd_bounds(args):
 def bounds_lines(b) -> list:
     """The text of ``tropattn bounds``: upper bounds, the attainable order, the construction.
 
+    Parameters
+    ----------
+    b : RegionBounds
+        The result of :func:`tropattn.region_bounds.bounds`.
+
+    Returns
+    -------
+    list of str
+        The lines, without newlines.
+
+    Examples
+    --------
     >>> for line in bounds_lines(bounds(2, 3, 3)):
     ...     print(line)
     d = 2, H = 3, N = 3, L = 1
@@ -258,7 +314,24 @@ MODEL_HELP = ("a model file: tropattn.model/1 JSON (score form with keys/offsets
 
 
 def register(sub):
-    """Add the model, shape and temperature sub-commands."""
+    """Add the model, shape and temperature sub-commands.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``tropattn`` sub-command table.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> sub = argparse.ArgumentParser(prog="tropattn").add_subparsers()
+    >>> register(sub); sorted(sub.choices)
+    ['bounds', 'conventions', 'count', 'diagram', 'power', 'stability', 'table']
+    """
     s = add_command(sub, "count", cmd_count, "exact region count of a model file", examples=(
         "tropattn count model.json", "tropattn count model.json --box -1 1 --json",
         "tropattn count model.json --method dual      # one FFN-free layer, all of R^d",

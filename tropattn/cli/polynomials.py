@@ -29,6 +29,27 @@ def _is_file(text) -> bool:
 
 
 def polynomial_report(poly) -> tuple[dict, list]:
+    """What ``tropattn regions`` prints: terms, linear regions, redundant terms, dual subdivision.
+
+    Parameters
+    ----------
+    poly : TropicalPolynomial
+        The polynomial.
+
+    Returns
+    -------
+    obj : dict
+        The ``--json`` object (exact numbers as ``"p/q"`` strings).
+    lines : list of str
+        The text form.
+
+    Examples
+    --------
+    >>> from tropattn.tropical import parse_polynomial
+    >>> obj, lines = polynomial_report(parse_polynomial("max(0, x, 2*x - 1)"))     # 2x - 1 wins for x > 1
+    >>> obj["linear_regions"], obj["redundant_terms"], lines[0]
+    (3, [], 'tropical polynomial  max(0, x, 2*x - 1)')
+    """
     regions = poly.linear_regions()
     redundant = list(poly.redundant_terms())
     cells = [sorted(c) for c in poly.dual_subdivision()]
@@ -70,7 +91,24 @@ def cmd_regions(args):
 
 
 def register(sub):
-    """Add ``regions`` to the sub-command parsers."""
+    """Add ``regions`` to the sub-command parsers.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``tropattn`` sub-command table.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> sub = argparse.ArgumentParser(prog="tropattn").add_subparsers()
+    >>> register(sub); sorted(sub.choices)
+    ['regions']
+    """
     s = add_command(sub, "regions", cmd_regions, "linear regions of a tropical polynomial", examples=(
         'tropattn regions "max(0, x + 1, 2*y - 1/2)"', "tropattn regions poly.json --json"))
     s.add_argument("poly", help='a string such as "max(0, x + 1, 2*y - 1/2)" or a JSON file')

@@ -23,7 +23,26 @@ __all__ = ["add_run_arguments", "run_kwargs"]
 
 
 def add_run_arguments(parser, regions: bool = False) -> None:
-    """Add ``--workers`` and ``--scheduler`` (and ``--regions FILE`` when ``regions``)."""
+    """Add ``--workers`` and ``--scheduler`` (and ``--regions FILE`` when ``regions``).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        A sub-command's parser.
+    regions : bool, optional
+        Also add ``--regions FILE`` (default False).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> p = argparse.ArgumentParser(); add_run_arguments(p, regions=True)
+    >>> p.parse_args(["--workers", "2"])
+    Namespace(workers=2, scheduler=None, regions=None)
+    """
     parser.add_argument("--workers", type=int, default=1,
                         help="processes on this machine for the primal search (default 1); with "
                              "--scheduler local, the number of Dask workers (default 2)")
@@ -43,6 +62,31 @@ def run_kwargs(args, reuse: bool = False) -> dict:
     With ``--scheduler``, each search starts (or joins) and closes its own cluster, unless
     ``reuse``: then one :class:`~tropattn.backends.DaskExecutor` serves every search of
     the command (``table`` counts hundreds of models) and is closed when the process exits.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed ``--workers``, ``--scheduler`` (and ``--regions``, ``--method`` if present).
+    reuse : bool, optional
+        Share one Dask executor between the command's searches.
+
+    Returns
+    -------
+    dict
+        ``workers`` and, as given, ``executor``/``scheduler`` and ``keep`` (a :class:`~tropattn.regions.RegionWriter`).
+
+    Raises
+    ------
+    InvalidInputError
+        If ``--workers`` is not positive, or ``--regions`` is combined with ``--method dual``.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> run_kwargs(argparse.Namespace(workers=2, scheduler=None))
+    {'workers': 2}
+    >>> run_kwargs(argparse.Namespace(workers=1, scheduler="local"))
+    {'workers': 1, 'executor': 'dask', 'scheduler': 'local'}
     """
     workers = args.workers
     if not isinstance(workers, int) or workers < 1:

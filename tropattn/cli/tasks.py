@@ -32,7 +32,36 @@ def _floats(text, what):
 
 
 def dyck_report(k, m, length, n, seed, betas) -> dict:
-    """Everything ``tropattn dyck`` prints, as one dict."""
+    """Everything ``tropattn dyck`` prints, as one dict.
+
+    Parameters
+    ----------
+    k, m, length : int
+        Bracket types, maximal depth, word length.
+    n : int
+        Number of random words.
+    seed : int
+        Seed of the words.
+    betas : sequence of float
+        Inverse temperatures of the soft sweep.
+
+    Returns
+    -------
+    dict
+        ``hard``, ``knockout`` and ``depth_ablated`` accuracies, ``soft`` rows, ``chance`` and
+        ``monotone_in_beta``; keys starting with ``_`` hold the objects for the picture.
+
+    Raises
+    ------
+    InvalidInputError
+        If the shape or a ``beta`` is invalid.
+
+    Examples
+    --------
+    >>> r = dyck_report(2, 2, 6, 3, 0, [1.0, 10.0])
+    >>> r["hard"]["all"], r["chance"], len(r["soft"])          # the exact model never errs
+    (1.0, 0.5, 2)
+    """
     words = generate(n, length, k, m, seed)
     model = DyckModel(k, m, length)
     rows = soft_sweep(model, words, betas)
@@ -82,7 +111,46 @@ def cmd_dyck(args):
 
 
 def markov_report(m, h, T, noise, seeds, t_end, method, dt, n_out, progress=None) -> dict:
-    """Everything ``tropattn markov`` prints, as one dict (plus the first run's trajectory)."""
+    """Everything ``tropattn markov`` prints, as one dict (plus the first run's trajectory).
+
+    Parameters
+    ----------
+    m : float
+        Importance ratio.
+    h, T : int
+        Target rows and positions.
+    noise : float
+        Symmetry-breaking noise.
+    seeds : sequence of int
+        One run per seed.
+    t_end : float
+        Final time.
+    method : {"ivp", "euler"}
+        The integrator.
+    dt : float
+        Euler step.
+    n_out : int
+        Output samples per run.
+    progress : Progress, optional
+        A progress line (default: none).
+
+    Returns
+    -------
+    dict
+        The parameters, ``predicted_levels`` and per-seed ``runs`` (stage times, plateaus, head
+        distances, hardening gap and bound); ``_trajectory`` is the first run.
+
+    Raises
+    ------
+    InvalidInputError
+        As :func:`tropattn.tasks.markov.simulate`.
+
+    Examples
+    --------
+    >>> r = markov_report(1.7, 2, 4, 1e-6, [0], 20.0, "euler", 0.05, 21)
+    >>> [round(v, 3) for v in r["predicted_levels"]], len(r["runs"])
+    ([1.945, 0.5, 0.0], 1)
+    """
     runs, first = [], None
     bar = progress or Progress(enabled=False)
     bar.start_step(0, len(seeds))
@@ -128,7 +196,24 @@ def cmd_markov(args):
 
 
 def register(sub):
-    """Add ``dyck`` and ``markov`` to the sub-command parsers."""
+    """Add ``dyck`` and ``markov`` to the sub-command parsers.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``tropattn`` sub-command table.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> sub = argparse.ArgumentParser(prog="tropattn").add_subparsers()
+    >>> register(sub); sorted(sub.choices)
+    ['dyck', 'markov']
+    """
     s = add_command(sub, "dyck", cmd_dyck, "Dyck-(k, m) top-of-stack attention: exact model, softmax, knockouts",
                     examples=("tropattn dyck --k 3 --m 4 --plot dyck.png", "tropattn dyck --partition partition.png --json",
                               "tropattn dyck --k 2 --m 3 --length 16 --n 40 --train 1500   # needs torch"))

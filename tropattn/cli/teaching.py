@@ -11,7 +11,29 @@ __all__ = ["curve_report", "register"]
 
 
 def curve_report(poly, path) -> tuple[dict, list]:
-    """The JSON object and text lines of ``tropattn curve``: walls with weights, vertices, the file."""
+    """The JSON object and text lines of ``tropattn curve``: walls with weights, vertices, the file.
+
+    Parameters
+    ----------
+    poly : TropicalPolynomial
+        A polynomial in two (or three) variables.
+    path : str or Path
+        The picture file (only named here; the caller draws it).
+
+    Returns
+    -------
+    obj : dict
+        The ``--json`` object: regions, walls (terms, weight, a point), vertices, picture.
+    lines : list of str
+        The text form.
+
+    Examples
+    --------
+    >>> from tropattn.tropical import parse_polynomial
+    >>> obj, _ = curve_report(parse_polynomial("max(0, x, y)"), "line.png")      # the tropical line
+    >>> obj["regions"], [w["weight"] for w in obj["walls"]], obj["vertices"][0]["point"]
+    (3, ['1', '1', '1'], ['0', '0'])
+    """
     edges = curve_edges(poly)
     vertices = [c for c in poly.hypersurface_cells() if c.dim == 0]
     obj = {"polynomial": str(poly), "variables": list(poly.variables),
@@ -39,7 +61,24 @@ def cmd_curve(args):
 
 
 def register(sub):
-    """Add ``curve`` to the sub-command parsers."""
+    """Add ``curve`` to the sub-command parsers.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``tropattn`` sub-command table.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> sub = argparse.ArgumentParser(prog="tropattn").add_subparsers()
+    >>> register(sub); sorted(sub.choices)
+    ['curve']
+    """
     s = add_command(sub, "curve", cmd_curve, "draw a tropical curve beside its dual subdivision (d = 2), "
                     "or a tropical surface (d = 3)", examples=(
                         'tropattn curve "max(3, x + 2, y + 2, x + y + 3, 2*x, 2*y)" -o conic.png',

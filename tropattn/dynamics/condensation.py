@@ -37,7 +37,28 @@ __all__ = ["order_parameters", "condensed_state", "condensation_sweep", "critica
 
 
 def order_parameters(X, eps=0.02):
-    """(clustered fraction ``phi``, mean pairwise overlap ``q``) of unit tokens ``X``."""
+    """(clustered fraction ``phi``, mean pairwise overlap ``q``) of unit tokens ``X``.
+
+    Parameters
+    ----------
+    X : (n, d) array_like
+        Unit tokens, ``n >= 2``.
+    eps : float, optional
+        Two tokens are clustered when their overlap is ``>= 1 - eps`` (default 0.02).
+
+    Returns
+    -------
+    phi : float
+        The clustered fraction, in ``[0, 1]``.
+    q : float
+        The mean pairwise overlap, in ``[-1/(n-1), 1]``.
+
+    Examples
+    --------
+    >>> phi, q = order_parameters([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])   # one pair, one loner
+    >>> round(phi, 3), round(q, 3)
+    (0.667, 0.333)
+    """
     X = np.asarray(X, dtype=float)
     n = len(X)
     s = X.sum(axis=0)
@@ -47,7 +68,41 @@ def order_parameters(X, eps=0.02):
 
 
 def condensed_state(beta, n, d, T, seed, values="scaled", dt=0.05):
-    """The tokens at time ``T`` from the seeded Gaussian start (RK4, step ``min(dt, 0.2/beta)``)."""
+    """The tokens at time ``T`` from the seeded Gaussian start (RK4, step ``min(dt, 0.2/beta)``).
+
+    Parameters
+    ----------
+    beta : float
+        Sharpness (> 0).
+    n, d : int
+        Number of tokens and dimension.
+    T : float
+        Final time (> 0).
+    seed : int
+        Seed of the Gaussian start.
+    values : {"scaled", "unit"}, optional
+        Head ``D = beta I`` (default) or ``M = I`` at inverse temperature ``beta``.
+    dt : float, optional
+        Largest RK4 step (default 0.05).
+
+    Returns
+    -------
+    numpy.ndarray
+        The tokens at time ``T``, shape ``(n, d)``.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``beta`` or ``T`` is not positive and finite, or ``values`` is unknown.
+    DegenerateInputError
+        If the RK4 step blows up.
+
+    Examples
+    --------
+    >>> X = condensed_state(2.0, 16, 8, 3.0, seed=0)        # well above beta_c: one tight cluster
+    >>> X.shape, order_parameters(X)[0]
+    ((16, 8), 1.0)
+    """
     beta = check_beta(beta)
     if values not in VALUE_CONVENTIONS:
         raise InvalidInputError(f"values = {values!r}; use one of {', '.join(VALUE_CONVENTIONS)}")
@@ -60,6 +115,37 @@ def condensed_state(beta, n, d, T, seed, values="scaled", dt=0.05):
 def condensation_sweep(betas, n, d, T=5.0, seeds=(0, 1, 2), values="scaled", eps=0.02, progress=None):
     """Seed-averaged order parameters at each ``beta``: arrays ``(phi, q)`` of shape ``(len(betas),)``.
 
+    Parameters
+    ----------
+    betas : sequence of float
+        Sharpness values (> 0).
+    n, d : int
+        Number of tokens and dimension.
+    T : float, optional
+        Final time (default 5).
+    seeds : sequence of int, optional
+        The Gaussian starts averaged over.
+    values : {"scaled", "unit"}, optional
+        Value convention (see :func:`condensed_state`).
+    eps : float, optional
+        Cluster threshold of :func:`order_parameters`.
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each ``beta``.
+
+    Returns
+    -------
+    phi : numpy.ndarray
+        Seed-averaged clustered fraction per ``beta``.
+    q : numpy.ndarray
+        Seed-averaged mean overlap per ``beta``.
+
+    Raises
+    ------
+    InvalidInputError
+        If a ``beta`` or ``T`` is bad or ``values`` is unknown.
+
+    Examples
+    --------
     >>> phi, q = condensation_sweep([0.25, 2.0], 16, 8, T=3.0, seeds=(0,))
     >>> bool(phi[0] < 0.5 <= phi[1])
     True
@@ -78,6 +164,25 @@ def critical_beta(n, d, T=5.0, lo=0.05, hi=4.0, seeds=(0, 1, 2), values="scaled"
                   progress=None):
     """``beta_c``: bisection for the crossing ``phi(beta) = 1/2`` on ``[lo, hi]`` (to ``tol``).
 
+    Parameters
+    ----------
+    n, d : int
+        Number of tokens and dimension.
+    T : float, optional
+        Final time (default 5).
+    lo, hi : float, optional
+        The bracket (``phi(lo) < 1/2 <= phi(hi)``).
+    seeds : sequence of int, optional
+        The Gaussian starts averaged over.
+    values : {"scaled", "unit"}, optional
+        Value convention.
+    eps : float, optional
+        Cluster threshold of :func:`order_parameters`.
+    tol : float, optional
+        Width of the final bracket.
+    progress : callable, optional
+        Called as ``progress(evaluations, None)``.
+
     Returns
     -------
     (beta_c, evaluations) : float and a list of ``(beta, phi, q)`` triples, in the order computed.
@@ -86,6 +191,12 @@ def critical_beta(n, d, T=5.0, lo=0.05, hi=4.0, seeds=(0, 1, 2), values="scaled"
     ------
     DegenerateInputError
         ``[lo, hi]`` does not bracket the crossing.
+
+    Examples
+    --------
+    >>> b, evals = critical_beta(16, 8, T=3.0, lo=0.25, hi=2.0, seeds=(0,), tol=0.5)
+    >>> round(b, 3), [round(e[1], 2) for e in evals]        # phi at 0.25, 2, then the bisection
+    (0.906, [0.0, 1.0, 1.0, 0.0])
     """
     lo, hi = check_beta(lo, "lo"), check_beta(hi, "hi")
     evals = []

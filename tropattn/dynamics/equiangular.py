@@ -57,6 +57,18 @@ def rho_rate(rho, beta, n, mode="sa", m=(1.0,)):
     mode : {"sa", "usa"}
     m : sequence of floats, the scalar heads ``M_h = m_h I``
 
+    Returns
+    -------
+    numpy.ndarray
+        ``drho/dt``, the shape of ``rho`` (0-d for a scalar).
+
+    Raises
+    ------
+    InvalidInputError
+        If ``mode`` is not ``"sa"`` or ``"usa"``.
+
+    Examples
+    --------
     >>> float(rho_rate(1.0, 1.0, 4))                  # a single cluster is a fixed point
     0.0
     >>> float(rho_rate(0.0, 1.0, 2, mode="usa"))        # 2 m (1-0)(1+0) / n
@@ -78,10 +90,34 @@ def rho_rate(rho, beta, n, mode="sa", m=(1.0,)):
 def rho_trajectory(rho0, beta, n, T, mode="sa", m=(1.0,), t_eval=None):
     """Solve the scalar ODE from ``rho0`` on ``[0, T]`` (scipy ``solve_ivp``, rtol 1e-11).
 
+    Parameters
+    ----------
+    rho0 : float
+        Initial overlap, in ``[-1/(n-1), 1]``.
+    beta : float
+        Inverse temperature (> 0).
+    n : int
+        Number of tokens (>= 2).
+    T : float
+        Final time (> 0).
+    mode : {"sa", "usa"}, optional
+        The normalisation.
+    m : sequence of float, optional
+        The scalar heads.
+    t_eval : array_like, optional
+        Sample times (default: the solver's steps).
+
     Returns
     -------
     (times, rho) ndarrays.
 
+    Raises
+    ------
+    InvalidInputError
+        If ``beta``, ``T`` or ``rho0`` is out of range, or ``mode`` is unknown.
+
+    Examples
+    --------
     >>> t, r = rho_trajectory(0.0, 1.0, 8, 2.0)
     >>> bool(0 < r[-1] < 1)
     True
@@ -100,6 +136,25 @@ def equiangular_tokens(n, rho):
 
     ``x_i = a e_i + c (1,...,1)`` with ``a^2 = 1 - rho`` and ``c`` chosen so ``|x_i| = 1``.
 
+    Parameters
+    ----------
+    n : int
+        Number of tokens (>= 2).
+    rho : float
+        The common overlap, in ``[-1/(n-1), 1]``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n, n)``, unit rows with Gram matrix ``(1 - rho) I + rho 11^T``.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``rho`` is outside ``[-1/(n-1), 1]``.
+
+    Examples
+    --------
     >>> X = equiangular_tokens(4, 0.25)
     >>> bool(np.allclose(X @ X.T, 0.75 * np.eye(4) + 0.25))
     True
@@ -118,6 +173,33 @@ def clustering_time(beta, n, rho_a=0.1, rho_b=0.9, mode="sa", m=1.0, values="uni
     the head is ``D = beta m I`` (time divided by ``beta m``).  Computed by ``scipy.integrate.quad``
     of ``1/f``; ``f > 0`` on ``(-1/(n-1), 1)``.
 
+    Parameters
+    ----------
+    beta : float
+        Inverse temperature (> 0).
+    n : int
+        Number of tokens (>= 2).
+    rho_a, rho_b : float, optional
+        Start and end overlaps, ``rho_a < rho_b < 1`` (default 0.1 and 0.9).
+    mode : {"sa", "usa"}, optional
+        The normalisation.
+    m : float, optional
+        The scalar head.
+    values : {"unit", "scaled"}, optional
+        Where the sharpness sits (see above).
+
+    Returns
+    -------
+    float
+        ``T(rho_a -> rho_b)``.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``beta`` is bad, the overlaps are out of range or out of order, or ``mode``/``values`` is unknown.
+
+    Examples
+    --------
     >>> t_unit = clustering_time(1.0, 8, mode="usa")
     >>> bool(np.isclose(clustering_time(1.0, 8, mode="usa", values="scaled"), t_unit))   # beta m = 1
     True

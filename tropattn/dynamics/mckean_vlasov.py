@@ -38,6 +38,20 @@ def _check_d(d):
 def bessel_ratio(beta, nu):
     """``I_{nu+1}(beta) / I_nu(beta)`` from exponentially scaled Bessel functions.
 
+    Parameters
+    ----------
+    beta : float
+        The argument (>= 0).
+    nu : float
+        The order.
+
+    Returns
+    -------
+    float
+        The ratio, in ``[0, 1)``.
+
+    Examples
+    --------
     >>> round(bessel_ratio(1e-6, 1.0) / 1e-6, 6)       # ~ beta / (2 (nu + 1)) as beta -> 0
     0.25
     """
@@ -53,10 +67,26 @@ def critical_beta_star(d):
     ``[1/2, 4]`` for every ``d >= 2`` (it tends to 1 as ``d`` grows), which keeps ``ive(d/2, beta)``
     away from underflow for ``d <= 200``.
 
+    Parameters
+    ----------
+    d : int
+        The ambient dimension (the sphere is ``S^{d-1}``).
+
+    Returns
+    -------
+    float
+        ``beta*(d)``.
+
     Raises
     ------
     InvalidInputError
         ``d`` is not an integer in ``[2, 200]``.
+
+    Examples
+    --------
+    >>> b = critical_beta_star(3)
+    >>> round(b, 4), round(bessel_ratio(b, 1.5) * 3, 12)         # the ratio equals 1/d at the root
+    (1.8162, 1.0)
     """
     from scipy.optimize import brentq
 
@@ -74,6 +104,25 @@ def k_sharp(beta, d):
 
     Computed in logs: ``log I_{d/2}(beta) = log ive(d/2, beta) + beta``.
 
+    Parameters
+    ----------
+    beta : float
+        Inverse temperature (> 0).
+    d : int
+        The ambient dimension (>= 2).
+
+    Returns
+    -------
+    float
+        ``K#(beta)``, tending to ``d/2`` as ``beta -> 0``.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``beta`` is not positive and finite or ``d`` is not an integer ``>= 2``.
+
+    Examples
+    --------
     >>> bool(k_sharp(5.0, 2) < k_sharp(1.0, 2) < 1.0)     # d = 2: K# -> 1 as beta -> 0, then falls
     True
     """

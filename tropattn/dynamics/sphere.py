@@ -56,6 +56,25 @@ _BLOCK = 1 << 17          # score entries per block in velocity() (1 MiB of floa
 def check_beta(beta, what="beta"):
     """``beta`` as a positive finite float, else :class:`InvalidInputError`.
 
+    Parameters
+    ----------
+    beta : number
+        The value to check.
+    what : str, optional
+        Its name in the error message (default ``"beta"``; also used for ``T`` and ``dt``).
+
+    Returns
+    -------
+    float
+        ``float(beta)``.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``beta`` is not a number, not finite, or ``<= 0``.
+
+    Examples
+    --------
     >>> check_beta(2)
     2.0
     """
@@ -92,11 +111,18 @@ def check_tokens(X, normalize=False):
         Tokens off the sphere (``| |x_i| - 1 | > 1e-9``) are refused unless ``normalize=True``,
         which divides them by their norms and warns (``UserWarning``).
 
+    Returns
+    -------
+    numpy.ndarray
+        The tokens, shape ``(n, d)``, with unit rows.
+
     Raises
     ------
     InvalidInputError
         NaN, wrong shape, a zero token, or a token off the sphere without ``normalize``.
 
+    Examples
+    --------
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
@@ -123,11 +149,29 @@ def check_tokens(X, normalize=False):
 def check_heads(M, d, symmetric=True, what="score matrices"):
     """Head matrices as an ``(H, d, d)`` float array (a single ``(d, d)`` matrix is one head).
 
+    Parameters
+    ----------
+    M : (H, d, d) or (d, d) array_like
+        The score matrices.
+    d : int
+        The token dimension.
+    symmetric : bool, optional
+        Require ``M_h = M_h^T`` (default True).
+    what : str, optional
+        Their name in the error message.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(H, d, d)``, floats.
+
     Raises
     ------
     InvalidInputError
         Wrong shape, NaN, or (``symmetric=True``) a matrix with ``|M - M^T| > 1e-12 (1 + |M|)``.
 
+    Examples
+    --------
     >>> check_heads(np.eye(2), 2).shape
     (1, 2, 2)
     """
@@ -159,12 +203,59 @@ def _row_blocks(n, H):
 
 
 def scores(X, M):
-    """``S[h, i, j] = <x_i, M_h x_j>`` for all heads at once, shape ``(H, n, n)``."""
+    """``S[h, i, j] = <x_i, M_h x_j>`` for all heads at once, shape ``(H, n, n)``.
+
+    Parameters
+    ----------
+    X : (n, d) ndarray
+        Tokens (unit rows; not checked).
+    M : (H, d, d) ndarray
+        Score matrices.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``S``, shape ``(H, n, n)``.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> scores(X, np.eye(2)[None]).tolist()            # M = I: the Gram matrix of the tokens
+    [[[1.0, 0.0], [0.0, 1.0]]]
+    """
     return np.matmul(X, np.swapaxes(_values(X, M), 1, 2))
 
 
 def attention_weights(X, M, beta, mode="sa"):
-    """Attention weights ``W[h, i, j]``: softmax rows (SA) or ``exp(beta S)/n`` (USA)."""
+    """Attention weights ``W[h, i, j]``: softmax rows (SA) or ``exp(beta S)/n`` (USA).
+
+    Parameters
+    ----------
+    X : (n, d) ndarray
+        Tokens.
+    M : (H, d, d) ndarray
+        Score matrices.
+    beta : float
+        Inverse temperature.
+    mode : {"sa", "usa"}, optional
+        Softmax-normalised (rows sum to 1) or unnormalised.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``W``, shape ``(H, n, n)``.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``mode`` is not ``"sa"`` or ``"usa"``.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> np.round(attention_weights(X, np.eye(2)[None], 1.0), 3).tolist()    # e / (e + 1) on the diagonal
+    [[[0.731, 0.269], [0.269, 0.731]]]
+    """
     return _weights(X, _values(X, M), beta, mode, X.shape[0])
 
 
@@ -185,7 +276,36 @@ def _project(X, V):
 
 
 def head_velocities(X, M, beta, mode="sa"):
-    """Per-head tangent velocities ``P_i(sum_j W[h,i,j] M_h x_j)``, shape ``(H, n, d)``."""
+    """Per-head tangent velocities ``P_i(sum_j W[h,i,j] M_h x_j)``, shape ``(H, n, d)``.
+
+    Parameters
+    ----------
+    X : (n, d) ndarray
+        Tokens.
+    M : (H, d, d) ndarray
+        Score matrices (also the value maps).
+    beta : float
+        Inverse temperature.
+    mode : {"sa", "usa"}, optional
+        The normalisation.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(H, n, d)``; their sum over ``h`` is :func:`velocity`.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``mode`` is unknown.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> V = head_velocities(X, np.stack([np.eye(2), -np.eye(2)]), 1.0)
+    >>> np.round(V[:, 0], 3).tolist()            # head +I pulls token 0 toward token 1, head -I pushes it away
+    [[0.0, 0.269], [0.0, -0.731]]
+    """
     U = np.matmul(attention_weights(X, M, beta, mode), _values(X, M))
     return U - np.einsum("hid,id->hi", U, X)[:, :, None] * X[None]
 
@@ -220,6 +340,22 @@ def velocity(X, M, beta, mode="sa"):
 def energy(X, M, beta):
     """``E(X) = sum_h 1/(2 beta n^2) sum_{i,j} exp(beta <x_i, M_h x_j>)``.
 
+    Parameters
+    ----------
+    X : (n, d) ndarray
+        Tokens.
+    M : (H, d, d) or (d, d) ndarray
+        Score matrices.
+    beta : float
+        Inverse temperature.
+
+    Returns
+    -------
+    float
+        The interaction energy (maximal when all tokens coincide, for ``M = I``).
+
+    Examples
+    --------
     >>> X = np.array([[1.0, 0.0], [1.0, 0.0]])        # two equal tokens: E = e^beta / (2 beta)
     >>> bool(np.isclose(energy(X, np.eye(2), 2.0), np.exp(2.0) / 4))
     True
@@ -236,6 +372,24 @@ def energy_rate(X, M, beta, mode="sa"):
     For USA it is ``(1/n) sum_i |v_i|^2``; for one SA head ``sum_i Z_i |v_i|^2 / n^2``; for
     several SA heads it can be negative (see the module docstring).
 
+    Parameters
+    ----------
+    X : (n, d) ndarray
+        Tokens.
+    M : (H, d, d) or (d, d) ndarray
+        Score matrices.
+    beta : float
+        Inverse temperature.
+    mode : {"sa", "usa"}, optional
+        The flow along which ``E`` is differentiated.
+
+    Returns
+    -------
+    float
+        ``dE/dt`` at ``X``.
+
+    Examples
+    --------
     >>> rng = np.random.default_rng(0)
     >>> X = random_tokens(6, 3, rng)
     >>> energy_rate(X, np.eye(3), 1.0) >= 0
@@ -250,13 +404,55 @@ def energy_rate(X, M, beta, mode="sa"):
 
 
 def random_tokens(n, d, rng):
-    """``n`` tokens uniform on ``S^{d-1}`` (normalised Gaussians) from a numpy Generator."""
+    """``n`` tokens uniform on ``S^{d-1}`` (normalised Gaussians) from a numpy Generator.
+
+    Parameters
+    ----------
+    n : int
+        Number of tokens.
+    d : int
+        Dimension of the ambient space.
+    rng : numpy.random.Generator
+        The random source.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n, d)``, unit rows.
+
+    Examples
+    --------
+    >>> X = random_tokens(4, 3, np.random.default_rng(0))
+    >>> X.shape, np.allclose(np.linalg.norm(X, axis=1), 1)
+    ((4, 3), True)
+    """
     X = rng.standard_normal((n, d))
     return X / np.linalg.norm(X, axis=1, keepdims=True)
 
 
 def random_symmetric(d, rng, heads=None):
-    """A random symmetric matrix ``(G + G^T)/2`` (or ``heads`` of them, shape ``(H, d, d)``)."""
+    """A random symmetric matrix ``(G + G^T)/2`` (or ``heads`` of them, shape ``(H, d, d)``).
+
+    Parameters
+    ----------
+    d : int
+        Matrix size.
+    rng : numpy.random.Generator
+        The random source.
+    heads : int, optional
+        Number of matrices (default: one ``(d, d)`` matrix).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(d, d)`` or ``(heads, d, d)``, symmetric in the last two axes.
+
+    Examples
+    --------
+    >>> G = random_symmetric(3, np.random.default_rng(0), heads=2)
+    >>> G.shape, bool(np.allclose(G, G.transpose(0, 2, 1)))
+    ((2, 3, 3), True)
+    """
     G = rng.standard_normal((d, d) if heads is None else (heads, d, d))
     return (G + np.swapaxes(G, -1, -2)) / 2
 

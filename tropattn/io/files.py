@@ -27,6 +27,11 @@ def save_model(model, path):
     path : str or Path
         The file; its suffix ``.npz`` selects the array format, anything else JSON.
 
+    Returns
+    -------
+    None
+        The model is written to ``path``.
+
     Raises
     ------
     ModelFileError

@@ -36,7 +36,34 @@ _IGNORED = re.compile(r"^(lm_head\.weight|h\.\d+\.attn\.(masked_)?bias)$")
 
 
 def read_state_dict(path) -> dict:
-    """The arrays of a ``.safetensors`` file (numpy, float64), with a ModelFileError if unreadable."""
+    """The arrays of a ``.safetensors`` file (numpy, float64), with a ModelFileError if unreadable.
+
+    Parameters
+    ----------
+    path : str or Path
+        A ``.safetensors`` file.
+
+    Returns
+    -------
+    dict
+        Tensor name -> float64 ndarray.
+
+    Raises
+    ------
+    InvalidInputError
+        If the safetensors package is missing.
+    ModelFileError
+        If the file does not exist or is not a ``.safetensors`` file.
+
+    Examples
+    --------
+    >>> import os, tempfile, pytest
+    >>> st = pytest.importorskip("safetensors.numpy")
+    >>> path = os.path.join(tempfile.mkdtemp(), "w.safetensors")
+    >>> st.save_file({"wte.weight": np.eye(2, dtype=np.float32)}, path)
+    >>> {k: (v.dtype.name, v.shape) for k, v in read_state_dict(path).items()}    # widened to float64
+    {'wte.weight': ('float64', (2, 2))}
+    """
     try:
         from safetensors.numpy import load_file
     except ImportError:
@@ -51,7 +78,34 @@ def read_state_dict(path) -> dict:
 
 
 def gpt2_heads(path, n_head=None) -> int:
-    """``n_head`` if given, else ``n_head`` from ``config.json`` beside ``path``; else an error."""
+    """``n_head`` if given, else ``n_head`` from ``config.json`` beside ``path``; else an error.
+
+    Parameters
+    ----------
+    path : str, Path or None
+        The checkpoint file (its directory may hold ``config.json``).
+    n_head : int, optional
+        The number of heads, if known.
+
+    Returns
+    -------
+    int
+        Heads per block.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``n_head`` is None and no readable ``config.json`` gives it.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> with open(os.path.join(folder, "config.json"), "w") as fh:
+    ...     json.dump({"n_head": 12}, fh)
+    >>> gpt2_heads(os.path.join(folder, "model.safetensors")), gpt2_heads(None, n_head=2)
+    (12, 2)
+    """
     if n_head is not None:
         return int(n_head)
     if path is not None:
@@ -94,7 +148,46 @@ def _shape(state, name, shape):
 
 
 def gpt2_blocks(state, n_head: int, eps: float = 1e-5) -> tuple:
-    """``(blocks, wte, wpe)`` of a GPT-2 state dict (names and shapes checked)."""
+    """``(blocks, wte, wpe)`` of a GPT-2 state dict (names and shapes checked).
+
+    Parameters
+    ----------
+    state : dict
+        Tensor name -> ndarray (GPT-2 names, optional ``transformer.`` prefix).
+    n_head : int
+        Heads per block; must divide ``d_model``.
+    eps : float, optional
+        LayerNorm epsilon (default 1e-5).
+
+    Returns
+    -------
+    blocks : tuple of Block
+        Pre-norm GELU blocks in ``nn.Linear`` orientation.
+    wte : numpy.ndarray
+        Token embeddings, shape ``(V, d)``.
+    wpe : numpy.ndarray
+        Position embeddings, shape ``(P, d)``.
+
+    Raises
+    ------
+    ModelFileError
+        If tensors are missing, unexpected or of the wrong shape.
+    InvalidInputError
+        If ``n_head`` does not divide ``d_model``.
+
+    Examples
+    --------
+    >>> rng, d = np.random.default_rng(0), 4
+    >>> shapes = {"ln_1.weight": (d,), "ln_1.bias": (d,), "attn.c_attn.weight": (d, 3 * d), "attn.c_attn.bias": (3 * d,),
+    ...           "attn.c_proj.weight": (d, d), "attn.c_proj.bias": (d,), "ln_2.weight": (d,), "ln_2.bias": (d,),
+    ...           "mlp.c_fc.weight": (d, 6), "mlp.c_fc.bias": (6,), "mlp.c_proj.weight": (6, d), "mlp.c_proj.bias": (d,)}
+    >>> state = {f"h.0.{k}": rng.normal(size=s) for k, s in shapes.items()}
+    >>> state.update({"wte.weight": rng.normal(size=(5, d)), "wpe.weight": rng.normal(size=(8, d)),
+    ...               "ln_f.weight": np.ones(d), "ln_f.bias": np.zeros(d)})
+    >>> blocks, wte, wpe = gpt2_blocks(state, n_head=2)
+    >>> len(blocks), blocks[0].attn.W_Q.shape                  # (heads, head dim, d): Conv1D transposed
+    (1, (2, 2, 4))
+    """
     state, n_layer = _check_names(state)
     wte = state["wte.weight"]
     if wte.ndim != 2:
@@ -123,7 +216,32 @@ def gpt2_blocks(state, n_head: int, eps: float = 1e-5) -> tuple:
 
 
 def gpt2_context(wte, wpe, ids) -> np.ndarray:
-    """Input states ``wte[id_i] + wpe[i]`` of the context tokens (floats)."""
+    """Input states ``wte[id_i] + wpe[i]`` of the context tokens (floats).
+
+    Parameters
+    ----------
+    wte : (V, d) ndarray
+        Token embeddings.
+    wpe : (P, d) ndarray
+        Position embeddings.
+    ids : sequence of int
+        The context token ids (non-empty, fewer than ``P``: the query takes the next position).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(len(ids), d)``.
+
+    Raises
+    ------
+    InvalidInputError
+        If the context is empty, an id is outside the vocabulary, or it is too long for ``wpe``.
+
+    Examples
+    --------
+    >>> gpt2_context(np.eye(3), 10 * np.eye(3), [2, 0]).tolist()     # wte[2] + wpe[0], wte[0] + wpe[1]
+    [[10.0, 0.0, 1.0], [1.0, 10.0, 0.0]]
+    """
     ids = [int(i) for i in ids]
     if not ids:
         raise InvalidInputError("the context is empty; give at least one token id")
@@ -157,6 +275,26 @@ def load_gpt2(checkpoint, context_ids, *, n_head=None, layernorm=None, self_key=
     Skeleton
         On the query's ``d``-dimensional residual state (before ``ln_f``), with ``wte``,
         ``wpe`` and ``ids`` for token slices (:func:`tropattn.attention.slicing.token_points`).
+
+    Raises
+    ------
+    ModelFileError
+        If the checkpoint cannot be read or is not GPT-2-shaped.
+    InvalidInputError
+        If ``n_head`` is unknown or wrong, the context is bad, or an option is missing or invalid.
+
+    Examples
+    --------
+    >>> rng, d = np.random.default_rng(0), 4
+    >>> shapes = {"ln_1.weight": (d,), "ln_1.bias": (d,), "attn.c_attn.weight": (d, 3 * d), "attn.c_attn.bias": (3 * d,),
+    ...           "attn.c_proj.weight": (d, d), "attn.c_proj.bias": (d,), "ln_2.weight": (d,), "ln_2.bias": (d,),
+    ...           "mlp.c_fc.weight": (d, 6), "mlp.c_fc.bias": (6,), "mlp.c_proj.weight": (6, d), "mlp.c_proj.bias": (d,)}
+    >>> state = {f"h.0.{k}": rng.normal(size=s) for k, s in shapes.items()}
+    >>> state.update({"wte.weight": rng.normal(size=(5, d)), "wpe.weight": rng.normal(size=(8, d)),
+    ...               "ln_f.weight": np.ones(d), "ln_f.bias": np.zeros(d)})
+    >>> sk = load_gpt2(state, [1, 2, 3], n_head=2, layernorm="drop", self_key="exclude", activation="relu")
+    >>> sk.dim, len(sk.layers), sk.ids                  # exact on the 4-dimensional residual of the query
+    (4, 1, (1, 2, 3))
     """
     path = None if isinstance(checkpoint, dict) else checkpoint
     state = read_state_dict(checkpoint) if path is not None else {k: np.asarray(v, dtype=np.float64)

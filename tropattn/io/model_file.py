@@ -86,6 +86,11 @@ def check_fields(obj, kind, path=""):
     path : str, optional
         The JSON path of ``obj``, for the message.
 
+    Returns
+    -------
+    None
+        ``obj`` passes.
+
     Raises
     ------
     ModelFileError
@@ -421,6 +426,12 @@ def model_to_json(model) -> dict:
     -------
     dict
         The ``tropattn.model/1`` score form.
+
+    Raises
+    ------
+    InvalidInputError
+        If a layer has a skip matrix or changes the dimension (a sliced model): the format
+        cannot hold it.
 
     Examples
     --------

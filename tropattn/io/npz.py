@@ -36,6 +36,11 @@ def save_npz(model, path):
     path : str or Path
         The ``.npz`` file to write.
 
+    Returns
+    -------
+    None
+        The arrays are written to ``path``.
+
     Raises
     ------
     ModelFileError
@@ -121,6 +126,16 @@ def load_npz(path):
     ------
     ModelFileError
         Not an ``.npz`` archive of plain numeric arrays, or a bad or unknown array name.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from tropattn.attention import Head, Layer, Transformer
+    >>> m = Transformer([Layer([Head([[0], ["1/2"]], [0, "-1/4"])])])   # dyadic numbers: exact in float64
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.npz")
+    >>> save_npz(m, path)
+    >>> load_npz(path) == m
+    True
     """
     try:
         data = np.load(path, allow_pickle=False)

@@ -71,7 +71,25 @@ class Attention:
         return self.W_Q.shape[0]
 
     def keys_values(self, Y):
-        """Per head: keys ``(N, d_k)`` and projected values ``(N, d)`` of the context inputs ``Y``."""
+        """Per head: keys ``(N, d_k)`` and projected values ``(N, d)`` of the context inputs ``Y``.
+
+        Parameters
+        ----------
+        Y : (N, d) ndarray
+            The context's attention inputs.
+
+        Returns
+        -------
+        list of tuple
+            One ``(K, V)`` per head: ``K = Y W_K^T + b_K`` and ``V = (Y W_V^T + b_V) W_O[:, head]^T``.
+
+        Examples
+        --------
+        >>> I, z = np.eye(2)[None], np.zeros((1, 2))
+        >>> attn = Attention(I, z, I, z, I, z, np.eye(2), np.zeros(2))      # one head, identity weights
+        >>> [(K.tolist(), V.tolist()) for K, V in attn.keys_values(np.array([[1.0, 2.0]]))]
+        [([[1.0, 2.0]], [[1.0, 2.0]])]
+        """
         dv = self.W_V.shape[1]
         out = []
         for h in range(self.heads):
@@ -116,6 +134,17 @@ def layer_norm(X, norm: Norm, sigma=None):
 
     Returns ``(out, sigma_used)``.
 
+    Parameters
+    ----------
+    X : (n, d) array_like
+        Rows to normalise.
+    norm : Norm
+        ``gamma``, ``beta`` and ``eps``.
+    sigma : float or (n,) array_like, optional
+        A frozen ``1/sigma`` scale: the map is then affine.
+
+    Examples
+    --------
     >>> out, s = layer_norm(np.array([[1.0, 3.0]]), Norm(np.ones(2), np.zeros(2), 0.0))
     >>> out.tolist(), s.tolist()
     ([[-1.0, 1.0]], [1.0])
@@ -129,7 +158,43 @@ def layer_norm(X, norm: Norm, sigma=None):
 
 
 def check_options(blocks, layernorm=None, self_key=None, activation=None, self_attention=True):
-    """Refuse what the skeleton cannot represent exactly, with the options that make it exact."""
+    """Refuse what the skeleton cannot represent exactly, with the options that make it exact.
+
+    Parameters
+    ----------
+    blocks : sequence of Block
+        The model.
+    layernorm : {"drop", "freeze"}, optional
+        Required when a block has a LayerNorm.
+    self_key : {"exclude"}, optional
+        Required when the query attends to itself (``self_attention=True``).
+    activation : {"relu"}, optional
+        Required when an FFN activation is not ReLU.
+    self_attention : bool, optional
+        Whether the model is causal self-attention (default True).
+
+    Returns
+    -------
+    None
+        The options are accepted.
+
+    Raises
+    ------
+    QuadraticWallError
+        If the query attends to itself and ``self_key`` is not ``"exclude"``.
+    InvalidInputError
+        If an option is unknown, or a LayerNorm or a non-ReLU activation is present without its option.
+
+    Examples
+    --------
+    >>> I, z = np.eye(2)[None], np.zeros((1, 2))
+    >>> blocks = [Block(Attention(I, z, I, z, I, z, np.eye(2), np.zeros(2)))]
+    >>> check_options(blocks, self_key="exclude")                  # no LayerNorm, no FFN: accepted
+    >>> check_options(blocks)                                      # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tropattn.errors.QuadraticWallError: self_key = None: ...
+    """
     if self_attention and self_key != "exclude":
         raise QuadraticWallError(
             f"self_key = {self_key!r}: in a causal model the query also attends to itself, and that score "
@@ -182,6 +247,25 @@ def context_forward(blocks, E):
 
     Returns the list of attention inputs ``Y_l`` (``norm1`` applied for pre-norm blocks),
     one ``(N, d)`` array per block: the keys and values the query sees.
+
+    Parameters
+    ----------
+    blocks : sequence of Block
+        The model.
+    E : (N, d) array_like
+        The context's input states (embeddings).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        ``Y_l`` per block, each ``(N, d)``.
+
+    Examples
+    --------
+    >>> I, z = np.eye(2)[None], np.zeros((1, 2))
+    >>> blk = Block(Attention(I, z, I, z, I, z, np.eye(2), np.zeros(2)))
+    >>> [Y.tolist() for Y in context_forward([blk], [[1.0, 0.0], [0.0, 1.0]])]   # one block: its input
+    [[[1.0, 0.0], [0.0, 1.0]]]
     """
     X = np.asarray(E, dtype=float)
     Ys = []
@@ -208,6 +292,40 @@ def query_path(blocks, Ys, X, layernorm="drop", sigmas=None, sharpness=None, act
     LayerNorm site, in block order norm1, norm2); ``sharpness=None`` is hard (argmax)
     attention, a number ``c`` is ``softmax(c * score)``; ``activation`` of the FFN.
     ``labels`` has shape ``(n, blocks, heads)``; ``sigmas`` ``(n, sites)`` (true mode).
+
+    Parameters
+    ----------
+    blocks : sequence of Block
+        The model.
+    Ys : sequence of (N, d) ndarray
+        The context's attention inputs per block (:func:`context_forward`).
+    X : (n, d) or (d,) array_like
+        Query states.
+    layernorm : {"drop", "freeze", "true"}, optional
+        How LayerNorms act.
+    sigmas : sequence, optional
+        Frozen scales per LayerNorm site (``"freeze"``).
+    sharpness : float, optional
+        Soft attention ``softmax(c * score)``; None for hard.
+    activation : str, optional
+        The FFN activation (default ``"relu"``).
+
+    Returns
+    -------
+    states : numpy.ndarray
+        Shape ``(n, d)``: the final query states.
+    labels : numpy.ndarray
+        Shape ``(n, blocks, heads)``: argmax labels.
+    sigmas : numpy.ndarray
+        Shape ``(n, sites)``: the scales used.
+
+    Examples
+    --------
+    >>> I, z = np.eye(2)[None], np.zeros((1, 2))
+    >>> blk = Block(Attention(I, z, I, z, I, z, np.eye(2), np.zeros(2)))
+    >>> X, labels, _ = query_path([blk], [np.eye(2)], [[2.0, 1.0]])    # scores 2, 1 (over sqrt 2): key 0
+    >>> X.tolist(), labels.tolist()                                   # x + v_0
+    ([[3.0, 1.0]], [[[0]]])
     """
     X = np.array(X, dtype=float, ndmin=2)
     n = len(X)
@@ -290,7 +408,32 @@ def _scaled_values(head, A, c=None):
 
 
 def build_skeleton(blocks, Ys, layernorm=None, sigmas=None) -> tuple:
-    """The exact skeleton: a list of :class:`~tropattn.attention.Layer` on the query's state."""
+    """The exact skeleton: a list of :class:`~tropattn.attention.Layer` on the query's state.
+
+    Parameters
+    ----------
+    blocks : sequence of Block
+        The model.
+    Ys : sequence of (N, d) ndarray
+        The context's attention inputs per block.
+    layernorm : {"drop", "freeze"}, optional
+        How LayerNorms enter (dropped or frozen at ``sigmas``).
+    sigmas : sequence of float, optional
+        Frozen scales per LayerNorm site.
+
+    Returns
+    -------
+    list of Layer
+        Exact layers (floats converted exactly), one per block (plus one for a final post-norm).
+
+    Examples
+    --------
+    >>> I, z = np.eye(2)[None], np.zeros((1, 2))
+    >>> blk = Block(Attention(I, z, I, z, I, z, np.eye(2), np.zeros(2)))
+    >>> layers = build_skeleton([blk], [np.eye(2)])
+    >>> len(layers), layers[0].heads[0].keys                         # keys W_Q^T k_j = e_j
+    (1, ((Fraction(1, 1), Fraction(0, 1)), (Fraction(0, 1), Fraction(1, 1))))
+    """
     layers, pending, site = [], None, 0
     for blk, Y in zip(blocks, Ys):
         heads = _heads(blk.attn, Y)
@@ -363,7 +506,30 @@ class Skeleton(Transformer):
     ids: tuple = ()
 
     def float_path(self, X, layernorm=None, sharpness=None):
-        """The query's path in floats (see :func:`query_path`); ``layernorm="true"`` for the real norm."""
+        """The query's path in floats (see :func:`query_path`); ``layernorm="true"`` for the real norm.
+
+        Parameters
+        ----------
+        X : (n, d) array_like
+            Query states.
+        layernorm : {"drop", "freeze", "true"}, optional
+            Default: the skeleton's own option.
+        sharpness : float, optional
+            Soft attention sharpness; None for hard.
+
+        Returns
+        -------
+        tuple
+            ``(states, labels, sigmas)`` as :func:`query_path`.
+
+        Examples
+        --------
+        >>> I, z = np.eye(2)[None], np.zeros((1, 2))
+        >>> blk = Block(Attention(I, z, I, z, I, z, np.eye(2), np.zeros(2)))
+        >>> sk = make_skeleton([blk], [np.eye(2)], self_key="exclude")
+        >>> sk.float_path([[2.0, 1.0]])[0].tolist(), sk.evaluate([2, 1])[0]     # floats agree with the exact path
+        ([[3.0, 1.0]], (Fraction(3, 1), Fraction(1, 1)))
+        """
         mode = self.layernorm if layernorm is None else layernorm
         return query_path(self.blocks, self.Ys, X, mode or "drop", self.sigmas if mode == "freeze" else None,
                           sharpness)
@@ -374,6 +540,25 @@ class Skeleton(Transformer):
         Floats (a measurement, not an exact answer): ``resolution^k`` points of
         ``x0 + U t``, ``t in [-box, box]^k``.  Returns ``{"points", "all_layers", "per_layer"}``
         (fractions of points whose labels agree at every head of all / each layer).
+
+        Parameters
+        ----------
+        x0 : (d,) array_like
+            Slice origin.
+        directions : (k, d) array_like
+            Slice directions.
+        box : float, optional
+            Half-width of the parameter box.
+        resolution : int, optional
+            Grid points per axis.
+
+        Examples
+        --------
+        >>> I, z = np.eye(2)[None], np.zeros((1, 2))
+        >>> sk = make_skeleton([Block(Attention(I, z, I, z, I, z, np.eye(2), np.zeros(2)))], [np.eye(2)],
+        ...                    self_key="exclude")
+        >>> sk.label_agreement([0.0, 0.0], [[1.0, 0.0]], resolution=5)   # no LayerNorm: always the same labels
+        {'points': 5, 'all_layers': 1.0, 'per_layer': [1.0]}
         """
         X = slice_grid(x0, directions, box, resolution)[1]
         _, mine, _ = self.float_path(X)
@@ -384,7 +569,32 @@ class Skeleton(Transformer):
 
 
 def slice_grid(x0, directions, box, resolution):
-    """``(T, X)``: a grid ``T`` of ``[-box, box]^k`` and the points ``x0 + U t`` (floats)."""
+    """``(T, X)``: a grid ``T`` of ``[-box, box]^k`` and the points ``x0 + U t`` (floats).
+
+    Parameters
+    ----------
+    x0 : (d,) array_like
+        Slice origin.
+    directions : (k, d) array_like
+        The directions ``U``.
+    box : float
+        Half-width of the parameter box.
+    resolution : int
+        Points per axis.
+
+    Returns
+    -------
+    T : numpy.ndarray
+        Shape ``(resolution^k, k)``.
+    X : numpy.ndarray
+        Shape ``(resolution^k, d)``.
+
+    Examples
+    --------
+    >>> T, X = slice_grid([0, 0], [[1, 1]], 1.0, 3)
+    >>> T.ravel().tolist(), X.tolist()
+    ([-1.0, 0.0, 1.0], [[-1.0, -1.0], [0.0, 0.0], [1.0, 1.0]])
+    """
     U = np.array(directions, dtype=float, ndmin=2)
     k = len(U)
     axes = [np.linspace(-float(box), float(box), int(resolution))] * k
@@ -394,7 +604,43 @@ def slice_grid(x0, directions, box, resolution):
 
 def make_skeleton(blocks, Ys, *, layernorm=None, self_key=None, activation=None, reference=None,
                   self_attention=True, **extra) -> Skeleton:
-    """Check the options, freeze the LayerNorms at ``reference`` if asked, build the exact skeleton."""
+    """Check the options, freeze the LayerNorms at ``reference`` if asked, build the exact skeleton.
+
+    Parameters
+    ----------
+    blocks : sequence of Block
+        The model.
+    Ys : sequence of (N, d) ndarray
+        The context's attention inputs per block (:func:`context_forward`).
+    layernorm, self_key, activation : str, optional
+        See :func:`check_options`.
+    reference : (d,) array_like, optional
+        The query at which ``layernorm="freeze"`` fixes ``sigma``.
+    self_attention : bool, optional
+        Whether the query would attend to itself.
+    **extra
+        Stored on the :class:`Skeleton` (``wte``, ``wpe``, ``ids``).
+
+    Returns
+    -------
+    Skeleton
+        The exact model on the query's state.
+
+    Raises
+    ------
+    QuadraticWallError
+        See :func:`check_options`.
+    InvalidInputError
+        A bad option, or ``"freeze"`` without a ``reference`` of shape ``(d,)``.
+
+    Examples
+    --------
+    >>> I, z = np.eye(2)[None], np.zeros((1, 2))
+    >>> sk = make_skeleton([Block(Attention(I, z, I, z, I, z, np.eye(2), np.zeros(2)))], [np.eye(2)],
+    ...                    self_key="exclude")
+    >>> sk.evaluate([2, 1])                             # key 0 wins; x + v_0
+    ((Fraction(3, 1), Fraction(1, 1)), (((0,), ()),))
+    """
     check_options(blocks, layernorm, self_key, activation, self_attention)
     sigmas = None
     if layernorm == "freeze" and any(b.norm1 is not None or b.norm2 is not None for b in blocks):

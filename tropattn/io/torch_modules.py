@@ -88,7 +88,34 @@ def _encoder_block(layer) -> Block:
 
 
 def torch_blocks(module) -> tuple:
-    """``(blocks, layers, self_attention)`` of a supported module (see :func:`from_torch`)."""
+    """``(blocks, layers, self_attention)`` of a supported module (see :func:`from_torch`).
+
+    Parameters
+    ----------
+    module : nn.MultiheadAttention, nn.TransformerEncoderLayer or nn.TransformerEncoder
+        The PyTorch module.
+
+    Returns
+    -------
+    blocks : tuple of Block
+        Its weights as float blocks (nn.Linear orientation).
+    layers : list or None
+        The encoder layers (for the context's torch forward), None for a bare attention module.
+    self_attention : bool
+        Whether the query also attends to itself (encoder layers).
+
+    Raises
+    ------
+    InvalidInputError
+        If the module is of another type.
+
+    Examples
+    --------
+    >>> import pytest; torch = pytest.importorskip("torch")
+    >>> blocks, layers, self_attention = torch_blocks(torch.nn.MultiheadAttention(4, 2))
+    >>> len(blocks), layers, self_attention, blocks[0].attn.W_Q.shape    # 2 heads of size 2 reading d = 4
+    (1, None, False, (2, 2, 4))
+    """
     import torch.nn as nn
 
     if isinstance(module, nn.MultiheadAttention):
@@ -151,6 +178,15 @@ def from_torch(module, context, *, layernorm=None, self_key=None, activation=Non
         An unknown module, a LayerNorm or GELU without its option, a context of the wrong shape.
     QuadraticWallError
         A self-attention module without ``self_key="exclude"``.
+
+    Examples
+    --------
+    >>> import pytest; torch = pytest.importorskip("torch")
+    >>> _ = torch.manual_seed(0)
+    >>> enc = torch.nn.TransformerEncoderLayer(4, 2, dim_feedforward=8, dropout=0.0)
+    >>> sk = from_torch(enc, np.random.default_rng(0).normal(size=(3, 4)), layernorm="drop", self_key="exclude")
+    >>> sk.dim, len(sk.layers[0].heads), sk.layers[0].heads[0].N     # 2 heads over the 3 context tokens
+    (4, 2, 3)
     """
     import torch
 

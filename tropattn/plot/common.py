@@ -20,7 +20,18 @@ __all__ = ["pyplot", "save", "check_dim", "colors", "box_of", "as_diagram", "as_
 
 
 def pyplot():
-    """matplotlib.pyplot with the Agg backend (imported here only)."""
+    """matplotlib.pyplot with the Agg backend (imported here only).
+
+    Returns
+    -------
+    module
+        ``matplotlib.pyplot``, with a non-interactive backend.
+
+    Examples
+    --------
+    >>> plt = pyplot()
+    >>> fig, ax = plt.subplots(); plt.close(fig)
+    """
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -30,7 +41,34 @@ def pyplot():
 
 
 def save(fig, path, dpi):
-    """Write a figure; an unknown file type or an unwritable path is an InvalidInputError."""
+    """Write a figure; an unknown file type or an unwritable path is an InvalidInputError.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure (closed afterwards, also on error).
+    path : str or Path
+        The file; its suffix picks the format (``.png``, ``.svg``, ``.pdf``, ...).
+    dpi : int
+        Resolution of raster formats.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    InvalidInputError
+        If the suffix is not a picture type matplotlib writes, or the file cannot be written.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> fig, ax = pyplot().subplots()
+    >>> path = os.path.join(tempfile.mkdtemp(), "empty.png")
+    >>> save(fig, path, 50); os.path.exists(path)
+    True
+    """
     import os
 
     plt = pyplot()
@@ -48,7 +86,32 @@ def save(fig, path, dpi):
 
 
 def check_dim(d: int, what: str):
-    """Refuse ``d > 2`` (no picture) with a hint on projecting."""
+    """Refuse ``d > 2`` (no picture) with a hint on projecting.
+
+    Parameters
+    ----------
+    d : int
+        The query dimension.
+    what : str
+        What is drawn, for the message.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    InvalidInputError
+        If ``d`` is not 1 or 2.
+
+    Examples
+    --------
+    >>> check_dim(2, "the head")                      # a plane picture: fine
+    >>> check_dim(3, "the head")                      # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tropattn.errors.InvalidInputError: the head lives in R^3; pictures exist for d = 1 or 2 only. ...
+    """
     if d not in (1, 2):
         raise InvalidInputError(
             f"{what} lives in R^{d}; pictures exist for d = 1 or 2 only. Project the queries to two "
@@ -57,7 +120,24 @@ def check_dim(d: int, what: str):
 
 
 def as_diagram(obj):
-    """A PowerDiagram from a diagram, a Head (its power_diagram()) or any head form."""
+    """A PowerDiagram from a diagram, a Head (its power_diagram()) or any head form.
+
+    Parameters
+    ----------
+    obj : PowerDiagram, Head or head form
+        Anything :func:`tropattn.attention.soft.head_arrays` reads (e.g. ``(keys, offsets)``).
+
+    Returns
+    -------
+    PowerDiagram
+        The exact diagram of the argmax.
+
+    Examples
+    --------
+    >>> from tropattn.attention import Head
+    >>> as_diagram(Head([[0, 0], [1, 0], [0, 1]])).nonempty     # three cones around the origin
+    (0, 1, 2)
+    """
     if hasattr(obj, "clip_to_box") and hasattr(obj, "cells"):
         return obj
     make = getattr(obj, "power_diagram", None)
@@ -69,14 +149,49 @@ def as_diagram(obj):
 
 
 def as_head(obj):
-    """Keys and offsets of a head or a diagram (a diagram's sites with score offsets)."""
+    """Keys and offsets of a head or a diagram (a diagram's sites with score offsets).
+
+    Parameters
+    ----------
+    obj : Head, PowerDiagram or head form
+        The head to read.
+
+    Returns
+    -------
+    HeadArrays
+        Float keys, offsets and values.
+
+    Examples
+    --------
+    >>> from tropattn.attention import Head
+    >>> h = Head([[0, 0], [1, 0], [0, 1]])
+    >>> as_head(h).N, as_head(as_diagram(h)).N
+    (3, 3)
+    """
     if hasattr(obj, "clip_to_box") and hasattr(obj, "cells") and not hasattr(obj, "keys"):
         return head_arrays((obj.sites, obj.offsets))
     return head_arrays(obj)
 
 
 def colors(n: int):
-    """n distinct RGB colours (tab20, then evenly spaced hues)."""
+    """n distinct RGB colours (tab20, then evenly spaced hues).
+
+    Parameters
+    ----------
+    n : int
+        Number of colours.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n, 3)``, RGB in ``[0, 1]``.
+
+    Examples
+    --------
+    >>> C = colors(3)
+    >>> C.shape, len({tuple(c) for c in C})
+    ((3, 3), 3)
+    """
     plt = pyplot()
     if n <= 20:
         cmap = plt.get_cmap("tab20" if n > 10 else "tab10")
@@ -87,6 +202,18 @@ def colors(n: int):
 def head_palettes(sizes) -> list:
     """One block of distinct colours per head (head ``h`` gets ``sizes[h]`` of them).
 
+    Parameters
+    ----------
+    sizes : sequence of int
+        Keys per head.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        ``sizes[h]`` distinct RGB rows per head, no colour shared between heads.
+
+    Examples
+    --------
     >>> [p.shape for p in head_palettes([3, 2])]
     [(3, 3), (2, 3)]
     """
@@ -103,6 +230,20 @@ def mix_colors(palettes, labels):
 
     Two adjacent overlay regions differ in some head's key, so their colours differ.
 
+    Parameters
+    ----------
+    palettes : sequence of (N_h, 3) ndarray
+        One palette per head (:func:`head_palettes`).
+    labels : sequence of int
+        One key label per head.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(3,)``: the mean colour.
+
+    Examples
+    --------
     >>> mix_colors([np.array([[1., 0, 0]]), np.array([[0, 0, 1.], [0, 1., 0]])], (0, 1)).tolist()
     [0.5, 0.5, 0.0]
     """
@@ -110,14 +251,57 @@ def mix_colors(palettes, labels):
 
 
 def axis_titles(ax, d):
-    """Axis titles of the query space: ``x_1`` (and ``x_2``)."""
+    """Axis titles of the query space: ``x_1`` (and ``x_2``).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes.
+    d : int
+        The query dimension (1 or 2).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> fig, ax = pyplot().subplots()
+    >>> axis_titles(ax, 2); ax.get_xlabel(), ax.get_ylabel()
+    ('query coordinate x_1', 'query coordinate x_2')
+    >>> pyplot().close(fig)
+    """
     ax.set_xlabel("query coordinate x_1" if d == 2 else "query x")
     if d == 2:
         ax.set_ylabel("query coordinate x_2")
 
 
 def label_size(ax, text, fontsize):
-    """Width and height of ``text`` in data units of ``ax`` (approximate, from the axes size)."""
+    """Width and height of ``text`` in data units of ``ax`` (approximate, from the axes size).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes (limits already set).
+    text : str
+        The label.
+    fontsize : float
+        Font size in points.
+
+    Returns
+    -------
+    width, height : float
+        In data units.
+
+    Examples
+    --------
+    >>> fig, ax = pyplot().subplots()
+    >>> _ = ax.set_xlim(0, 10), ax.set_ylim(0, 10)
+    >>> w, h = label_size(ax, "abc", 10)
+    >>> bool(w < label_size(ax, "abcdef", 10)[0])     # longer text, wider label
+    True
+    >>> pyplot().close(fig)
+    """
     fig = ax.figure
     pos = ax.get_position()
     w_in, h_in = pos.width * fig.get_figwidth(), pos.height * fig.get_figheight()
@@ -134,6 +318,30 @@ def label_sites(ax, sites, lo, hi, prefix="a"):
 
     The labels are mathtext markers (not texts), so the axes' texts stay the cell labels;
     a key label that would overlap one already drawn is left out.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes.
+    sites : (N, d) array_like
+        The keys (``d`` = 1 or 2; 1-D keys are drawn at a fixed height).
+    lo, hi : (d,) ndarray
+        The drawing box.
+    prefix : str, optional
+        Label prefix (default ``"a"``).
+
+    Returns
+    -------
+    int
+        The number of keys inside the box (drawn).
+
+    Examples
+    --------
+    >>> fig, ax = pyplot().subplots()
+    >>> _ = ax.set_xlim(0, 10), ax.set_ylim(0, 10)
+    >>> label_sites(ax, [[1, 1], [2, 2], [20, 20]], np.array([0, 0]), np.array([10, 10]))   # (20, 20) is outside
+    2
+    >>> pyplot().close(fig)
     """
     S = np.asarray(sites, dtype=float)
     if S.shape[1] == 1:
@@ -155,5 +363,25 @@ def label_sites(ax, sites, lo, hi, prefix="a"):
 
 
 def box_of(obj, box):
-    """The drawing box of one head or diagram (see :func:`tropattn.temperature.resolve_box`)."""
+    """The drawing box of one head or diagram (see :func:`tropattn.temperature.resolve_box`).
+
+    Parameters
+    ----------
+    obj : Head, PowerDiagram or head form
+        The head.
+    box : None, float or (lo, hi)
+        None: a box around the keys; otherwise as :func:`~tropattn.temperature.resolve_box`.
+
+    Returns
+    -------
+    lo, hi : numpy.ndarray
+        The box corners, shape ``(d,)``.
+
+    Examples
+    --------
+    >>> from tropattn.attention import Head
+    >>> lo, hi = box_of(Head([[0, 0], [1, 0], [0, 1]]), (-2, 2))
+    >>> lo.tolist(), hi.tolist()
+    ([-2.0, -2.0], [2.0, 2.0])
+    """
     return resolve_box(box, [as_head(obj)])

@@ -48,6 +48,25 @@ def curve_box(f, box=None) -> tuple:
     By default the window holds every vertex of the hypersurface and a point of every
     wall, with a margin of half the span (at least 1) so that rays are visible.
 
+    Parameters
+    ----------
+    f : TropicalPolynomial
+        The polynomial.
+    box : None, R or (lo, hi), optional
+        A positive half-width ``R`` (the cube ``[-R, R]^d``) or corners with ``lo < hi``.
+
+    Returns
+    -------
+    lo, hi : tuple of Fraction
+        The window corners, shape ``(d,)``.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``R <= 0`` or ``lo >= hi`` in some coordinate.
+
+    Examples
+    --------
     >>> lo, hi = curve_box(parse_polynomial("max(0, x, y)"))     # the tropical line: vertex at 0
     >>> all(l < 0 < h for l, h in zip(lo, hi)), lo == tuple(-h for h in hi)
     (True, True)
@@ -236,6 +255,13 @@ def plot_tropical_curve(f, path, box=None, dpi=120):
     ------
     InvalidInputError
         ``d`` not 2 or 3, a bad box, or an unknown picture type.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "line.png")
+    >>> os.path.getsize(plot_tropical_curve("max(0, x, y)", p)) > 0       # the tropical line and its triangle
+    True
     """
     f = _polynomial(f)
     if f.dim not in (2, 3):
@@ -294,6 +320,15 @@ def plot_minkowski_heads(heads, path, box=None, dpi=120):
     Returns
     -------
     pathlib.Path
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from tropattn.attention import Head
+    >>> heads = [Head([[0], [1]], [0, 0]), Head([[0], [1]], [0, -1])]       # walls x = 0 and x = 1
+    >>> p = os.path.join(tempfile.mkdtemp(), "mink.png")
+    >>> os.path.getsize(plot_minkowski_heads(heads, p)) > 0
+    True
     """
 
     hs = _exact_heads(heads)

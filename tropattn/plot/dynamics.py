@@ -37,11 +37,29 @@ def plot_trajectories(trajectory, path, threshold=0.999, title=None, dpi=120):
     trajectory : :class:`tropattn.dynamics.Trajectory`
     path : str or Path
     threshold : overlap at which final tokens count as one cluster (:func:`detect_clusters`)
+    title : str, optional
+        Figure title (default: a summary of the run).
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
 
     Raises
     ------
     InvalidInputError
         Tokens in ``R^d`` with ``d`` other than 2 or 3.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from tropattn.dynamics import simulate
+    >>> tr = simulate(np.array([[1.0, 0.0], [0.0, 1.0], [-0.6, 0.8]]), np.eye(2), beta=1.0, T=2.0, dt=0.05)
+    >>> p = os.path.join(tempfile.mkdtemp(), "paths.png")
+    >>> os.path.getsize(plot_trajectories(tr, p)) > 0
+    True
     """
     S, t = trajectory.states, trajectory.times
     d = S.shape[2]
@@ -100,7 +118,25 @@ def plot_hardmax(states, B, path, targets=None, title=None, dpi=120):
     states : (K, n, 2) array, a hardmax (or soft) trajectory in the plane
     B : (2, 2) score matrix
     path : str or Path
+    targets : (n,) sequence of int, optional
+        The tokens' vertices (default: located exactly in the diagram of ``states[0]``).
+    title : str, optional
+        Figure title.
+    dpi : int, optional
+        Resolution.
 
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    InvalidInputError
+        If the states are not of shape ``(K, n, 2)``.
+
+    Examples
+    --------
     >>> import tempfile, os
     >>> from tropattn.dynamics import hardmax_flow
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0], [0.3, 0.1]])
@@ -139,7 +175,33 @@ def plot_hardmax(states, B, path, targets=None, title=None, dpi=120):
 
 
 def plot_energy(run, path, title=None, dpi=120):
-    """``E(t)`` and the metric slope ``G^2(t)`` of a :class:`tropattn.dynamics.WassersteinRun`."""
+    """``E(t)`` and the metric slope ``G^2(t)`` of a :class:`tropattn.dynamics.WassersteinRun`.
+
+    Parameters
+    ----------
+    run : WassersteinRun
+        A recorded flow.
+    path : str or Path
+        The picture file.
+    title : str, optional
+        Figure title (default: heads and the identity's residual).
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from tropattn.dynamics import wasserstein_flow
+    >>> run = wasserstein_flow(np.eye(3), np.eye(3)[None], T=0.5, dt=0.05)
+    >>> p = os.path.join(tempfile.mkdtemp(), "energy.png")
+    >>> os.path.getsize(plot_energy(run, p)) > 0
+    True
+    """
     plt = pyplot()
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
     a1.plot(run.times, run.energy, color="C0")
@@ -160,6 +222,30 @@ def plot_energy(run, path, title=None, dpi=120):
 def plot_order_parameter(betas, phi, q, beta_c, path, title=None, dpi=120):
     """The clustered fraction ``phi`` and mean overlap ``q`` against ``beta``, ``beta_c`` marked.
 
+    Parameters
+    ----------
+    betas : (k,) array_like
+        Sharpness values.
+    phi : (k,) array_like
+        Clustered fraction per ``beta``.
+    q : (k,) array_like
+        Mean overlap per ``beta``.
+    beta_c : float or None
+        The crossing to mark.
+    path : str or Path
+        The picture file.
+    title : str, optional
+        Figure title.
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
     >>> import tempfile, os
     >>> p = os.path.join(tempfile.mkdtemp(), "op.png")
     >>> os.path.getsize(plot_order_parameter([0.1, 1, 2], [0, 0.6, 1], [0, 0.5, 0.9], 0.8, p)) > 0

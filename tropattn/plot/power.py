@@ -75,6 +75,35 @@ def draw_cells(ax, diagram, lo, hi, colors, labels=None, sites=True):
     """Fill, frame and label the clipped cells of a diagram (labels only where they fit); returns the count.
 
     ``labels[j]`` (a tuple) names cell ``j`` (default: its index); ``sites`` marks the keys.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes to draw on.
+    diagram : PowerDiagram
+        The exact diagram (``d`` = 1 or 2).
+    lo, hi : (d,) sequence
+        The window.
+    colors : (k, 3) array_like
+        Cell colours (cell ``j`` gets ``colors[j % k]``).
+    labels : sequence of tuple, optional
+        Cell names.
+    sites : bool, optional
+        Mark the keys (default True).
+
+    Returns
+    -------
+    int
+        The number of cells meeting the window.
+
+    Examples
+    --------
+    >>> from tropattn.attention import Head
+    >>> from tropattn.plot.common import colors, pyplot
+    >>> fig, ax = pyplot().subplots()
+    >>> draw_cells(ax, Head([[0, 0], [1, 0], [0, 1]]).power_diagram(), (-1, -1), (1, 1), colors(3))   # three cones
+    3
+    >>> pyplot().close(fig)
     """
     cells = _fill_cells(ax, diagram.clip_to_box(list(lo), list(hi)), diagram.dim, lambda j: colors[j % len(colors)])
     _set_window(ax, lo, hi, diagram.dim)
@@ -121,7 +150,27 @@ def plot_power_diagram(diagram_or_head, box=None, ax=None, title=None):
 
 
 def overlay_diagram(hs):
-    """The common refinement of the heads' diagrams as a power diagram over key tuples."""
+    """The common refinement of the heads' diagrams as a power diagram over key tuples.
+
+    Parameters
+    ----------
+    hs : sequence of Head
+        Exact heads reading the same dimension.
+
+    Returns
+    -------
+    diagram : PowerDiagram
+        Sites ``sum_h a^h_{j_h}`` and offsets ``sum_h b^h_{j_h}`` over the realised tuples.
+    tuples : list of tuple of int
+        ``tuples[i]`` is the key tuple ``(j_1, ..., j_H)`` of site ``i``.
+
+    Examples
+    --------
+    >>> from tropattn.attention import Head
+    >>> D, tuples = overlay_diagram([Head([[0], [1]], [0, 0]), Head([[0], [1]], [0, -1])])
+    >>> tuples                                        # (0, 1) never happens: x < 0 and x > 1 at once
+    [(0, 0), (1, 0), (1, 1)]
+    """
 
     tuples = [()]
     keys = [tuple(0 for _ in range(hs[0].dim))]
@@ -146,6 +195,24 @@ def overlay_box(heads, box=None) -> tuple:
     (decided by exact clipping), so ``shown == total``: every region ``tropattn count``
     finds is drawn.
 
+    Parameters
+    ----------
+    heads : sequence of heads
+        Any head forms of one layer.
+    box : None, float or (lo, hi), optional
+        The user's window (default: grown until every region shows).
+
+    Returns
+    -------
+    lo, hi : numpy.ndarray
+        The window.
+    shown : int
+        Overlay regions meeting the window.
+    total : int
+        All overlay regions.
+
+    Examples
+    --------
     >>> lo, hi, shown, total = overlay_box([([[0], [1]], [0, -10])])    # the wall is at x = 10
     >>> shown == total == 2 and bool(hi[0] > 10)
     True

@@ -21,6 +21,22 @@ __all__ = ["plot_slice", "region_polygon", "pattern_label"]
 def region_polygon(A, b, lo, hi):
     """Vertices (floats) of ``{t in [lo, hi]^2 : A t <= b}`` by clipping the box (Sutherland-Hodgman).
 
+    Parameters
+    ----------
+    A : (m, 2) array_like
+        Row normals.
+    b : (m,) array_like
+        Right-hand sides.
+    lo, hi : float
+        The square ``[lo, hi]^2``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(k, 2)``: the polygon's vertices in order (``k = 0`` if empty).
+
+    Examples
+    --------
     >>> np.round(region_polygon([[1, 0]], [0], -1, 1), 6).tolist()          # the half x <= 0
     [[-1.0, -1.0], [0.0, -1.0], [0.0, 1.0], [-1.0, 1.0]]
     """
@@ -44,6 +60,20 @@ def region_polygon(A, b, lo, hi):
 def pattern_label(pattern, names=None) -> str:
     """``"a,b | c"``: per layer, the token each head attends to (``names[j]`` or ``j``).
 
+    Parameters
+    ----------
+    pattern : tuple
+        An activation pattern: per layer ``(head labels, relu bits)``.
+    names : sequence of str, optional
+        Token names (default: the indices).
+
+    Returns
+    -------
+    str
+        Layers separated by ``" | "``, heads by ``","``.
+
+    Examples
+    --------
     >>> pattern_label((((1, 0), ()), ((2,), (1,))), ["x", "y", "z"])
     'y,x | z'
     """
@@ -78,6 +108,14 @@ def plot_slice(model, box, path, names=None, title=None, axis_names=None, region
     -------
     pathlib.Path
 
+    Raises
+    ------
+    InvalidInputError
+        If the slice is not 1- or 2-dimensional, the box is not ``(lo, hi)`` with ``lo < hi``,
+        or the file cannot be written.
+
+    Examples
+    --------
     >>> import tempfile, os
     >>> from tropattn.attention import Head, Layer, Transformer
     >>> T = Transformer([Layer([Head([[0, 0], [1, 0], [0, 1]], [0, 0, 0])])])

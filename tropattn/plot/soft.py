@@ -57,6 +57,14 @@ def plot_soft_weights(head, taus, box, path, resolution: int = 200, title=None):
     -------
     pathlib.Path
 
+    Raises
+    ------
+    InvalidInputError
+        If the head's queries are not 1- or 2-dimensional, ``taus`` is empty or not positive,
+        or the file cannot be written.
+
+    Examples
+    --------
     >>> import tempfile, os
     >>> p = plot_soft_weights(([[0, 0], [2, 0], [0, 2]], [0, -2, -2]), [0.1, 1], 3,
     ...                       os.path.join(tempfile.mkdtemp(), "soft.png"), resolution=40)

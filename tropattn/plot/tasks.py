@@ -38,6 +38,13 @@ def plot_dyck_accuracy(rows, hard, knockout, ablated, k, path, dpi=120):
         Bracket types (chance is ``1/k``).
     path : str or Path
 
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
     >>> import tempfile, os
     >>> from tropattn.tasks.dyck import DyckModel, generate, hard_accuracy, soft_sweep
     >>> model, ws = DyckModel(2, 2, 8), generate(3, 8, 2, 2)
@@ -86,6 +93,31 @@ def plot_dyck_partition(model, w, t, path, dpi=120):
     its colour is the bracket's type (what the model outputs there), its label the bracket
     and position.  The true query ``(d_t, 1)`` is the black star.
 
+    Parameters
+    ----------
+    model : DyckModel
+        The model.
+    w : sequence of int
+        A balanced word.
+    t : int
+        The query position.
+    path : str or Path
+        The picture file.
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    InvalidInputError
+        If the word or ``t`` does not fit the model.
+
+    Examples
+    --------
     >>> import tempfile, os
     >>> from tropattn.tasks.dyck import DyckModel
     >>> p = plot_dyck_partition(DyckModel(2, 2, 6), (1, 2, -2, 1, -1, -1), 5,
@@ -131,6 +163,24 @@ def plot_markov_run(traj, path, positions=None, dpi=120):
 
     ``positions`` limits the heat maps to the first positions (default ``h + 3``).
 
+    Parameters
+    ----------
+    traj : Trajectory
+        A run of :func:`tropattn.tasks.markov.simulate`.
+    path : str or Path
+        The picture file.
+    positions : int, optional
+        Heat-map columns (default ``h + 3``).
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
     >>> import tempfile, os
     >>> from tropattn.tasks.markov import simulate
     >>> p = plot_markov_run(simulate(1.7, t_end=20.0, n_out=41), os.path.join(tempfile.mkdtemp(), "m.png"))

@@ -32,11 +32,25 @@ def brute_force_regions(model, box=None) -> list:
     a whole-region tie raises :class:`~tropattn.errors.TieError` under ``"refuse"``
     and goes to the lowest index under ``"first"``.
 
+    Parameters
+    ----------
+    model : Transformer
+        The model (any number of layers, heads and FFNs; keep it tiny).
+    box : (lo, hi), optional
+        Restrict to this box (see :func:`~tropattn.regions.search.box_rows`).
+
+    Returns
+    -------
+    list of tuple
+        The sorted activation patterns with a full-dimensional region.
+
     Raises
     ------
     TieError
         Two distinct keys of a head with ``ties="refuse"`` tie on a full-dimensional set.
 
+    Examples
+    --------
     >>> from tropattn.attention import Head, Layer, Transformer
     >>> model = Transformer([Layer([Head([[0], [1], [2]], [0, -5, 0])])])   # key 1 never wins
     >>> brute_force_regions(model)

@@ -59,6 +59,21 @@ CSV_COLUMNS = ("id", "pattern", "interior_point", "inequalities", "map", "linear
 def region_record(i: int, region: ActivationRegion) -> dict:
     """One region as a JSON-ready dict (``linear_region`` still None).
 
+    Parameters
+    ----------
+    i : int
+        The region's id.
+    region : ActivationRegion
+        The region: pattern, interior point, inequalities ``A x <= b`` with wall tags, map.
+
+    Returns
+    -------
+    dict
+        Keys ``type, id, pattern, interior_point, inequalities, map, linear_region``; numbers as
+        exact rational strings (``format_rational``).
+
+    Examples
+    --------
     >>> from tropattn.attention import Head, Layer, Transformer
     >>> from tropattn.regions import enumerate_regions
     >>> found = enumerate_regions(Transformer([Layer([Head([[0], [1]], [0, 0])])])).activation_regions
@@ -113,7 +128,27 @@ class RegionWriter:
             self.fh.write(json.dumps(record) + "\n")
 
     def done(self, result) -> None:
-        """The second pass: ``FILE.part`` -> ``FILE`` with linear-region ids, then a summary line."""
+        """The second pass: ``FILE.part`` -> ``FILE`` with linear-region ids, then a summary line.
+
+        Parameters
+        ----------
+        result : RegionSet
+            The finished (or interrupted) search; its ``linear_ids`` fill ``linear_region``.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> import json, os, tempfile
+        >>> from tropattn.attention import Head, Layer, Transformer
+        >>> from tropattn.regions import enumerate_regions
+        >>> path = os.path.join(tempfile.mkdtemp(), "regions.jsonl")
+        >>> _ = enumerate_regions(Transformer([Layer([Head([[0], [1]])])]), keep=RegionWriter(path))  # calls done
+        >>> [json.loads(line)["type"] for line in open(path)]       # two half-lines split at x = 0
+        ['header', 'region', 'region', 'summary']
+        """
         self.fh.close()
         ids = result.linear_ids if result.linear_ids is not None else []
         with self.part.open(newline="", encoding="utf-8") as src, \

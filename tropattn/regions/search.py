@@ -139,6 +139,27 @@ class RegionSet:
 def box_rows(box, d: int):
     """Rows of the box ``[lo, hi]^d`` (or per-coordinate bounds) as ``(A, b)``.
 
+    Parameters
+    ----------
+    box : (lo, hi)
+        Two numbers (the cube ``[lo, hi]^d``) or two length-``d`` sequences, ``lo < hi``.
+    d : int
+        The dimension.
+
+    Returns
+    -------
+    A : tuple of tuple of Fraction
+        ``2d`` row normals (``e_i`` and ``-e_i``).
+    b : tuple of Fraction
+        Right-hand sides (``hi_i`` and ``-lo_i``): the box is ``A x <= b``.
+
+    Raises
+    ------
+    InvalidInputError
+        If the corners have the wrong length or ``lo >= hi`` in some coordinate.
+
+    Examples
+    --------
     >>> A, b = box_rows((-1, 1), 1)
     >>> A, b
     (((Fraction(1, 1),), (Fraction(-1, 1),)), (Fraction(1, 1), Fraction(1, 1)))
@@ -966,6 +987,20 @@ def group_linear_regions(regions: Sequence[ActivationRegion], graph) -> tuple:
     Returns one frozenset of region indices per linear region (connected components
     of the adjacency graph restricted to edges between equal maps).
 
+    Parameters
+    ----------
+    regions : sequence of ActivationRegion
+        The activation regions (with their exact affine maps).
+    graph : networkx.Graph
+        Their adjacency graph (nodes are indices into ``regions``).
+
+    Returns
+    -------
+    tuple of frozenset of int
+        One set of region indices per linear region.
+
+    Examples
+    --------
     >>> from tropattn.attention import Head, Layer, Transformer
     >>> same_values = Head([[0], [1], [2]], [0, 0, -1], [[0], [0], [1]])      # keys 0 and 1 share v
     >>> result = enumerate_regions(Transformer([Layer([same_values])]))
@@ -986,6 +1021,27 @@ def overlay_regions(heads, box=None, progress=None) -> RegionSet:
     accepted (as :func:`~tropattn.attention.count_dual` does); linear regions join
     adjacent regions whose value sums agree.
 
+    Parameters
+    ----------
+    heads : sequence of Head
+        Heads reading the same dimension, with values of one common dimension.
+    box : (lo, hi), optional
+        Restrict to this box (see :func:`box_rows`).
+    progress : bool, optional
+        Show a progress bar (terminal only).
+
+    Returns
+    -------
+    RegionSet
+        The overlay's activation regions, adjacency and linear regions.
+
+    Raises
+    ------
+    InvalidInputError
+        If the heads do not fit one layer (different dimensions), or the box is bad.
+
+    Examples
+    --------
     >>> from tropattn.attention import Head
     >>> h = [Head([[0], [1]], [0, 0]), Head([[0], [1]], [0, -1])]     # walls x = 0 and x = 1
     >>> len(overlay_regions(h).activation_regions)

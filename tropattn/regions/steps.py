@@ -47,6 +47,27 @@ class AttentionStep:
         whole-region tie (every winner's pulled-back score is the same function) goes
         to the lowest index; a tie on a wall is None under either rule (the point is
         then moved off the wall).
+
+        Parameters
+        ----------
+        f : AffineMap
+            The parent region's map from the input space to this layer's input.
+        X : tuple of int
+            Numerator of the input point.
+        D : int
+            Positive denominator of the input point.
+
+        Returns
+        -------
+        tuple of int or None
+            One label per head, or None where the point is on a wall.
+
+        Examples
+        --------
+        >>> from tropattn.attention import Head, Layer
+        >>> step = AttentionStep(Layer([Head([[0], [1], [2]], [0, 0, -1])]), 0)   # scores 0, x, 2x - 1
+        >>> step.labels_at(AffineMap.identity(1), (3,), 1), step.labels_at(AffineMap.identity(1), (0,), 1)
+        ((2,), None)
         """
         Z, E = f.apply_homogeneous(X, D)
         out = []
@@ -62,7 +83,31 @@ class AttentionStep:
         return tuple(out)
 
     def rows(self, labels, f: AffineMap):
-        """Pulled-back facet rows of the cells picked by ``labels``."""
+        """Pulled-back facet rows of the cells picked by ``labels``.
+
+        Parameters
+        ----------
+        labels : tuple of int
+            One label per head.
+        f : AffineMap
+            The parent region's map.
+
+        Returns
+        -------
+        A : list of tuple
+            Row normals ``a`` (in the input space) of the inequalities ``a . x <= beta``.
+        b : list
+            Right-hand sides ``beta``.
+        walls : list of tuple
+            One tag per row: ``("head", layer, head, j, k)`` for "label j beats k".
+
+        Examples
+        --------
+        >>> from tropattn.attention import Head, Layer
+        >>> step = AttentionStep(Layer([Head([[0], [1], [2]], [0, 0, -1])]), 0)
+        >>> step.rows((1,), AffineMap.identity(1))[:2]          # label 1 wins on 0 <= x <= 1
+        ([(-1,), (1,)], [0, 1])
+        """
         A, b, walls = [], [], []
         for h, (head, j) in enumerate(zip(self.heads, labels)):
             cell = self.cells[h][j] if self.cells[h] is not None else None
@@ -72,12 +117,56 @@ class AttentionStep:
 
     def realisable(self, labels) -> bool:
         """Every label has a cell (or, for a head without a diagram, is no repeated key), or wins a
-        whole-region tie under ``ties="first"``."""
+        whole-region tie under ``ties="first"``.
+
+        Parameters
+        ----------
+        labels : tuple of int
+            One label per head.
+
+        Returns
+        -------
+        bool
+            False if some label can never win (a hidden site or a repeated key).
+
+        Examples
+        --------
+        >>> from tropattn.attention import Head, Layer
+        >>> step = AttentionStep(Layer([Head([[0], [1], [2]], [0, -1, 0])]), 0)    # x - 1 never wins
+        >>> step.realisable((0,)), step.realisable((1,))
+        (True, False)
+        """
         return all((not duplicate_before(self.heads[h], j)) if self.cells[h] is None
                    else (self.cells[h][j] is not None or self.heads[h].ties == "first")
                    for h, j in enumerate(labels))
 
     def output_map(self, labels, f: AffineMap) -> AffineMap:
+        """The affine map of the layer's attention output on the piece of the given labels.
+
+        Parameters
+        ----------
+        labels : tuple of int
+            One label per head.
+        f : AffineMap
+            The parent region's map.
+
+        Returns
+        -------
+        AffineMap
+            ``x -> R f(x) + P sum_h v^h_{labels[h]}`` (``R`` the skip term: identity, 0 or a matrix).
+
+        Raises
+        ------
+        InvalidInputError
+            If the residual adds vectors of different dimensions.
+
+        Examples
+        --------
+        >>> from tropattn.attention import Head, Layer
+        >>> step = AttentionStep(Layer([Head([[0], [1]])]), 0)
+        >>> step.output_map((1,), AffineMap.identity(1))                # x + v_1 = x + 1
+        AffineMap(M=((Fraction(1, 1),),), c=(Fraction(1, 1),))
+        """
         R = self.layer.residual
         d_out = len(f.M) if isinstance(R, bool) else len(R)
         total = [Fraction(0)] * len(self.heads[0].values[0])
@@ -114,6 +203,27 @@ class ReluStep:
         A unit whose pre-activation is identically 0 on the parent region (its row
         pulls back to zero) is off there, as in :meth:`tropattn.attention.FFN.evaluate`:
         both bits give the same map, so it is no wall and no tie.
+
+        Parameters
+        ----------
+        f : AffineMap
+            The parent region's map from the input space to the FFN's input.
+        X : tuple of int
+            Numerator of the input point.
+        D : int
+            Positive denominator of the input point.
+
+        Returns
+        -------
+        tuple of int or None
+            One bit per hidden unit, or None where a pre-activation is 0 on a wall.
+
+        Examples
+        --------
+        >>> from tropattn.attention import FFN
+        >>> step = ReluStep(FFN([[1]], [-1], [[1]], [0]), 0)           # unit relu(y - 1)
+        >>> step.labels_at(AffineMap.identity(1), (3,), 1), step.labels_at(AffineMap.identity(1), (1,), 1)
+        ((1,), None)
         """
         Z, E = f.apply_homogeneous(X, D)
         bits = []
@@ -129,6 +239,30 @@ class ReluStep:
         return beta == 0 and all(v == 0 for v in a)
 
     def rows(self, bits, f: AffineMap):
+        """Pulled-back rows of the piece where the units have the given bits.
+
+        Parameters
+        ----------
+        bits : tuple of int
+            One on/off bit per hidden unit.
+        f : AffineMap
+            The parent region's map.
+
+        Returns
+        -------
+        A : list of tuple
+            Row normals of ``a . x <= beta``.
+        b : list
+            Right-hand sides.
+        walls : list of tuple
+            One tag per row: ``("relu", layer, unit, bit)``.
+
+        Examples
+        --------
+        >>> from tropattn.attention import FFN
+        >>> ReluStep(FFN([[1]], [-1], [[1]], [0]), 0).rows((1,), AffineMap.identity(1))   # on: -x <= -1
+        ([(Fraction(-1, 1),)], [Fraction(-1, 1)], [('relu', 0, 0, 1)])
+        """
         A, b, walls = [], [], []
         for i, (row, bi, bit) in enumerate(zip(self.ffn.W1, self.ffn.b1, bits)):
             sign = -1 if bit else 1  # on: -(W1 y + b1) <= 0 ; off: W1 y + b1 <= 0
@@ -143,9 +277,47 @@ class ReluStep:
         return A, b, walls
 
     def realisable(self, bits) -> bool:
+        """Every bit pattern is a candidate (the rows decide which are empty).
+
+        Parameters
+        ----------
+        bits : tuple of int
+            One bit per hidden unit.
+
+        Returns
+        -------
+        bool
+            Always True.
+
+        Examples
+        --------
+        >>> from tropattn.attention import FFN
+        >>> ReluStep(FFN([[1]], [-1], [[1]], [0]), 0).realisable((0,))
+        True
+        """
         return True
 
     def output_map(self, bits, f: AffineMap) -> AffineMap:
+        """The affine map of the FFN's output on the piece of the given bits.
+
+        Parameters
+        ----------
+        bits : tuple of int
+            One bit per hidden unit.
+        f : AffineMap
+            The parent region's map.
+
+        Returns
+        -------
+        AffineMap
+            ``x -> f(x) + W2 diag(bits) (W1 f(x) + b1) + b2``.
+
+        Examples
+        --------
+        >>> from tropattn.attention import FFN
+        >>> ReluStep(FFN([[1]], [-1], [[1]], [0]), 0).output_map((1,), AffineMap.identity(1))   # x + (x - 1)
+        AffineMap(M=((Fraction(2, 1),),), c=(Fraction(-1, 1),))
+        """
         W1, b1, W2, b2 = self.ffn.W1, self.ffn.b1, self.ffn.W2, self.ffn.b2
         d = len(f.M[0]) if f.M else 0
         # hidden = D (W1 f(x) + b1)
@@ -159,6 +331,25 @@ class ReluStep:
 
 
 def model_steps(model):
+    """The refinement steps of a model: per layer its heads, then its FFN if any.
+
+    Parameters
+    ----------
+    model : Transformer
+        A model with ``layers``.
+
+    Returns
+    -------
+    list of AttentionStep and ReluStep
+        In the order the search refines.
+
+    Examples
+    --------
+    >>> from tropattn.attention import FFN, Head, Layer, Transformer
+    >>> T = Transformer([Layer([Head([[0], [1]])], ffn=FFN([[1]], [-1], [[1]], [0]))])
+    >>> [type(s).__name__ for s in model_steps(T)]
+    ['AttentionStep', 'ReluStep']
+    """
     steps = []
     for l, layer in enumerate(model.layers):
         steps.append(AttentionStep(layer, l))
@@ -168,7 +359,30 @@ def model_steps(model):
 
 
 def append_pattern(pattern, step, labels):
-    """Patterns are tuples over layers of (head labels, relu bits)."""
+    """Patterns are tuples over layers of (head labels, relu bits).
+
+    Parameters
+    ----------
+    pattern : tuple
+        The activation pattern so far.
+    step : AttentionStep or ReluStep
+        The step that produced ``labels``.
+    labels : tuple of int
+        Head labels (a new layer entry) or ReLU bits (filled into the last layer's entry).
+
+    Returns
+    -------
+    tuple
+        The extended pattern.
+
+    Examples
+    --------
+    >>> from tropattn.attention import FFN, Head, Layer
+    >>> layer = Layer([Head([[0], [1]])], ffn=FFN([[1]], [-1], [[1]], [0]))
+    >>> p = append_pattern((), AttentionStep(layer, 0), (1,))
+    >>> p, append_pattern(p, ReluStep(layer.ffn, 0), (0,))
+    ((((1,), ()),), (((1,), (0,)),))
+    """
     if isinstance(step, AttentionStep):
         return pattern + ((labels, ()),)
     last = pattern[-1]
@@ -189,6 +403,35 @@ def wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls) -> list:
     Returns the rivals that tie ``j`` on the whole parent.  Under ``ties="first"`` the
     row is dropped for ``k > j`` (``j`` wins) and is the impossible ``0 <= -1`` for
     ``k < j``; under ``"refuse"`` it is dropped and the caller decides.
+
+    Parameters
+    ----------
+    head : Head
+        The head.
+    j : int
+        The label that must win.
+    rivals : iterable of int
+        The labels ``k`` it must beat.
+    f : AffineMap
+        The parent region's map.
+    tag : tuple
+        Prefix of each wall tag (``j, k`` are appended).
+    A, b, walls : list
+        Appended to in place: row normals, right-hand sides and tags.
+
+    Returns
+    -------
+    list of int
+        The rivals that tie ``j`` on the whole parent region.
+
+    Examples
+    --------
+    >>> from tropattn.attention import Head
+    >>> A, b, walls = [], [], []
+    >>> wall_rows(Head([[0], [1], [0]]), 0, [1, 2], AffineMap.identity(1), ("head", 0, 0), A, b, walls)
+    [2]
+    >>> A, b                                          # 0 beats x where x <= 0; key 2 is key 0 again
+    ([(1,)], [0])
     """
     tied = []
     for k in rivals:
@@ -205,11 +448,49 @@ def wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls) -> list:
 
 
 def distinct_rivals(head, j) -> list:
-    """Every key that differs from key ``j`` (in key or offset)."""
+    """Every key that differs from key ``j`` (in key or offset).
+
+    Parameters
+    ----------
+    head : Head
+        The head.
+    j : int
+        A label.
+
+    Returns
+    -------
+    list of int
+        The labels whose ``(a_k, b_k)`` differs from ``(a_j, b_j)``.
+
+    Examples
+    --------
+    >>> from tropattn.attention import Head
+    >>> distinct_rivals(Head([[0], [1], [0]]), 0)
+    [1]
+    """
     return [k for k in range(len(head.keys))
             if (head.keys[k], head.offsets[k]) != (head.keys[j], head.offsets[j])]
 
 
 def duplicate_before(head, j) -> bool:
-    """Key j repeats an earlier key exactly (same key and offset): it never wins."""
+    """Key j repeats an earlier key exactly (same key and offset): it never wins.
+
+    Parameters
+    ----------
+    head : Head
+        The head.
+    j : int
+        A label.
+
+    Returns
+    -------
+    bool
+        True if some ``k < j`` has the same key and offset.
+
+    Examples
+    --------
+    >>> from tropattn.attention import Head
+    >>> duplicate_before(Head([[0], [1], [0]]), 2), duplicate_before(Head([[0], [1], [0]]), 1)
+    (True, False)
+    """
     return any((head.keys[k], head.offsets[k]) == (head.keys[j], head.offsets[j]) for k in range(j))

@@ -71,11 +71,27 @@ def _positive_int(value, name, meaning):
 def check_shape(length, k, m) -> tuple:
     """Validate a Dyck-(k, m) shape; returns ``(length, k, m)`` as ints.
 
+    Parameters
+    ----------
+    length : int
+        Word length (even, >= 2).
+    k : int
+        Number of bracket types (>= 1).
+    m : int
+        Maximal depth (>= 1).
+
+    Returns
+    -------
+    tuple of int
+        ``(length, k, m)``.
+
     Raises
     ------
     InvalidInputError
         If ``k`` or ``m`` is below 1, or no balanced word has this length.
 
+    Examples
+    --------
     >>> check_shape(7, 2, 3)
     Traceback (most recent call last):
     ...
@@ -98,6 +114,31 @@ def generate(n_sequences, length, k, m, seed=0) -> tuple:
     1/2 each whenever both keep the word closable with depth ``<= m``.  Not uniform over
     the words; every word of the shape has positive probability.
 
+    Parameters
+    ----------
+    n_sequences : int
+        Number of words (>= 1).
+    length : int
+        Word length (even, >= 2).
+    k : int
+        Bracket types.
+    m : int
+        Maximal depth.
+    seed : int, optional
+        Seed of the numpy Generator (default 0).
+
+    Returns
+    -------
+    tuple of tuple of int
+        The words, tokens ``+(c+1)`` / ``-(c+1)``.
+
+    Raises
+    ------
+    InvalidInputError
+        If the shape is invalid (see :func:`check_shape`) or ``n_sequences < 1``.
+
+    Examples
+    --------
     >>> ws = generate(3, 8, k=2, m=2, seed=1)
     >>> all(max(depths(w)) <= 2 and depths(w)[-1] == 0 for w in ws)
     True
@@ -142,6 +183,23 @@ def _check_word(w) -> tuple:
 def depths(w) -> tuple:
     """``D_j``: unmatched opens after token ``j`` (the depth oracle).
 
+    Parameters
+    ----------
+    w : sequence of int
+        A balanced word.
+
+    Returns
+    -------
+    tuple of int
+        ``D_j`` for ``j = 0..len(w)-1``; the last is 0.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``w`` has a 0 token or is not balanced.
+
+    Examples
+    --------
     >>> depths((1, 1, -1, -1))
     (1, 2, 1, 0)
     """
@@ -155,6 +213,23 @@ def depths(w) -> tuple:
 def matches(w) -> tuple:
     """``match[j]``: the index of the bracket paired with ``j`` (the match oracle).
 
+    Parameters
+    ----------
+    w : sequence of int
+        A balanced word.
+
+    Returns
+    -------
+    tuple of int
+        ``match[j]``, an involution without fixed points.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``w`` is not a balanced word.
+
+    Examples
+    --------
     >>> matches((1, 2, -2, -1))
     (3, 2, 1, 0)
     """
@@ -172,6 +247,23 @@ def matches(w) -> tuple:
 def top_of_stack(w) -> tuple:
     """``top[t]`` for ``t = 0..len(w)``: the latest unmatched open of ``w[:t]``, or -1.
 
+    Parameters
+    ----------
+    w : sequence of int
+        A balanced word.
+
+    Returns
+    -------
+    tuple of int
+        ``len(w) + 1`` entries: ``top[0] = -1`` (the empty prefix) up to ``top[len(w)] = -1``.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``w`` is not a balanced word.
+
+    Examples
+    --------
     >>> top_of_stack((1, 2, -2, -1))
     (-1, 0, 1, 0, -1)
     """
@@ -189,6 +281,25 @@ def top_of_stack(w) -> tuple:
 def closing_positions(w, min_distance=1) -> tuple:
     """Positions ``t`` of closes with ``t - match[t] >= min_distance`` (3: long-distance).
 
+    Parameters
+    ----------
+    w : sequence of int
+        A balanced word.
+    min_distance : int, optional
+        Least distance to the matching open (default 1: every close).
+
+    Returns
+    -------
+    tuple of int
+        The positions, increasing.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``w`` is not a balanced word.
+
+    Examples
+    --------
     >>> closing_positions((1, 2, -2, -1)), closing_positions((1, 2, -2, -1), 3)
     ((2, 3), (3,))
     """
@@ -199,6 +310,25 @@ def closing_positions(w, min_distance=1) -> tuple:
 def format_sequence(w, k) -> str:
     """The word in brackets ``()[]{}<>`` (``k <= 4``) or as ``+c``/``-c`` tokens.
 
+    Parameters
+    ----------
+    w : sequence of int
+        A balanced word.
+    k : int
+        Number of bracket types (bracket characters for ``k <= 4``).
+
+    Returns
+    -------
+    str
+        The printable word.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``w`` is not a balanced word.
+
+    Examples
+    --------
     >>> format_sequence((1, 2, -2, -1), 2)
     '([])'
     """
@@ -255,7 +385,33 @@ class DyckModel:
         return w
 
     def layer1_head(self, w, t, ablate_depth=False) -> Head:
-        """Keys ``(j,)`` (the latest token wins at ``x0 = 1``), values ``(D_j, 1)`` (or ``(0, 1)``)."""
+        """Keys ``(j,)`` (the latest token wins at ``x0 = 1``), values ``(D_j, 1)`` (or ``(0, 1)``).
+
+        Parameters
+        ----------
+        w : sequence of int
+            A balanced word the model reads.
+        t : int
+            Query position, ``1 <= t <= len(w)``: the head reads the tokens ``0..t-1``.
+        ablate_depth : bool, optional
+            Zero the depth in the values.
+
+        Returns
+        -------
+        Head
+            The recency head (score ``j`` at the query ``x0 = 1``).
+
+        Raises
+        ------
+        InvalidInputError
+            If ``w`` is not balanced, too long or has too many types for the model, or ``t`` is out of range.
+
+        Examples
+        --------
+        >>> h = DyckModel(2, 2, 6).layer1_head((1, 2, -2, 1, -1, -1), 3)
+        >>> h.label(DyckModel.query), h.hard(DyckModel.query)        # the latest token, 2, at depth D_2 = 1
+        (2, (Fraction(1, 1), Fraction(1, 1)))
+        """
         w = self._word(w, t)
         D = depths(w)
         return Head([(j,) for j in range(t)],
@@ -266,6 +422,35 @@ class DyckModel:
 
         Key ``(2 lam D_j, mu j)``, offset ``-lam D_j^2``, value the one-hot type of ``j``
         (depth-ablated: key ``(0, mu j)``, offset 0); ``opens[i]`` is the position of key ``i``.
+
+        Parameters
+        ----------
+        w : sequence of int
+            A balanced word.
+        t : int
+            Query position.
+        knockout : iterable of int, optional
+            Positions whose keys are removed.
+        ablate_depth : bool, optional
+            Drop the depth term (recency only).
+
+        Returns
+        -------
+        head : Head
+            The top-of-stack head.
+        opens : tuple of int
+            ``opens[i]`` is the word position of key ``i``.
+
+        Raises
+        ------
+        InvalidInputError
+            If the word or ``t`` is bad, or no open survives the knockout.
+
+        Examples
+        --------
+        >>> head, opens = DyckModel(2, 2, 6).layer2_head((1, 2, -2, 1, -1, -1), 5)   # lam = 6, mu = 1
+        >>> opens, head.keys[0], head.offsets[0]                   # open 0 at depth 1: key (12, 0), offset -6
+        ((0, 1, 3), (Fraction(12, 1), Fraction(0, 1)), Fraction(-6, 1))
         """
         w = self._word(w, t)
         D = depths(w)
@@ -280,17 +465,100 @@ class DyckModel:
         return Head(keys, offsets, values), opens
 
     def transformer(self, w, t, knockout=(), ablate_depth=False) -> tuple:
-        """``(Transformer, opens)``: the two layers for the query at position ``t``."""
+        """``(Transformer, opens)``: the two layers for the query at position ``t``.
+
+        Parameters
+        ----------
+        w : sequence of int
+            A balanced word.
+        t : int
+            Query position.
+        knockout : iterable of int, optional
+            Positions masked in layer 2.
+        ablate_depth : bool, optional
+            Depth ablation.
+
+        Returns
+        -------
+        model : Transformer
+            Two layers without residual, evaluated at :attr:`query`.
+        opens : tuple of int
+            Word positions of layer 2's keys.
+
+        Raises
+        ------
+        InvalidInputError
+            As :meth:`layer2_head`.
+
+        Examples
+        --------
+        >>> T, opens = DyckModel(2, 2, 6).transformer((1, 2, -2, 1, -1, -1), 5)
+        >>> T.evaluate(DyckModel.query)                  # layer 1 picks token 4; layer 2 key 0 = position 0
+        ((Fraction(1, 1), Fraction(0, 1)), (((4,), ()), ((0,), ())))
+        """
         h1 = self.layer1_head(w, t, ablate_depth)
         h2, opens = self.layer2_head(w, t, knockout, ablate_depth)
         return Transformer((Layer([h1], residual=False), Layer([h2], residual=False))), opens
 
     def layer2_query(self, w, t, ablate_depth=False) -> tuple:
-        """``x1 = (d_t, 1)``, computed exactly by layer 1."""
+        """``x1 = (d_t, 1)``, computed exactly by layer 1.
+
+        Parameters
+        ----------
+        w : sequence of int
+            A balanced word.
+        t : int
+            Query position.
+        ablate_depth : bool, optional
+            Depth ablation (then ``d_t`` reads 0).
+
+        Returns
+        -------
+        tuple of Fraction
+            ``(d_t, 1)``.
+
+        Raises
+        ------
+        InvalidInputError
+            If the word or ``t`` is bad.
+
+        Examples
+        --------
+        >>> DyckModel(2, 2, 6).layer2_query((1, 2, -2, 1, -1, -1), 5)     # depth after token 4
+        (Fraction(1, 1), Fraction(1, 1))
+        """
         return Layer([self.layer1_head(w, t, ablate_depth)], residual=False).evaluate(self.query)[0]
 
     def attend(self, w, t, knockout=(), ablate_depth=False) -> int:
-        """The position layer 2 attends to at query ``t`` (exact)."""
+        """The position layer 2 attends to at query ``t`` (exact).
+
+        Parameters
+        ----------
+        w : sequence of int
+            A balanced word.
+        t : int
+            Query position.
+        knockout : iterable of int, optional
+            Positions masked in layer 2.
+        ablate_depth : bool, optional
+            Depth ablation.
+
+        Returns
+        -------
+        int
+            A word position (an open before ``t``).
+
+        Raises
+        ------
+        InvalidInputError
+            As :meth:`layer2_head`.
+
+        Examples
+        --------
+        >>> model, w = DyckModel(2, 2, 6), (1, 2, -2, 1, -1, -1)
+        >>> model.attend(w, 5), model.attend(w, 5, ablate_depth=True)   # the true top 0; without depth the latest open
+        (0, 3)
+        """
         T, opens = self.transformer(w, t, knockout, ablate_depth)
         _, pattern = T.evaluate(self.query)
         return opens[pattern[1][0][0]]
@@ -300,6 +568,32 @@ class DyckModel:
 
         If the knockout leaves no open before ``t``, attention has nothing to read: the
         output is the zero vector and its first argmax, type 0, is returned.
+
+        Parameters
+        ----------
+        w : sequence of int
+            A balanced word.
+        t : int
+            Query position (a close, for the prediction to be scored).
+        knockout : iterable of int, optional
+            Positions masked in layer 2.
+        ablate_depth : bool, optional
+            Depth ablation.
+
+        Returns
+        -------
+        int
+            The predicted bracket type ``c`` (``0 <= c < k``).
+
+        Raises
+        ------
+        InvalidInputError
+            If the word or ``t`` is bad.
+
+        Examples
+        --------
+        >>> DyckModel(2, 2, 6).predict((1, 2, -2, 1, -1, -1), 2)        # ']' closes '[' (type 1)
+        1
         """
         w = self._word(w, t)
         if all(w[j] < 0 or j in set(knockout) for j in range(t)):
@@ -314,6 +608,29 @@ def hard_accuracy(model, words, knockout=False, ablate_depth=False) -> dict:
 
     ``knockout=True`` masks the true top-of-stack edge at every query.
 
+    Parameters
+    ----------
+    model : DyckModel
+        The model.
+    words : iterable of sequence of int
+        Balanced words the model reads.
+    knockout : bool, optional
+        Mask the true top-of-stack edge.
+    ablate_depth : bool, optional
+        Depth ablation.
+
+    Returns
+    -------
+    dict
+        ``all`` and ``long`` accuracies (nan without such closes), ``n_all`` and ``n_long`` counts.
+
+    Raises
+    ------
+    InvalidInputError
+        If a word is not balanced or does not fit the model.
+
+    Examples
+    --------
     >>> model = DyckModel(2, 3, 10)
     >>> hard_accuracy(model, generate(5, 10, 2, 3))["all"]
     1.0
@@ -359,6 +676,29 @@ def soft_sweep(model, words, betas, eps=0.5) -> list:
     ``1 - p* <= (n-1) e^{-beta Delta}`` (docs/THEORY.md §5) puts it inside ``Delta < log((n-1)/eps)/beta``.
     Layer 1 stays hard (it only copies ``d_t``).
 
+    Parameters
+    ----------
+    model : DyckModel
+        The model.
+    words : iterable of sequence of int
+        Balanced words.
+    betas : sequence of float
+        Inverse temperatures (> 0).
+    eps : float, optional
+        The failure threshold on ``1 - p*`` (``0 < eps <= 1/2``).
+
+    Returns
+    -------
+    list of SoftRow
+        One row per ``beta``.
+
+    Raises
+    ------
+    InvalidInputError
+        If a ``beta`` is not positive and finite, ``eps`` is out of range, or a word is bad.
+
+    Examples
+    --------
     >>> rows = soft_sweep(DyckModel(2, 2, 8), generate(4, 8, 2, 2), [0.1, 100.0])
     >>> rows[-1].accuracy, [r.outside_band for r in rows]
     (1.0, [0, 0])

@@ -64,11 +64,27 @@ def _ratio(m):
 def target(h, T, m) -> np.ndarray:
     """``G``: shape ``(h, T)``, ``G[j, j] = m^{h-1-j}``, zero elsewhere.
 
+    Parameters
+    ----------
+    h : int
+        Number of target rows (>= 1).
+    T : int
+        Number of positions (>= h).
+    m : float
+        Importance ratio (> 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``G``, shape ``(h, T)``.
+
     Raises
     ------
     InvalidInputError
         If ``m <= 0`` or ``T < h`` (each row needs its own position).
 
+    Examples
+    --------
     >>> target(2, 3, 2.0).tolist()
     [[2.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
     """
@@ -85,6 +101,25 @@ def target(h, T, m) -> np.ndarray:
 def plateau_levels(h, m) -> list:
     """``1/2 sum_{j >= i} m^{2(h-1-j)}`` for ``i = 0..h``: the loss with rows ``< i`` learned.
 
+    Parameters
+    ----------
+    h : int
+        Number of target rows.
+    m : float
+        Importance ratio (> 0).
+
+    Returns
+    -------
+    list of float
+        ``h + 1`` decreasing levels, the last 0.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``h < 1`` or ``m`` is not positive and finite.
+
+    Examples
+    --------
     >>> plateau_levels(2, 1.0)
     [1.0, 0.5, 0.0]
     """
@@ -97,6 +132,22 @@ def plateau_levels(h, m) -> list:
 def loss(G, V, S) -> float:
     """``1/2 ||G - sum_k V_k s_k^T||_F^2`` (``V``: ``(H, h)``, ``S``: ``(H, T)``).
 
+    Parameters
+    ----------
+    G : (h, T) ndarray
+        The target.
+    V : (H, h) ndarray
+        Head values.
+    S : (H, T) ndarray
+        Head attention (rows on the simplex).
+
+    Returns
+    -------
+    float
+        ``L >= 0``.
+
+    Examples
+    --------
     >>> loss(target(1, 2, 1.0), np.array([[1.0]]), np.array([[0.5, 0.5]]))
     0.25
     """
@@ -107,6 +158,24 @@ def loss(G, V, S) -> float:
 def vector_field(G, V, S) -> tuple:
     """``(dV, dS)`` of the gradient flow (module docstring); ``dS`` sums to 0 per head.
 
+    Parameters
+    ----------
+    G : (h, T) ndarray
+        The target.
+    V : (H, h) ndarray
+        Head values.
+    S : (H, T) ndarray
+        Head attention.
+
+    Returns
+    -------
+    dV : numpy.ndarray
+        Shape ``(H, h)``.
+    dS : numpy.ndarray
+        Shape ``(H, T)``, tangent to the simplex.
+
+    Examples
+    --------
     >>> dV, dS = vector_field(target(1, 2, 1.0), np.zeros((1, 1)), np.array([[0.5, 0.5]]))
     >>> dV.tolist(), dS.tolist()                  # V grows along G s; s feels nothing while V = 0
     ([[0.5]], [[0.0, 0.0]])
@@ -121,6 +190,33 @@ def vector_field(G, V, S) -> tuple:
 def initial_state(h, T, heads=None, noise=1e-6, seed=0) -> tuple:
     """``(V, S)`` near the symmetric saddle: ``V = noise N(0, 1)``, ``S`` uniform times ``(1 + noise N)``.
 
+    Parameters
+    ----------
+    h : int
+        Number of target rows.
+    T : int
+        Number of positions.
+    heads : int, optional
+        Number of heads ``H`` (default ``h``).
+    noise : float, optional
+        Symmetry-breaking noise in ``[0, 0.5)`` (default 1e-6).
+    seed : int, optional
+        Seed of the numpy Generator.
+
+    Returns
+    -------
+    V : numpy.ndarray
+        Shape ``(H, h)``.
+    S : numpy.ndarray
+        Shape ``(H, T)``, rows summing to 1.
+
+    Raises
+    ------
+    InvalidInputError
+        If a size is not a positive integer or ``noise`` is out of range.
+
+    Examples
+    --------
     >>> V, S = initial_state(3, 5, noise=1e-3)
     >>> V.shape, S.shape, bool(np.allclose(S.sum(axis=1), 1))
     ((3, 3), (3, 5), True)
@@ -162,6 +258,44 @@ def simulate(m, h=3, T=40, heads=None, t_end=300.0, noise=1e-6, seed=0, method="
     the ``n_out``-point grid, so ``t_end / (n_out - 1)`` must be a multiple of ``dt``);
     ``method="ivp"``: ``solve_ivp`` (RK45, ``rtol``, ``atol``) sampled on the same grid.
 
+    Parameters
+    ----------
+    m : float
+        Importance ratio (> 0).
+    h : int, optional
+        Number of target rows (default 3).
+    T : int, optional
+        Number of positions (default 40).
+    heads : int, optional
+        Number of heads (default ``h``).
+    t_end : float, optional
+        Final time (> 0).
+    noise : float, optional
+        Symmetry-breaking noise of :func:`initial_state`.
+    seed : int, optional
+        Seed of the noise.
+    method : {"ivp", "euler"}, optional
+        The integrator.
+    dt : float, optional
+        Euler step.
+    n_out : int, optional
+        Number of output times (>= 2).
+    rtol, atol : float, optional
+        Tolerances of ``solve_ivp``.
+
+    Returns
+    -------
+    Trajectory
+        ``n_out`` samples of ``V``, ``S`` and the loss.
+
+    Raises
+    ------
+    InvalidInputError
+        If a size or ``m`` is bad, ``t_end`` is not positive, ``dt`` does not divide the output
+        spacing, ``method`` is unknown, or ``solve_ivp`` fails.
+
+    Examples
+    --------
     >>> tr = simulate(1.7, t_end=10.0, n_out=11, method="euler", dt=0.05)
     >>> tr.losses.shape, bool(tr.losses[-1] < tr.losses[0])
     ((11,), True)
@@ -231,6 +365,22 @@ def detect_plateaus(traj, rel_rate=1e-3, min_duration=0.0) -> list:
     point for the final one).  The flow starts next to the saddle ``V = 0``, so the start
     is the first plateau: level ``L(0)``, ending when 1% of the total drop is done.
 
+    Parameters
+    ----------
+    traj : Trajectory
+        A simulated flow.
+    rel_rate : float, optional
+        Threshold on the relative rate (default 1e-3).
+    min_duration : float, optional
+        Least duration of an interior plateau (default 0).
+
+    Returns
+    -------
+    list of Plateau
+        In time order; the first is the start.
+
+    Examples
+    --------
     >>> tr = simulate(1.7, t_end=300.0, n_out=601)
     >>> [round(p.level, 2) for p in detect_plateaus(tr)]
     [6.12, 1.95, 0.5, 0.0]
@@ -262,6 +412,18 @@ def stage_times(traj) -> np.ndarray:
     """``t_i``: the first time row ``i``'s residual ``1/2 ||G_i - P_i||^2`` falls below half its
     initial value (``nan`` if never) -- when position ``p_i`` is learned.
 
+    Parameters
+    ----------
+    traj : Trajectory
+        A simulated flow.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(h,)``: ``t_i`` per row (``nan`` if never learned).
+
+    Examples
+    --------
     >>> tr = simulate(1.7, t_end=300.0, n_out=601)
     >>> ts = stage_times(tr)
     >>> bool(ts[0] < ts[1] < ts[2])                 # importance order
@@ -282,6 +444,18 @@ def head_distances(S) -> tuple:
     ``largest ~ 0``: all heads share one attention vector (competitive); ``smallest`` well
     above 0: every head differs (cooperative).  ``S`` is ``(H, T)`` or ``(n, H, T)``.
 
+    Parameters
+    ----------
+    S : (H, T) or (n, H, T) array_like
+        Attention of the heads (at one time or along a trajectory).
+
+    Returns
+    -------
+    smallest, largest : float or numpy.ndarray
+        The least and largest pairwise distance (arrays of shape ``(n,)`` for a trajectory; 0 for one head).
+
+    Examples
+    --------
     >>> head_distances(np.array([[1.0, 0.0], [0.5, 0.5]]))
     (0.5, 0.5)
     """
@@ -300,6 +474,18 @@ def head_distances(S) -> tuple:
 def attention_entropy(S) -> np.ndarray:
     """Entropy (nats) of each head's attention, shape ``S.shape[:-1]``; 0 for one-hot.
 
+    Parameters
+    ----------
+    S : (..., T) array_like
+        Attention rows on the simplex.
+
+    Returns
+    -------
+    numpy.ndarray
+        Entropies in nats, in ``[0, log T]``.
+
+    Examples
+    --------
     >>> [round(float(e), 4) for e in attention_entropy(np.array([[1.0, 0.0], [0.5, 0.5]]))]
     [0.0, 0.6931]
     """
@@ -311,6 +497,18 @@ def attention_entropy(S) -> np.ndarray:
 def harden(S) -> np.ndarray:
     """The hard skeleton: each head's attention snapped to its argmax vertex of the simplex.
 
+    Parameters
+    ----------
+    S : (..., T) array_like
+        Attention rows.
+
+    Returns
+    -------
+    numpy.ndarray
+        One-hot rows, same shape.
+
+    Examples
+    --------
     >>> harden(np.array([[0.2, 0.7, 0.1]])).tolist()
     [[0.0, 1.0, 0.0]]
     """
@@ -323,6 +521,22 @@ def harden(S) -> np.ndarray:
 def hardening_gap(G, V, S) -> float:
     """``L(V, harden(S)) - L(V, S)``: what the hard skeleton changes in the loss (same values).
 
+    Parameters
+    ----------
+    G : (h, T) ndarray
+        The target.
+    V : (H, h) ndarray
+        Head values.
+    S : (H, T) ndarray
+        Head attention.
+
+    Returns
+    -------
+    float
+        The signed loss change (negative: the skeleton fits better).
+
+    Examples
+    --------
     >>> G = target(1, 2, 1.0)
     >>> round(hardening_gap(G, np.array([[1.0]]), np.array([[0.9, 0.1]])), 12)   # 1/2 - 1/2 (0.01 + 0.01)
     -0.01
@@ -337,6 +551,22 @@ def hardening_bound(G, V, S) -> float:
     so ``D = ||P_hard - P|| <= sqrt(2) sum_k ||V_k|| H(s_k)`` and
     ``|L_hard - L| <= D (||G - P|| + D / 2)``.
 
+    Parameters
+    ----------
+    G : (h, T) ndarray
+        The target.
+    V : (H, h) ndarray
+        Head values.
+    S : (H, T) ndarray
+        Head attention.
+
+    Returns
+    -------
+    float
+        A bound ``>= |hardening_gap(G, V, S)|``, 0 for one-hot attention.
+
+    Examples
+    --------
     >>> G, V, S = target(1, 2, 1.0), np.array([[1.0]]), np.array([[0.9, 0.1]])
     >>> abs(hardening_gap(G, V, S)) <= hardening_bound(G, V, S)
     True
@@ -348,6 +578,25 @@ def hardening_bound(G, V, S) -> float:
 def sharpen(S, beta) -> np.ndarray:
     """``s^beta / sum s^beta`` per head: lower entropy, same argmax (``beta -> inf``: :func:`harden`).
 
+    Parameters
+    ----------
+    S : (..., T) array_like
+        Attention rows.
+    beta : float
+        Exponent (> 0; 1 keeps ``S``).
+
+    Returns
+    -------
+    numpy.ndarray
+        Rows on the simplex, same shape.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``beta`` is not positive and finite.
+
+    Examples
+    --------
     >>> sharpen(np.array([[0.5, 0.25, 0.25]]), 2.0).tolist()
     [[0.6666666666666666, 0.16666666666666666, 0.16666666666666666]]
     """
@@ -375,6 +624,33 @@ class StageRow:
 def stage_table(ms, h=3, T=40, seeds=(0, 1, 2), noise=1e-6, t_end=400.0, n_out=801) -> list:
     """Stage times against ``m`` (and the noise seed): one :class:`StageRow` per ``(m, seed)``.
 
+    Parameters
+    ----------
+    ms : iterable of float
+        Importance ratios.
+    h, T : int, optional
+        Target rows and positions.
+    seeds : iterable of int, optional
+        Noise seeds.
+    noise : float, optional
+        Symmetry-breaking noise.
+    t_end : float, optional
+        Final time of each run.
+    n_out : int, optional
+        Output samples per run.
+
+    Returns
+    -------
+    list of StageRow
+        One per ``(m, seed)``, ``m`` outer.
+
+    Raises
+    ------
+    InvalidInputError
+        As :func:`simulate`.
+
+    Examples
+    --------
     >>> rows = stage_table([1.7], seeds=(0,), t_end=300.0, n_out=601)
     >>> [round(v, 2) for v in rows[0].levels], [round(t) for t in rows[0].stage_times]
     ([6.12, 1.95, 0.5, 0.0], [5, 72, 204])
@@ -409,7 +685,29 @@ class Teacher:
         return max(max(b) for b in self.lags if b) if any(self.lags) else 0
 
     def logits(self, history) -> np.ndarray:
-        """``sum_k A_k sum_{i in I(k)} x_{t-i}`` with ``history[-i] = x_{t-i}``."""
+        """``sum_k A_k sum_{i in I(k)} x_{t-i}`` with ``history[-i] = x_{t-i}``.
+
+        Parameters
+        ----------
+        history : sequence of int
+            Past tokens, the latest last (at least :attr:`order` of them).
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(vocab,)``.
+
+        Raises
+        ------
+        InvalidInputError
+            If the history is shorter than the chain's order.
+
+        Examples
+        --------
+        >>> t = markov_teacher(2, 2.0, vocab=3)                  # lag 1 through A_0, lag 2 through A_1
+        >>> bool(np.allclose(t.logits([0, 1]), t.A[0][:, 1] + t.A[1][:, 0]))
+        True
+        """
         history = list(history)
         if len(history) < self.order:
             raise InvalidInputError(f"the history has {len(history)} tokens; the chain reads {self.order}")
@@ -420,7 +718,29 @@ class Teacher:
         return z
 
     def probabilities(self, history) -> np.ndarray:
-        """The next-token distribution after ``history``."""
+        """The next-token distribution after ``history``.
+
+        Parameters
+        ----------
+        history : sequence of int
+            Past tokens, the latest last.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``softmax(logits(history))``, shape ``(vocab,)``.
+
+        Raises
+        ------
+        InvalidInputError
+            If the history is shorter than the chain's order.
+
+        Examples
+        --------
+        >>> p = markov_teacher(2, 2.0, vocab=3).probabilities([0, 1])
+        >>> p.shape, bool(np.isclose(p.sum(), 1))
+        ((3,), True)
+        """
         z = self.logits(history)
         e = np.exp(z - z.max())
         return e / e.sum()
@@ -428,6 +748,23 @@ class Teacher:
     def restrict(self, blocks) -> "Teacher":
         """The restricted-context teacher that reads only the lag blocks in ``blocks``.
 
+        Parameters
+        ----------
+        blocks : iterable of int
+            The lag blocks kept (the others get ``A_k = 0``).
+
+        Returns
+        -------
+        Teacher
+            The same lags with the dropped blocks zeroed.
+
+        Raises
+        ------
+        InvalidInputError
+            If a block index does not exist.
+
+        Examples
+        --------
         >>> t = markov_teacher(2, 2.0, vocab=3)
         >>> bool(np.allclose(t.restrict([]).probabilities([0, 1]), 1 / 3))
         True
@@ -440,7 +777,30 @@ class Teacher:
         return Teacher(A, self.lags)
 
     def sample(self, n, seed=0) -> np.ndarray:
-        """``n`` tokens of the chain after ``order`` uniform warm-up tokens (returned too)."""
+        """``n`` tokens of the chain after ``order`` uniform warm-up tokens (returned too).
+
+        Parameters
+        ----------
+        n : int
+            Number of sampled tokens (>= 1).
+        seed : int, optional
+            Seed of the numpy Generator.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(order + n,)``: the warm-up tokens, then the chain.
+
+        Raises
+        ------
+        InvalidInputError
+            If ``n`` is not a positive integer.
+
+        Examples
+        --------
+        >>> len(markov_teacher(2, 2.0, vocab=3).sample(5))        # 2 warm-up tokens + 5
+        7
+        """
         n = _int(n, "n", "the number of tokens")
         rng = np.random.default_rng(seed)
         x = list(rng.integers(self.vocab, size=self.order))
@@ -450,7 +810,24 @@ class Teacher:
 
     def kl_from(self, other) -> float:
         """Mean ``KL(self || other)`` of the next-token laws over all ``vocab^order`` histories
-        (uniform weights): how misspecified ``other`` is."""
+        (uniform weights): how misspecified ``other`` is.
+
+        Parameters
+        ----------
+        other : Teacher
+            A chain on the same vocabulary and order (e.g. a restriction of this one).
+
+        Returns
+        -------
+        float
+            ``>= 0``; 0 for ``other = self``.
+
+        Examples
+        --------
+        >>> t = markov_teacher(2, 2.0, vocab=3)
+        >>> t.kl_from(t) == 0, t.kl_from(t.restrict([0])) < t.kl_from(t.restrict([1]))   # block 0 matters more
+        (True, True)
+        """
         total, count = 0.0, 0
         for hist in itertools.product(range(self.vocab), repeat=self.order):
             p, q = self.probabilities(hist), other.probabilities(hist)
@@ -462,6 +839,33 @@ class Teacher:
 def markov_teacher(h, m, vocab=3, block=1, scale=1.0, seed=0) -> Teacher:
     """``h`` disjoint lag blocks of size ``block``; ``A_k = scale m^{h-1-k} Q_k``, ``Q_k`` orthogonal.
 
+    Parameters
+    ----------
+    h : int
+        Number of lag blocks.
+    m : float
+        Importance ratio (> 0).
+    vocab : int, optional
+        Vocabulary size (>= 2).
+    block : int, optional
+        Lags per block.
+    scale : float, optional
+        Overall scale of the ``A_k``.
+    seed : int, optional
+        Seed of the orthogonal matrices.
+
+    Returns
+    -------
+    Teacher
+        Block ``k`` reads lags ``k*block + 1 .. (k+1)*block``.
+
+    Raises
+    ------
+    InvalidInputError
+        If a size is not a positive integer (``vocab >= 2``) or ``m`` is bad.
+
+    Examples
+    --------
     >>> t = markov_teacher(3, 1.7, vocab=3)
     >>> t.lags, [round(float(np.linalg.svd(a)[1].std()), 9) for a in t.A]   # equal singular values
     (((1,), (2,), (3,)), [0.0, 0.0, 0.0])

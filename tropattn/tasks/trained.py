@@ -108,6 +108,44 @@ def train_dyck(k=2, m=3, length=16, steps=1500, batch=64, d_model=32, lr=3e-3, s
     """Train the tiny model with Adam; stops after ``steps`` or ``time_limit`` seconds.
 
     ``time_limit`` keeps a run under a minute on a busy machine.
+
+    Parameters
+    ----------
+    k : int, optional
+        Bracket types (default 2).
+    m : int, optional
+        Maximal depth (default 3).
+    length : int, optional
+        Word length (even; default 16).
+    steps : int, optional
+        Adam steps (default 1500).
+    batch : int, optional
+        Words per step (default 64).
+    d_model : int, optional
+        Width of the model (default 32).
+    lr : float, optional
+        Adam learning rate.
+    seed : int, optional
+        Seeds the weights and the training words.
+    time_limit : float, optional
+        Wall-clock budget in seconds.
+
+    Returns
+    -------
+    TrainedDyck
+        The model, its shape, the training time and the last batch loss.
+
+    Raises
+    ------
+    InvalidInputError
+        If torch is missing or the shape is invalid (:func:`~tropattn.tasks.dyck.check_shape`).
+
+    Examples
+    --------
+    >>> import pytest; _ = pytest.importorskip("torch")
+    >>> t = train_dyck(k=2, m=2, length=6, steps=3, batch=8, d_model=8)   # a few steps: barely trained
+    >>> t.k, t.length, t.final_loss > 0
+    (2, 6, True)
     """
     torch = _torch()
     length, k, m = check_shape(length, k, m)
@@ -137,6 +175,27 @@ def measure_trained(trained, n_words=200, seed=12345) -> dict:
     ``top_mass`` (per layer, mean attention from ``t-1`` to ``top[t]``; for long-distance
     closes ``top_mass_long``), ``knockout_layer``, the accuracies with that edge masked and
     ``knockout_top_mass`` (the largest weight left on the masked edge: 0).
+
+    Parameters
+    ----------
+    trained : TrainedDyck
+        A model from :func:`train_dyck`.
+    n_words : int, optional
+        Fresh test words (default 200).
+    seed : int, optional
+        Seed of the test words.
+
+    Raises
+    ------
+    InvalidInputError
+        If torch is missing.
+
+    Examples
+    --------
+    >>> import pytest; _ = pytest.importorskip("torch")
+    >>> r = measure_trained(train_dyck(k=2, m=2, length=6, steps=3, batch=8, d_model=8), n_words=10)
+    >>> r["chance"], r["knockout_top_mass"]             # the masked edge carries no weight
+    (0.5, 0.0)
     """
     torch = _torch()
     k, length = trained.k, trained.length
