@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..exact.counters import counting
+from ..exact.counters import counting, merge
 
-__all__ = ["ChunkResult", "run_chunk"]
+__all__ = ["ChunkResult", "run_chunk", "in_order"]
 
 
 @dataclass(frozen=True)
@@ -57,3 +57,46 @@ def run_chunk(fn, chunk) -> ChunkResult:
     with counting() as c:
         value = fn(chunk)
     return ChunkResult(value, c.snapshot())
+
+
+def in_order(futures, stop, done=None):
+    """Yield the results of futures in their order, merging each one's counters into the caller's scopes.
+
+    The loop every executor that leaves the process shares: ``futures`` are objects with
+    ``result()`` giving a :class:`ChunkResult`; ``stop()`` is called when the caller stops
+    early, an error comes back or Ctrl-C arrives (cancel what is pending), ``done()`` (optional)
+    after every result was yielded.
+
+    Parameters
+    ----------
+    futures : sequence
+        Futures of :func:`run_chunk` calls, in chunk order.
+    stop : callable
+        Called with no argument when the results are abandoned.
+    done : callable, optional
+        Called with no argument after the last result.
+
+    Yields
+    ------
+    ChunkResult
+
+    Examples
+    --------
+    >>> from concurrent.futures import Future
+    >>> f = Future(); f.set_result(run_chunk(abs, -2))
+    >>> [r.value for r in in_order([f], stop=lambda: None)]
+    [2]
+    """
+    finished = False
+    try:
+        for fut in futures:
+            result = fut.result()
+            merge(result.counters)
+            yield result
+        finished = True
+    finally:
+        if finished:
+            if done is not None:
+                done()
+        else:
+            stop()

@@ -24,8 +24,7 @@ when an executor is first used.
 from __future__ import annotations
 
 from ..errors import InvalidInputError
-from ..exact.counters import merge
-from .base import run_chunk
+from .base import in_order, run_chunk
 
 __all__ = ["DaskExecutor"]
 
@@ -114,16 +113,9 @@ class DaskExecutor:
         client = self.client
         shared = client.scatter(fn, broadcast=True, hash=False)  # the model and steps travel once per worker
         futures = [client.submit(run_chunk, shared, chunk, pure=False) for chunk in chunks]
-        finished = False
         try:
-            for fut in futures:
-                result = fut.result()
-                merge(result.counters)
-                yield result
-            finished = True
+            yield from in_order(futures, stop=lambda: client.cancel(futures))
         finally:
-            if not finished:  # an error, Ctrl-C, or the caller stopped early
-                client.cancel(futures)
             for fut in futures:
                 fut.release()
             shared.release()

@@ -17,8 +17,7 @@ import multiprocessing
 import signal
 from concurrent.futures import ProcessPoolExecutor
 
-from ..exact.counters import merge
-from .base import run_chunk
+from .base import in_order, run_chunk
 
 __all__ = ["ProcessExecutor"]
 
@@ -60,18 +59,11 @@ class ProcessExecutor:
         pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(method),
                                    initializer=_ignore_sigint)
         futures = [pool.submit(run_chunk, fn, chunk) for chunk in chunks]
-        finished = False
-        try:
-            for fut in futures:
-                result = fut.result()
-                merge(result.counters)
-                yield result
-            finished = True
-        finally:
-            if finished:
-                pool.shutdown(wait=True)
-            else:  # an error, Ctrl-C, or the caller stopped early: stop the workers now
-                processes = list((getattr(pool, "_processes", None) or {}).values())
-                pool.shutdown(wait=False, cancel_futures=True)
-                for proc in processes:
-                    proc.terminate()
+
+        def stop():  # an error, Ctrl-C, or the caller stopped early: stop the workers now
+            processes = list((getattr(pool, "_processes", None) or {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for proc in processes:
+                proc.terminate()
+
+        yield from in_order(futures, stop, done=lambda: pool.shutdown(wait=True))

@@ -552,7 +552,26 @@ class PowerDiagram:
 
 
 def clip_polygon(poly, a, b):
-    """Sutherland-Hodgman: the part of a convex polygon with ``a . p <= b``, exact."""
+    """Sutherland-Hodgman: the part of a convex polygon with ``a . p <= b``, exact.
+
+    Parameters
+    ----------
+    poly : list of (x, y) pairs of rationals
+        The corners of a convex polygon, in order.
+    a : pair of rationals
+    b : rational
+
+    Returns
+    -------
+    list of (x, y) pairs
+        The corners of the clipped polygon (empty, or fewer than 3, if nothing of area is left).
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> clip_polygon([(F(0), F(0)), (F(2), F(0)), (F(2), F(2)), (F(0), F(2))], (F(1), F(0)), F(1))   # x <= 1
+    [(Fraction(0, 1), Fraction(0, 1)), (Fraction(1, 1), Fraction(0, 1)), (Fraction(1, 1), Fraction(2, 1)), (Fraction(0, 1), Fraction(2, 1))]
+    """
     out = []
     n = len(poly)
     vals = [a[0] * p[0] + a[1] * p[1] - b for p in poly]
