@@ -1,9 +1,10 @@
 """The README's Python example runs, and every commented value in it is what the code returns."""
 
 import ast
-import importlib
 import re
 from pathlib import Path
+
+from extras import importable
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -34,7 +35,7 @@ def test_readme_python_example_values():
     assert blocks, "the README has no ```python block"
     checked = 0
     for block in blocks:
-        if re.search(r"^import .*\btorch\b", block, flags=re.M) and not _importable("torch"):
+        if re.search(r"^import .*\btorch\b", block, flags=re.M) and not importable("torch"):
             continue                # the PyTorch example needs the optional torch extra
         namespace = {}
         tree = ast.parse(block)
@@ -58,12 +59,3 @@ def test_comment_reader():
     assert expected_values("# (81, 81): N^(dL)") == (81, 81)
     assert expected_values("# 5 regions, not N^H = 27") == (5, 27)
     assert expected_values("# 9") == 9
-
-
-def _importable(name) -> bool:
-    """Whether an optional extra can be imported here."""
-    try:
-        importlib.import_module(name)
-    except ImportError:
-        return False
-    return True

@@ -1,11 +1,12 @@
 """Run every ```python block of docs/tutorial.md in order, in one namespace (the tutorial cannot rot)."""
 
-import importlib
 import re
 import time
 from pathlib import Path
 
 import pytest
+
+from extras import importable
 
 TUTORIAL = Path(__file__).resolve().parents[1] / "docs" / "tutorial.md"
 
@@ -29,18 +30,9 @@ def test_tutorial_runs_top_to_bottom(tmp_path, monkeypatch):
     namespace = {"__name__": "tutorial"}
     start = time.perf_counter()
     for i, block in enumerate(python_blocks(TUTORIAL.read_text(encoding="utf-8"))):
-        if re.search(r"^import torch", block, flags=re.M) and not _importable("torch"):
+        if re.search(r"^import torch", block, flags=re.M) and not importable("torch"):
             continue                                             # step 9 needs the optional torch extra
         exec(compile(block, f"{TUTORIAL.name} block {i + 1}", "exec"), namespace)
     assert time.perf_counter() - start < 120                     # "under two minutes"
     assert sorted(p.name for p in tmp_path.glob("*.png")) == ["conic.png", "double_line.png", "minkowski.png",
                                                                "soft.png"]
-
-
-def _importable(name) -> bool:
-    """Whether an optional extra can be imported here."""
-    try:
-        importlib.import_module(name)
-    except ImportError:
-        return False
-    return True

@@ -73,6 +73,7 @@ from dataclasses import asdict
 from .attention.soft import (HeadArrays, _head_terms, _points, _tau, as_heads,
                              hard_labels, head_arrays)
 from .errors import DegenerateInputError, InvalidInputError, TieError
+from .exact.numbers import positive_float
 from .exact import facets, interior_point, to_float_array, to_rational, to_rational_matrix, to_rational_vector
 from .geometry.power import PowerDiagram
 
@@ -949,7 +950,7 @@ def measure(heads, taus, delta: float = 0.0, box=None, n_samples: int = 2000, se
     >>> [r.output.ratio <= 1 for r in rows], rows[0].output.defect < rows[1].output.defect
     ([True, True], True)
     """
-    eps = _positive_float(eps, "eps")
+    eps = positive_float(eps, "eps")
     hs = as_heads(heads)
     taus = [_tau(t) for t in (np.atleast_1d(taus) if not isinstance(taus, (list, tuple)) else taus)]
     X, labels, dist, keep = sample_points(hs, box, n_samples, seed, delta)
@@ -1075,17 +1076,6 @@ def stability_report(heads, taus=(0.05, 0.2, 1.0), delta=None, box=None, n_sampl
             "seed": seed, "eps": float(eps), "within_bounds": ok, "scope": scope, "rows": out_rows,
             "convention": "scores are s_j = a_j.x + b_j at temperature tau; standard attention "
                           "softmax(q.k/sqrt(d_k)) is tau = 1 on scaled scores, tau = sqrt(d_k) on raw q.k"})
-
-
-def _positive_float(value, name) -> float:
-    """A finite float ``> 0``, or an InvalidInputError naming ``name``."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        v = math.nan
-    if not (math.isfinite(v) and v > 0):
-        raise InvalidInputError(f"{name} = {value!r}; it must be a finite number > 0")
-    return v
 
 
 def _key_dimension(d_k) -> int:

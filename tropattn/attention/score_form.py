@@ -11,11 +11,10 @@ so a head is checked (and converted exactly) in one place.
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 from ..errors import InvalidInputError
-from ..exact import to_rational_matrix, to_rational_vector
+from ..exact.numbers import positive_float, to_rational_matrix, to_rational_vector
 
 __all__ = ["EMPTY_CONTEXT", "score_form"]
 
@@ -68,10 +67,5 @@ def score_form(keys, offsets=None, values=None, score_scale=1.0) -> tuple:
     V = K if values is None else to_rational_matrix(values, "values", rows=n)
     if not V or not V[0]:
         raise InvalidInputError("values have 0 coordinates; give values of shape (N, d_out), d_out >= 1")
-    try:
-        scale = float(score_scale)
-    except (TypeError, ValueError):
-        scale = math.nan
-    if not (math.isfinite(scale) and scale > 0):
-        raise InvalidInputError(f"score_scale = {score_scale!r}; it must be a positive finite number")
+    scale = positive_float(score_scale, "score_scale", "it must be a positive finite number")
     return K, B, V, scale

@@ -225,6 +225,12 @@ def _common(p, plot_help):
     p.add_argument("--plot", metavar="FILE", help=plot_help)
 
 
+def _sub(dsub, name, examples, help):
+    """One ``tropattn dynamics NAME`` parser with its examples and the exit codes in the epilog."""
+    epilog = "\n".join(["examples:"] + [f"  {e}" for e in examples] + ["", EXIT_CODES])
+    return dsub.add_parser(name, help=help, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def register(sub):
     """Add ``dynamics`` (token flows, clusters, thresholds, hardmax, Wasserstein) to the sub-command parsers.
 
@@ -249,7 +255,7 @@ def register(sub):
                     examples=("tropattn dynamics flow --plot flow.png", "tropattn dynamics hardmax --json"))
     dsub = p.add_subparsers(dest="dynamics_command", required=True)
 
-    f = dsub.add_parser("flow", formatter_class=argparse.RawDescriptionHelpFormatter, epilog="examples:\n  tropattn dynamics flow --n 12 --d 3 --beta 4 --plot flow.png\n  tropattn dynamics flow --mode usa --heads 3 --json\n" + EXIT_CODES, help="SA/USA token flow on the sphere: energy, clusters, mass bound")
+    f = _sub(dsub, "flow", ('tropattn dynamics flow --n 12 --d 3 --beta 4 --plot flow.png', 'tropattn dynamics flow --mode usa --heads 3 --json',), help="SA/USA token flow on the sphere: energy, clusters, mass bound")
     f.set_defaults(run=_run_flow)
     f.add_argument("--n", type=int, default=12, help="number of tokens (random, seeded)")
     f.add_argument("--d", type=int, default=2, help="dimension of R^d (tokens on S^(d-1))")
@@ -266,7 +272,7 @@ def register(sub):
     f.add_argument("--seed", type=int, default=0, help="seed of the random tokens and heads")
     _common(f, "draw the trajectories (d = 2 or 3) to this PNG")
 
-    c = dsub.add_parser("cluster", formatter_class=argparse.RawDescriptionHelpFormatter, epilog="examples:\n  tropattn dynamics cluster --n 8 --betas 0.5,1,2,4 --json\n" + EXIT_CODES, help="equiangular clustering time against beta")
+    c = _sub(dsub, "cluster", ('tropattn dynamics cluster --n 8 --betas 0.5,1,2,4 --json',), help="equiangular clustering time against beta")
     c.set_defaults(run=_run_cluster)
     c.add_argument("--n", type=int, default=8, help="number of equiangular tokens (default 8)")
     c.add_argument("--betas", default="0.5,1,1.5,2,2.5,3,3.5,4,5,6,8,10", help="inverse temperatures, comma-separated")
@@ -276,7 +282,7 @@ def register(sub):
                    help="scaled: head D = beta I (scores and values); unit: M = I, beta in the score only")
     c.add_argument("--json", action="store_true", help="print one JSON object")
 
-    t = dsub.add_parser("threshold", formatter_class=argparse.RawDescriptionHelpFormatter, epilog="examples:\n  tropattn dynamics threshold --d 4,16 --plot threshold.png\n" + EXIT_CODES, help="condensation threshold beta_c(n, d) by bisection, and beta*(d)")
+    t = _sub(dsub, "threshold", ('tropattn dynamics threshold --d 4,16 --plot threshold.png',), help="condensation threshold beta_c(n, d) by bisection, and beta*(d)")
     t.set_defaults(run=_run_threshold)
     t.add_argument("--n", type=int, default=32, help="number of tokens of the Gaussian start (default 32)")
     t.add_argument("--d", default="4,16,64", help="dimensions, comma-separated")
@@ -289,7 +295,7 @@ def register(sub):
     t.add_argument("--values", choices=("scaled", "unit"), default="scaled", help="scaled: head D = beta I (the Wasserstein convention); unit: M = I, beta only in the score")
     _common(t, "draw the order parameter against beta for the first d to this PNG")
 
-    h = dsub.add_parser("hardmax", formatter_class=argparse.RawDescriptionHelpFormatter, epilog="examples:\n  tropattn dynamics hardmax --vertices 6 --interior 6 --plot hardmax.png\n" + EXIT_CODES, help="Frank-Wolfe hardmax step: exact dominance cells, paths, finite beta")
+    h = _sub(dsub, "hardmax", ('tropattn dynamics hardmax --vertices 6 --interior 6 --plot hardmax.png',), help="Frank-Wolfe hardmax step: exact dominance cells, paths, finite beta")
     h.set_defaults(run=_run_hardmax)
     h.add_argument("--vertices", type=int, default=6, help="tokens on the unit circle (the vertices)")
     h.add_argument("--interior", type=int, default=6, help="tokens inside their convex hull")
@@ -301,7 +307,7 @@ def register(sub):
     h.add_argument("--seed", type=int, default=0, help="seed of the interior tokens")
     _common(h, "draw the dominance cells and paths to this PNG")
 
-    w = dsub.add_parser("wasserstein", formatter_class=argparse.RawDescriptionHelpFormatter, epilog="examples:\n  tropattn dynamics wasserstein --weights oscillating --phase spread --heads 1,4,16\n" + EXIT_CODES, help="multi-head energy flow with OU / oscillating / frozen weights")
+    w = _sub(dsub, "wasserstein", ('tropattn dynamics wasserstein --weights oscillating --phase spread --heads 1,4,16',), help="multi-head energy flow with OU / oscillating / frozen weights")
     w.set_defaults(run=_run_wasserstein)
     w.add_argument("--n", type=int, default=16, help="number of tokens (default 16)")
     w.add_argument("--d", type=int, default=3, help="dimension of R^d (tokens on S^(d-1))")

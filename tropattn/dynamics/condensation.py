@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DegenerateInputError, InvalidInputError
+from ..errors import DegenerateInputError
 from .clusters import cluster_sizes, detect_clusters
 from .equiangular import VALUE_CONVENTIONS
-from .sphere import check_beta, random_tokens, simulate
+from .sphere import check_beta, check_choice, random_tokens, simulate
 
 __all__ = ["order_parameters", "condensed_state", "condensation_sweep", "critical_beta"]
 
@@ -104,8 +104,7 @@ def condensed_state(beta, n, d, T, seed, values="scaled", dt=0.05):
     ((16, 8), 1.0)
     """
     beta = check_beta(beta)
-    if values not in VALUE_CONVENTIONS:
-        raise InvalidInputError(f"values = {values!r}; use one of {', '.join(VALUE_CONVENTIONS)}")
+    check_choice(values, "values", VALUE_CONVENTIONS)
     X = random_tokens(int(n), int(d), np.random.default_rng(seed))
     M, b = (beta * np.eye(d), 1.0) if values == "scaled" else (np.eye(d), beta)
     speed = beta if values == "scaled" else 1.0

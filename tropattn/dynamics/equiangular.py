@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from ..errors import InvalidInputError
-from .sphere import MODES, check_beta
+from .sphere import MODES, check_beta, check_choice
 
 __all__ = ["VALUE_CONVENTIONS", "rho_rate", "rho_trajectory", "equiangular_tokens", "clustering_time"]
 
@@ -83,7 +83,7 @@ def rho_rate(rho, beta, n, mode="sa", m=(1.0,)):
         elif mode == "usa":
             out = out + core * np.exp(beta * mh * rho) / n
         else:
-            raise InvalidInputError(f"mode = {mode!r}; use one of {', '.join(MODES)}")
+            check_choice(mode, "mode", MODES)
     return out
 
 
@@ -210,8 +210,7 @@ def clustering_time(beta, n, rho_a=0.1, rho_b=0.9, mode="sa", m=1.0, values="uni
     rho_a, rho_b = _check_rho(rho_a, n, "rho_a"), _check_rho(rho_b, n, "rho_b")
     if not rho_a < rho_b < 1:
         raise InvalidInputError(f"need rho_a < rho_b < 1; got {rho_a:g}, {rho_b:g}")
-    if values not in VALUE_CONVENTIONS:
-        raise InvalidInputError(f"values = {values!r}; use one of {', '.join(VALUE_CONVENTIONS)}")
+    check_choice(values, "values", VALUE_CONVENTIONS)
     # f(rho) carries a factor e^{-beta m (1 - rho)}: integrate e^{-...}-scaled to keep quad accurate
     val, _ = quad(lambda r: 1.0 / float(rho_rate(r, beta, n, mode, (m,))), rho_a, rho_b, epsabs=0, epsrel=1e-10,
                   limit=200)

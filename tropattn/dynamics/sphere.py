@@ -37,9 +37,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import DegenerateInputError, InvalidInputError
+from ..exact.numbers import positive_float
+from ..errors import DegenerateInputError, InternalError, InvalidInputError
 
-__all__ = ["MODES", "SCHEMES", "MAX_ANGLE_STEP", "check_beta", "check_tokens", "check_heads", "scores",
+__all__ = ["check_choice", "MODES", "SCHEMES", "MAX_ANGLE_STEP", "check_beta", "check_tokens", "check_heads", "scores",
            "attention_weights", "head_velocities", "velocity", "energy", "energy_rate", "random_tokens",
            "random_symmetric", "Trajectory", "simulate"]
 
@@ -78,13 +79,37 @@ def check_beta(beta, what="beta"):
     >>> check_beta(2)
     2.0
     """
-    try:
-        b = float(beta)
-    except (TypeError, ValueError):
-        raise InvalidInputError(f"{what} = {beta!r}; the inverse temperature must be a positive finite number") from None
-    if not (math.isfinite(b) and b > 0):
-        raise InvalidInputError(f"{what} = {beta!r}; the inverse temperature must be a positive finite number")
-    return b
+    return positive_float(beta, what, "the inverse temperature must be a positive finite number")
+
+
+def check_choice(value, name, choices):
+    """``value`` if it is one of ``choices``, else an InvalidInputError listing them.
+
+    Parameters
+    ----------
+    value : object
+    name : str
+        Its name in the message.
+    choices : sequence of str
+
+    Returns
+    -------
+    object
+        ``value``.
+
+    Raises
+    ------
+    InvalidInputError
+        ``value`` is not among ``choices``.
+
+    Examples
+    --------
+    >>> check_choice("sa", "mode", ("sa", "usa"))
+    'sa'
+    """
+    if value not in choices:
+        raise InvalidInputError(f"{name} = {value!r}; use one of {', '.join(choices)}")
+    return value
 
 
 def _finite_array(x, what, ndim):
@@ -268,7 +293,8 @@ def _weights(Xq, MX, beta, mode, n):
         return W / W.sum(axis=2, keepdims=True)
     if mode == "usa":
         return np.exp(S) / n
-    raise InvalidInputError(f"mode = {mode!r}; use one of {', '.join(MODES)}")
+    check_choice(mode, "mode", MODES)
+    raise InternalError(f"mode {mode!r} passed the check but has no weights")
 
 
 def _project(X, V):
@@ -535,10 +561,8 @@ def simulate(X0, M, beta, T, dt=0.01, mode="sa", scheme="rk4", record_every=1, n
     M = check_heads(M, d)
     beta = check_beta(beta)
     T, dt = check_beta(T, "T"), check_beta(dt, "dt")
-    if mode not in MODES:
-        raise InvalidInputError(f"mode = {mode!r}; use one of {', '.join(MODES)}")
-    if scheme not in SCHEMES:
-        raise InvalidInputError(f"scheme = {scheme!r}; use one of {', '.join(SCHEMES)}")
+    check_choice(mode, "mode", MODES)
+    check_choice(scheme, "scheme", SCHEMES)
     steps = max(1, int(round(T / dt)))
     dt = T / steps
     if scheme == "solve_ivp":

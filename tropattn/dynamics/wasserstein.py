@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import DegenerateInputError, InvalidInputError
-from .sphere import MAX_ANGLE_STEP, check_beta, check_heads, check_tokens, energy, head_velocities, scores
+from .sphere import MAX_ANGLE_STEP, check_beta, check_choice, check_heads, check_tokens, energy, head_velocities, scores
 
 __all__ = ["WEIGHT_LAWS", "PHASES", "interaction_energy", "flow_terms", "symmetric_noise", "WassersteinRun",
            "wasserstein_flow", "time_average"]
@@ -228,10 +228,8 @@ def wasserstein_flow(X0, D0, T, dt=0.01, weights="frozen", sigma=0.0, phase="in-
     D = check_heads(D0, d, what="head matrices D_h").copy()
     H = len(D)
     T, dt = check_beta(T, "T"), check_beta(dt, "dt")
-    if weights not in WEIGHT_LAWS:
-        raise InvalidInputError(f"weights = {weights!r}; use one of {', '.join(WEIGHT_LAWS)}")
-    if phase not in PHASES:
-        raise InvalidInputError(f"phase = {phase!r}; use one of {', '.join(PHASES)}")
+    check_choice(weights, "weights", WEIGHT_LAWS)
+    check_choice(phase, "phase", PHASES)
     sigma = float(sigma)
     if not (np.isfinite(sigma) and sigma >= 0):
         raise InvalidInputError(f"sigma = {sigma!r}; the noise level must be a finite number >= 0")

@@ -29,7 +29,7 @@ from decimal import Decimal
 
 from ..errors import InvalidInputError
 
-__all__ = ["json_number", "NEG_INF", "common_denominator", "to_rational", "to_rational_vector", "to_rational_matrix", "to_float_array", "integer_row", "homogeneous_point", "format_rational", "format_point", "scaled_ints", "exact_number", "float_rows", "float_point", "homogeneous_row", "primitive_row", "fraction_array", "row_to_fractions", "set_bits", "unlimited_int_digits"]
+__all__ = ["positive_float", "json_number", "NEG_INF", "common_denominator", "to_rational", "to_rational_vector", "to_rational_matrix", "to_float_array", "integer_row", "homogeneous_point", "format_rational", "format_point", "scaled_ints", "exact_number", "float_rows", "float_point", "homogeneous_row", "primitive_row", "fraction_array", "row_to_fractions", "set_bits", "unlimited_int_digits"]
 
 
 @contextlib.contextmanager
@@ -704,3 +704,44 @@ def json_number(x):
     """
     x = Fraction(x)
     return x.numerator if x.denominator == 1 else format_rational(x)
+
+
+def positive_float(value, name: str, rule: str = "it must be a finite number > 0") -> float:
+    """``value`` as a finite float ``> 0``, else an InvalidInputError naming ``name`` and the ``rule``.
+
+    The one check of positive real parameters (temperatures, scales, step sizes).
+
+    Parameters
+    ----------
+    value : object
+        A number (anything ``float()`` accepts).
+    name : str
+        Its name in the message, e.g. ``"score_scale"``.
+    rule : str, optional
+        What the message says the value must be.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    InvalidInputError
+        ``value`` is not a number, is NaN or infinite, or is ``<= 0``.
+
+    Examples
+    --------
+    >>> positive_float("0.5", "tau")
+    0.5
+    >>> positive_float(0, "dt")
+    Traceback (most recent call last):
+    ...
+    tropattn.errors.InvalidInputError: dt = 0; it must be a finite number > 0
+    """
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        v = math.nan
+    if not (math.isfinite(v) and v > 0):
+        raise InvalidInputError(f"{name} = {value!r}; {rule}")
+    return v
