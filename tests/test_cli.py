@@ -364,3 +364,36 @@ def test_five_thousand_digits_cli_equals_api(tmp_path, capsys):
     code, out, err = run(capsys, "count", path, "--json")
     assert code == 0, err
     assert json.loads(out)["activation_regions"] == count_model(load_model(path))["activation_regions"]
+
+
+def test_commands_table_names_the_module_of_every_command():
+    # the lazy CLI imports only COMMANDS[command]: a command missing from the table, or listed
+    # under the wrong module, would not parse
+    from tropattn.cli import COMMANDS
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert list(sub.choices) == list(COMMANDS)
+    for name in COMMANDS:
+        only = next(a for a in build_parser(name)._actions if isinstance(a, argparse._SubParsersAction))
+        assert name in only.choices
+        assert set(only.choices) == {c for c, m in COMMANDS.items() if m == COMMANDS[name]}
+
+
+def test_import_is_lazy_and_regions_loads_no_model_machinery():
+    # `import tropattn` loads no subpackage; `tropattn regions` loads neither the attention / io /
+    # regions layers nor networkx (its cost is the tropical and geometry layers only)
+    code = ("import sys, tropattn\n"
+            "before = {m for m in sys.modules if m.startswith(('tropattn.', 'scipy', 'networkx'))}\n"
+            "from tropattn.cli import main\n"
+            "assert main(['regions', 'max(0, x, 2*y - 1)', '--json']) == 0\n"
+            "after = {m.split('.')[0] if not m.startswith('tropattn') else '.'.join(m.split('.')[:2])\n"
+            "         for m in sys.modules}\n"
+            "print(sorted(before)); print(sorted(after))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    before, after = (eval(line) for line in out.strip().splitlines()[-2:])
+    assert before == ["tropattn._version"]
+    assert {"tropattn.tropical", "tropattn.geometry", "tropattn.exact"} <= set(after)
+    assert not {"tropattn.attention", "tropattn.io", "tropattn.regions", "networkx", "sympy"} & set(after)
+    import tropattn
+    assert tropattn.geometry.PowerDiagram is tropattn.PowerDiagram and tropattn.slice is tropattn.slice_model
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        tropattn.nope

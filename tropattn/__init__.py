@@ -5,6 +5,11 @@ subpackage that owns it (``tropattn.exact``, ``tropattn.geometry``, ``tropattn.t
 ``tropattn.attention``, ``tropattn.regions``, ``tropattn.io``) or from the modules
 ``tropattn.region_bounds`` and ``tropattn.temperature``.
 
+The names are loaded on first use (PEP 562): ``import tropattn`` costs a few
+milliseconds, and a command such as ``tropattn regions`` imports only the
+subpackages it needs.  ``tropattn.<name>`` and ``from tropattn import <name>``
+behave exactly as eager imports would.
+
 >>> import tropattn as ta
 >>> len(ta.parse_polynomial("max(0, x)").linear_regions())       # max(0, x) has 2 linear regions
 2
@@ -12,53 +17,58 @@ subpackage that owns it (``tropattn.exact``, ``tropattn.geometry``, ``tropattn.t
 9
 """
 
-from ._version import __version__
-from .attention.slicing import slice_model, slice_model as slice, slice_through, token_points  # noqa: A004
-from .attention.soft import margin, soft_jacobian, soft_output, soft_weights
-from .attention import (FFN, Head, Layer, MultiHeadAttention, Transformer, count_dual, grid_heads, grid_model,
-                        random_model, sawtooth_count, sawtooth_model)
-from .errors import (DegenerateInputError, InternalError, Interrupted, InvalidInputError, ModelFileError,
-                     QuadraticWallError, TieError, TropattnError)
-from .exact import (COUNTERS, NEG_INF, Certificate, FacetSet, counting, facets, interior_point,
-                    relative_interior_point, to_rational, to_rational_matrix, to_rational_vector)
-from .geometry import (NormalCone, Polytope, PowerCell, PowerDiagram, UpperHull, convex_hull, minkowski_sum,
-                       normal_fan, upper_hull, upper_vertex_count)
-from .io import (Skeleton, from_torch, load_gpt2, load_json, load_model, load_npz, load_sites, model_from_json,
-                 model_to_json, save_model, save_npz)
-from .region_bounds import (Bounds, arrangement_bound, bounds, deep_bound, ffn_factor, layer_bound, line_bound,
-                            product_bound)
-from .regions import (ActivationRegion, AffineMap, RegionSet, brute_force_regions, enumerate_regions,
-                      group_linear_regions, overlay_regions)
-from .temperature import convention_check, measure, stability_report, weight_bounds
-from .tropical import (LinearRegion, TropicalPolynomial, TropicalRationalFunction, TropicalRationalMap,
-                       common_refinement, parse_polynomial, polynomial_from_json, polynomial_to_json, tropical_add,
-                       tropical_mul)
+import importlib
 
-__all__ = [
-    "__version__",
-    # errors
-    "TropattnError", "InvalidInputError", "DegenerateInputError", "TieError", "QuadraticWallError",
-    "ModelFileError", "Interrupted", "InternalError",
-    # exact
-    "NEG_INF", "to_rational", "to_rational_vector", "to_rational_matrix", "Certificate", "interior_point",
-    "relative_interior_point", "FacetSet", "facets", "COUNTERS", "counting",
-    # geometry
-    "Polytope", "convex_hull", "minkowski_sum", "UpperHull", "upper_hull", "upper_vertex_count", "NormalCone",
-    "normal_fan", "PowerCell", "PowerDiagram",
-    # tropical
-    "tropical_add", "tropical_mul", "TropicalPolynomial", "LinearRegion", "TropicalRationalFunction",
-    "TropicalRationalMap", "common_refinement", "parse_polynomial", "polynomial_from_json", "polynomial_to_json",
-    # attention
-    "Head", "FFN", "Layer", "Transformer", "MultiHeadAttention", "count_dual", "grid_heads", "grid_model",
-    "sawtooth_model", "sawtooth_count", "random_model", "slice", "slice_model", "slice_through", "token_points",
-    # regions
-    "AffineMap", "ActivationRegion", "RegionSet", "enumerate_regions", "overlay_regions", "brute_force_regions",
-    "group_linear_regions",
-    # bounds and temperature
-    "Bounds", "bounds", "product_bound", "arrangement_bound", "line_bound", "layer_bound", "ffn_factor",
-    "deep_bound", "margin", "weight_bounds", "soft_weights", "soft_output", "soft_jacobian", "measure",
-    "stability_report", "convention_check",
-    # io
-    "load_json", "load_model", "save_model", "model_from_json", "model_to_json", "load_npz", "save_npz",
-    "load_sites", "from_torch", "load_gpt2", "Skeleton",
-]
+from ._version import __version__
+
+#: Every public name, by the module that owns it (relative to this package).  ``slice`` is
+#: ``attention.slicing.slice_model`` under a short name.
+_PUBLIC = {
+    "errors": ("TropattnError", "InvalidInputError", "DegenerateInputError", "TieError", "QuadraticWallError",
+               "ModelFileError", "Interrupted", "InternalError"),
+    "exact": ("NEG_INF", "to_rational", "to_rational_vector", "to_rational_matrix", "Certificate", "interior_point",
+              "relative_interior_point", "FacetSet", "facets", "COUNTERS", "counting"),
+    "geometry": ("Polytope", "convex_hull", "minkowski_sum", "UpperHull", "upper_hull", "upper_vertex_count",
+                 "NormalCone", "normal_fan", "PowerCell", "PowerDiagram"),
+    "tropical": ("tropical_add", "tropical_mul", "TropicalPolynomial", "LinearRegion", "TropicalRationalFunction",
+                 "TropicalRationalMap", "common_refinement", "parse_polynomial", "polynomial_from_json",
+                 "polynomial_to_json"),
+    "attention": ("Head", "FFN", "Layer", "Transformer", "MultiHeadAttention", "count_dual", "grid_heads",
+                  "grid_model", "sawtooth_model", "sawtooth_count", "random_model"),
+    "attention.slicing": ("slice", "slice_model", "slice_through", "token_points"),
+    "attention.soft": ("margin", "soft_weights", "soft_output", "soft_jacobian"),
+    "regions": ("AffineMap", "ActivationRegion", "RegionSet", "enumerate_regions", "overlay_regions",
+                "brute_force_regions", "group_linear_regions"),
+    "region_bounds": ("Bounds", "bounds", "product_bound", "arrangement_bound", "line_bound", "layer_bound",
+                      "ffn_factor", "deep_bound"),
+    "temperature": ("weight_bounds", "measure", "stability_report", "convention_check"),
+    "io": ("load_json", "load_model", "save_model", "model_from_json", "model_to_json", "load_npz", "save_npz",
+           "load_sites", "from_torch", "load_gpt2", "Skeleton"),
+}
+_ALIASES = {"slice": "slice_model"}
+_OWNER = {name: module for module, names in _PUBLIC.items() for name in names}
+#: Subpackages and modules reachable as attributes (``tropattn.geometry.PowerDiagram``), loaded on first use.
+_MODULES = ("exact", "geometry", "tropical", "attention", "regions", "backends", "io", "dynamics", "tasks", "plot",
+            "cli", "region_bounds", "temperature", "table", "progress", "exercises", "errors")
+
+__all__ = ["__version__", *_OWNER]
+
+
+def __getattr__(name):
+    """Load a public name from the module that owns it, on first use (PEP 562).
+
+    ``import tropattn`` then costs milliseconds, and a command such as ``tropattn regions``
+    imports only the subpackages it needs; ``tropattn.<name>`` and ``from tropattn import
+    <name>`` behave as eager imports would.
+    """
+    if name in _MODULES:
+        return importlib.import_module(f".{name}", __name__)
+    if name not in _OWNER:
+        raise AttributeError(f"module 'tropattn' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_OWNER[name]}", __name__), _ALIASES.get(name, name))
+    globals()[name] = value  # later lookups are plain attribute reads
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -7,28 +7,44 @@ the last complete result (as text, or JSON with ``--json``); a closed output pip
 exits quietly with status 141.  ``python -m tropattn`` is the same program.
 
 Each sub-command lives in a module of this package with a ``register(sub)`` function;
-:data:`COMMAND_MODULES` lists them in the order ``tropattn --help`` shows.
+:data:`COMMANDS` names the module of every sub-command, in the order ``tropattn --help``
+shows.  ``tropattn COMMAND ...`` imports only that command's module (so ``tropattn
+regions`` never loads the model machinery); ``tropattn --help`` and unknown commands load
+them all.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 
 from .._version import __version__
 from ..errors import Interrupted, TropattnError
-from . import demo, dynamics, models, polynomials, tasks, teaching
 from .common import EXIT_CODES, glue_negative_values
 
-__all__ = ["main", "build_parser", "COMMAND_MODULES"]
+__all__ = ["main", "build_parser", "COMMANDS", "COMMAND_MODULES"]
 
-#: The modules that add sub-commands (each has ``register(sub)``).
-COMMAND_MODULES = (demo, polynomials, models, teaching, tasks, dynamics)
+#: Every sub-command and the module of this package that registers it, in ``--help`` order.
+COMMANDS = {
+    "demo": "demo", "regions": "polynomials",
+    "count": "models", "power": "models", "diagram": "models", "bounds": "models", "table": "models",
+    "conventions": "models", "stability": "models",
+    "curve": "teaching", "dyck": "tasks", "markov": "tasks", "dynamics": "dynamics",
+}
+#: The modules that add sub-commands (each has ``register(sub)``), in ``--help`` order.
+COMMAND_MODULES = tuple(dict.fromkeys(COMMANDS.values()))
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``tropattn`` argument parser with every sub-command of :data:`COMMAND_MODULES`.
+def build_parser(command=None) -> argparse.ArgumentParser:
+    """The ``tropattn`` argument parser: every sub-command, or only the module of ``command``.
+
+    Parameters
+    ----------
+    command : str, optional
+        A sub-command of :data:`COMMANDS`: only its module is imported and registered (the
+        parse is the same for that command).  Default: all of them.
 
     Returns
     -------
@@ -40,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     >>> args = build_parser().parse_args(["regions", "max(0, x)", "--json"])
     >>> args.command, args.json
     ('regions', True)
+    >>> sorted(build_parser("regions")._subparsers._group_actions[0].choices)    # one module: one command
+    ['regions']
     """
     p = argparse.ArgumentParser(
         prog="tropattn", description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -49,9 +67,14 @@ def build_parser() -> argparse.ArgumentParser:
                "run 'tropattn COMMAND --help' for a command's arguments and examples.\n\n" + EXIT_CODES)
     p.add_argument("--version", action="version", version=f"tropattn {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
-    for module in COMMAND_MODULES:
-        module.register(sub)
+    for name in COMMAND_MODULES if command not in COMMANDS else (COMMANDS[command],):
+        importlib.import_module(f".{name}", __name__).register(sub)
     return p
+
+
+def _command(argv):
+    """The sub-command ``argv`` names (its first word that is not an option), or None."""
+    return next((a for a in argv if not a.startswith("-")), None)
 
 
 def main(argv=None) -> int:
@@ -79,7 +102,8 @@ def main(argv=None) -> int:
     2
     """
     argv = sys.argv[1:] if argv is None else argv
-    args = build_parser().parse_args(glue_negative_values(argv))
+    argv = glue_negative_values(argv)
+    args = build_parser(_command(argv)).parse_args(argv)
     if hasattr(sys, "set_int_max_str_digits"):
         sys.set_int_max_str_digits(0)  # exact answers may have more than 4,300 digits; print them all
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..io import load_json
+from ..exact import load_json
 from ..tropical import parse_polynomial, polynomial_from_json
 from .common import add_command, emit, format_point as _point, format_rational as _fmt
 

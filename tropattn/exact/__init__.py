@@ -22,13 +22,14 @@ from .counters import COUNTERS, Counters, counting, merge, record
 from .linalg import determinants, nullspace, rank, solve
 from .lp import Certificate, exact_lp_max, interior_point, relative_interior_point
 from .numbers import (NEG_INF, common_denominator, format_point, format_rational, homogeneous_point, integer_row, json_number,
-                      to_float_array, to_rational, to_rational_matrix, to_rational_vector, unlimited_int_digits)
+                      to_float_array, to_rational, to_rational_matrix, to_rational_vector, unlimited_int_digits,
+                      load_json)
 from .predicates import dot_signs
 from .redundancy import FacetSet, facets, integer_facets
 
 __all__ = [
     "NEG_INF", "to_rational", "to_rational_vector", "to_rational_matrix", "to_float_array", "common_denominator",
-    "integer_row", "homogeneous_point", "json_number", "format_rational", "format_point", "unlimited_int_digits",
+    "integer_row", "homogeneous_point", "json_number", "format_rational", "format_point", "unlimited_int_digits", "load_json",
     "rank", "nullspace", "solve", "determinants", "dot_signs",
     "Counters", "COUNTERS", "counting", "record", "merge",
     "Certificate", "interior_point", "relative_interior_point", "exact_lp_max",

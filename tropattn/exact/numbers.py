@@ -16,6 +16,7 @@ faster than Fractions in the hot loops.
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import sys
 from fractions import Fraction
@@ -27,9 +28,9 @@ import numbers
 import re
 from decimal import Decimal
 
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, ModelFileError
 
-__all__ = ["positive_float", "json_number", "NEG_INF", "common_denominator", "to_rational", "to_rational_vector", "to_rational_matrix", "to_float_array", "integer_row", "homogeneous_point", "format_rational", "format_point", "scaled_ints", "exact_number", "float_rows", "float_point", "homogeneous_row", "primitive_row", "fraction_array", "row_to_fractions", "set_bits", "unlimited_int_digits"]
+__all__ = ["positive_float", "json_number", "NEG_INF", "common_denominator", "to_rational", "to_rational_vector", "to_rational_matrix", "to_float_array", "integer_row", "homogeneous_point", "format_rational", "format_point", "scaled_ints", "exact_number", "float_rows", "float_point", "homogeneous_row", "primitive_row", "fraction_array", "row_to_fractions", "set_bits", "unlimited_int_digits", "load_json"]
 
 
 @contextlib.contextmanager
@@ -67,6 +68,46 @@ def unlimited_int_digits():
 #: The tropical zero.  :func:`to_rational` returns it for ``-inf`` when asked to.
 NEG_INF = float("-inf")
 
+
+
+def load_json(path):
+    """Read a JSON file, turning I/O and syntax errors into :class:`ModelFileError`.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.  Integers of any length are read (Python's int-string digit limit is
+        lifted for this one call, so the API and the CLI agree).
+
+    Returns
+    -------
+    object
+        The parsed JSON value.
+
+    Raises
+    ------
+    ModelFileError
+        A missing file, a directory, or text that is not JSON.
+
+    Examples
+    --------
+    >>> load_json("no/such/file.json")
+    Traceback (most recent call last):
+    ...
+    tropattn.errors.ModelFileError: no such file: no/such/file.json
+    """
+    try:
+        with open(path, encoding="utf-8") as fh, unlimited_int_digits():
+            return json.load(fh)
+    except FileNotFoundError:
+        raise ModelFileError(f"no such file: {path}") from None
+    except json.JSONDecodeError as exc:
+        raise ModelFileError(f"{path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except (ValueError, UnicodeDecodeError) as exc:  # e.g. an integer literal beyond Python's digit limit
+        raise ModelFileError(f"{path} cannot be read as JSON: {exc}; write very long numbers as strings "
+                             "such as \"123...\" or \"1e-5000\"") from None
+    except IsADirectoryError:
+        raise ModelFileError(f"{path} is a directory; give the path of a JSON file") from None
 
 def to_rational(value, name: str = "value", *, allow_neg_inf: bool = False):
     """Convert one number to a :class:`~fractions.Fraction`, exactly.

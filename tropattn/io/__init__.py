@@ -8,7 +8,8 @@ True
 
 from .files import load_model, save_model
 from .gpt2 import gpt2_blocks, load_gpt2, read_state_dict
-from .model_file import FIELDS, FORMAT, check_fields, load_json, load_sites, model_from_json, model_to_json
+from ..exact import load_json
+from .model_file import FIELDS, FORMAT, check_fields, load_sites, model_from_json, model_to_json
 from .npz import load_npz, save_npz
 from .skeleton import Skeleton
 from .torch_modules import from_torch

@@ -11,7 +11,8 @@ import json
 from pathlib import Path
 
 from ..exact import unlimited_int_digits
-from .model_file import load_json, model_from_json, model_to_json
+from ..exact import load_json
+from .model_file import model_from_json, model_to_json
 from .npz import load_npz, save_npz
 
 __all__ = ["save_model", "load_model"]

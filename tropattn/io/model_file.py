@@ -47,16 +47,15 @@ tropattn.errors.ModelFileError: layers[0].heads[0].offsets[1]: the value = 'oops
 from __future__ import annotations
 
 import difflib
-import json
 from fractions import Fraction
 from pathlib import Path
 
 from ..attention import FFN, Head, Layer, Transformer
 from ..attention.head import check_tie_rule
 from ..errors import InvalidInputError, ModelFileError, TropattnError
-from ..exact import json_number, to_rational, unlimited_int_digits
+from ..exact import json_number, load_json, to_rational
 
-__all__ = ["FORMAT", "FIELDS", "check_fields", "load_json", "model_from_json", "model_to_json", "load_sites"]
+__all__ = ["FORMAT", "FIELDS", "check_fields", "model_from_json", "model_to_json", "load_sites"]
 
 
 FORMAT = "tropattn.model/1"
@@ -113,46 +112,6 @@ def check_fields(obj, kind, path=""):
             hint = (f"did you mean {lower[close[0]]!r}?" if close
                     else f"the fields of a {kind} are {', '.join(allowed)}")
             raise ModelFileError(f"unknown field {key!r}; {hint}", path or "(top level)")
-
-
-def load_json(path):
-    """Read a JSON file, turning I/O and syntax errors into :class:`ModelFileError`.
-
-    Parameters
-    ----------
-    path : str or Path
-        The file.  Integers of any length are read (Python's int-string digit limit is
-        lifted for this one call, so the API and the CLI agree).
-
-    Returns
-    -------
-    object
-        The parsed JSON value.
-
-    Raises
-    ------
-    ModelFileError
-        A missing file, a directory, or text that is not JSON.
-
-    Examples
-    --------
-    >>> load_json("no/such/file.json")
-    Traceback (most recent call last):
-    ...
-    tropattn.errors.ModelFileError: no such file: no/such/file.json
-    """
-    try:
-        with open(path, encoding="utf-8") as fh, unlimited_int_digits():
-            return json.load(fh)
-    except FileNotFoundError:
-        raise ModelFileError(f"no such file: {path}") from None
-    except json.JSONDecodeError as exc:
-        raise ModelFileError(f"{path} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    except (ValueError, UnicodeDecodeError) as exc:  # e.g. an integer literal beyond Python's digit limit
-        raise ModelFileError(f"{path} cannot be read as JSON: {exc}; write very long numbers as strings "
-                             "such as \"123...\" or \"1e-5000\"") from None
-    except IsADirectoryError:
-        raise ModelFileError(f"{path} is a directory; give the path of a JSON file") from None
 
 
 def _field(obj, key, path, kind=None, required=True, default=None):
