@@ -397,3 +397,13 @@ def test_import_is_lazy_and_regions_loads_no_model_machinery():
     assert tropattn.geometry.PowerDiagram is tropattn.PowerDiagram and tropattn.slice is tropattn.slice_model
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         tropattn.nope
+
+
+def test_ctrl_c_while_a_command_module_loads_is_an_interruption(monkeypatch, capsys):
+    import tropattn.cli as cli
+
+    def interrupted(name, package=None):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(cli.importlib, "import_module", interrupted)
+    assert cli.main(["count", "model.json"]) == 130
+    assert capsys.readouterr().err == "tropattn: interrupted before any result was complete\n"

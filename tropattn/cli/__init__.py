@@ -103,7 +103,11 @@ def main(argv=None) -> int:
     """
     argv = sys.argv[1:] if argv is None else argv
     argv = glue_negative_values(argv)
-    args = build_parser(_command(argv)).parse_args(argv)
+    try:  # importing a command's module takes a moment: Ctrl-C there is an interruption too
+        args = build_parser(_command(argv)).parse_args(argv)
+    except KeyboardInterrupt:
+        print("tropattn: interrupted before any result was complete", file=sys.stderr)
+        return 130
     if hasattr(sys, "set_int_max_str_digits"):
         sys.set_int_max_str_digits(0)  # exact answers may have more than 4,300 digits; print them all
     try:
