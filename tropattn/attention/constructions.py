@@ -47,7 +47,7 @@ def positive_int(name, value, minimum=1) -> int:
     return value
 
 
-def grid_heads(dim: int, heads: int, keys: int, scale=1, offset_scale=1):
+def grid_heads(dim: int, heads: int, keys: int, scale=1):
     """Heads ``h < min(H, d)`` that read coordinate ``h``: keys ``j e_h``, offsets ``-j^2/2``.
 
     Head h's walls are ``x_h = j - 1/2``: together an ``N x ... x N`` grid.  Extra heads
@@ -66,8 +66,6 @@ def grid_heads(dim: int, heads: int, keys: int, scale=1, offset_scale=1):
         Factor on keys and offsets (default 1): ``j scale e_h`` and ``-scale j^2 / 2``.
         All scores scale by it, so the walls ``x_h = j - 1/2`` stay where they are (not
         checked: a negative scale reverses the argmax).
-    offset_scale : number, optional
-        Accepted but not used: the offsets are scaled by ``scale`` only.
 
     Returns
     -------
