@@ -51,6 +51,17 @@ def test_velocity_matches_a_per_token_loop():
             assert np.allclose(V[i], v - (v @ x) * x, atol=1e-13)
 
 
+def test_one_matrix_is_one_head_everywhere():
+    # every function of the sphere flow takes a single (d, d) matrix as the stack of one head
+    from tropattn.dynamics.sphere import head_velocities, scores
+    rng = np.random.default_rng(4)
+    X, M = random_tokens(5, 3, rng), random_symmetric(3, rng)
+    for f in (scores, lambda X, M: attention_weights(X, M, 1.3), lambda X, M: head_velocities(X, M, 1.3),
+              lambda X, M: velocity(X, M, 1.3), lambda X, M: energy(X, M, 1.3)):
+        assert np.array_equal(f(X, M), f(X, M[None]))
+    assert np.allclose(head_velocities(X, M, 1.3)[0], velocity(X, M, 1.3))
+
+
 def test_energy_rate_is_the_time_derivative_of_the_energy():
     rng = np.random.default_rng(5)
     M = random_symmetric(3, rng, 2)

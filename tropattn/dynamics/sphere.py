@@ -216,6 +216,12 @@ def check_heads(M, d, symmetric=True, what="score matrices"):
     return M
 
 
+def _stack(M):
+    """Score matrices as an ``(H, d, d)`` array: one ``(d, d)`` matrix is one head."""
+    M = np.asarray(M, dtype=float)
+    return M[None] if M.ndim == 2 else M
+
+
 def _values(X, M):
     """``MX[h, j] = M_h x_j``, shape ``(H, n, d)``."""
     return np.matmul(X, np.swapaxes(M, 1, 2))
@@ -234,8 +240,8 @@ def scores(X, M):
     ----------
     X : (n, d) ndarray
         Tokens (unit rows; not checked).
-    M : (H, d, d) ndarray
-        Score matrices.
+    M : (H, d, d) or (d, d) ndarray
+        Score matrices (one matrix is one head).
 
     Returns
     -------
@@ -248,7 +254,7 @@ def scores(X, M):
     >>> scores(X, np.eye(2)[None]).tolist()            # M = I: the Gram matrix of the tokens
     [[[1.0, 0.0], [0.0, 1.0]]]
     """
-    return np.matmul(X, np.swapaxes(_values(X, M), 1, 2))
+    return np.matmul(X, np.swapaxes(_values(X, _stack(M)), 1, 2))
 
 
 def attention_weights(X, M, beta, mode="sa"):
@@ -258,8 +264,8 @@ def attention_weights(X, M, beta, mode="sa"):
     ----------
     X : (n, d) ndarray
         Tokens.
-    M : (H, d, d) ndarray
-        Score matrices.
+    M : (H, d, d) or (d, d) ndarray
+        Score matrices (one matrix is one head).
     beta : float
         Inverse temperature.
     mode : {"sa", "usa"}, optional
@@ -281,7 +287,7 @@ def attention_weights(X, M, beta, mode="sa"):
     >>> np.round(attention_weights(X, np.eye(2)[None], 1.0), 3).tolist()    # e / (e + 1) on the diagonal
     [[[0.731, 0.269], [0.269, 0.731]]]
     """
-    return _weights(X, _values(X, M), beta, mode, X.shape[0])
+    return _weights(X, _values(X, _stack(M)), beta, mode, X.shape[0])
 
 
 def _weights(Xq, MX, beta, mode, n):
@@ -308,8 +314,8 @@ def head_velocities(X, M, beta, mode="sa"):
     ----------
     X : (n, d) ndarray
         Tokens.
-    M : (H, d, d) ndarray
-        Score matrices (also the value maps).
+    M : (H, d, d) or (d, d) ndarray
+        Score matrices (also the value maps; one matrix is one head).
     beta : float
         Inverse temperature.
     mode : {"sa", "usa"}, optional
@@ -332,6 +338,7 @@ def head_velocities(X, M, beta, mode="sa"):
     >>> np.round(V[:, 0], 3).tolist()            # head +I pulls token 0 toward token 1, head -I pushes it away
     [[0.0, 0.269], [0.0, -0.731]]
     """
+    M = _stack(M)
     U = np.matmul(attention_weights(X, M, beta, mode), _values(X, M))
     return U - np.einsum("hid,id->hi", U, X)[:, :, None] * X[None]
 
@@ -355,7 +362,7 @@ def velocity(X, M, beta, mode="sa"):
     >>> np.allclose((V * X).sum(axis=1), 0)
     True
     """
-    M = M[None] if M.ndim == 2 else M
+    M = _stack(M)
     MX = _values(X, M)
     U = np.empty_like(X)
     for rows in _row_blocks(len(X), len(M)):
@@ -386,7 +393,7 @@ def energy(X, M, beta):
     >>> bool(np.isclose(energy(X, np.eye(2), 2.0), np.exp(2.0) / 4))
     True
     """
-    M = M[None] if M.ndim == 2 else M
+    M = _stack(M)
     n, MX = X.shape[0], _values(X, M)
     total = sum(np.exp(beta * np.matmul(X[r], np.swapaxes(MX, 1, 2))).sum() for r in _row_blocks(n, len(M)))
     return float(total / (2 * beta * n * n))
@@ -421,7 +428,7 @@ def energy_rate(X, M, beta, mode="sa"):
     >>> energy_rate(X, np.eye(3), 1.0) >= 0
     True
     """
-    M = M[None] if M.ndim == 2 else M
+    M = _stack(M)
     n, MX = X.shape[0], _values(X, M)
     G = np.empty_like(X)
     for r in _row_blocks(n, len(M)):
