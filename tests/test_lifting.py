@@ -80,3 +80,15 @@ def test_circle_polynomial_is_output_sensitive():
     regions = f.linear_regions()
     assert len(regions) == 200 and f.redundant_terms() == (200,)
     assert all(len(r.neighbors) == 2 for r in regions)
+
+
+def test_simplicial_kernel_in_four_dimensions():
+    rng = random.Random(8)
+    for n in (8, 25):
+        points = [[F(rng.randint(-99, 99), 7) for _ in range(4)] + [F(rng.randint(0, 10**5), 10**2)] for _ in range(n)]
+        with counting() as c:
+            fast = upper_hull(points)
+        assert fast.kernel == "simplicial" and c.by_place["certified:upper_hull.simplicial"] == 1
+        exact = upper_hull(points, method="exact")
+        assert fast.vertices == exact.vertices and fast.cells == exact.cells
+        assert edges_of(fast) == {tuple(sorted((i, k))) for cell in exact.cells for i in cell for k in cell if i != k}
