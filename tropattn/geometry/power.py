@@ -44,10 +44,12 @@ coordinates ``L (a_j . x + b_j) = A_j . x + B_j`` throughout:
   against every plane).  Flat edges merge triangles into facets.  Cells, adjacency, hidden
   sites, interior points (centroids of cell vertices, pushed along the recession cone when the
   cell is unbounded, checked exactly against every row) and facet points are read off;
-* in dimension ``d >= 3``, Qhull's upper hull in ``R^{d+1}`` is certified the same way
-  (exact hyperplanes, every lifted point below every facet by :func:`tropattn.exact.dot_signs`,
-  ridges paired across or on the boundary of ``conv{a_j}``); it gives the hidden sites and each
-  cell's neighbours, and the certified LPs below run on those few rows only;
+* in dimension ``d >= 3``, Qhull's upper hull in ``R^{d+1}`` is certified when every upper face
+  is a simplex (:func:`tropattn.exact.lifted.certified_upper_simplices`: filtered determinant
+  signs for all simplices and ridges at once, ridges paired across or on the boundary of
+  ``conv{a_j}``, every other lifted point located below a simplex); it gives the hidden sites and
+  each cell's neighbours, and the cells' interior and wall points follow from it (built in
+  integers when first read);
 * otherwise, or where a certificate fails, each cell is decided by the certified LPs
   :func:`tropattn.exact.interior_point` and :func:`tropattn.exact.facets` on its full system
   of ``N - 1`` bisector rows.
