@@ -92,3 +92,20 @@ def test_simplicial_kernel_in_four_dimensions():
         exact = upper_hull(points, method="exact")
         assert fast.vertices == exact.vertices and fast.cells == exact.cells
         assert edges_of(fast) == {tuple(sorted((i, k))) for cell in exact.cells for i in cell for k in cell if i != k}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 5).flatmap(lambda k: st.tuples(
+    st.just(k), st.integers(0, 200), st.lists(st.lists(st.integers(-3, 3), min_size=k * k, max_size=k * k),
+                                              min_size=1, max_size=12))))
+def test_small_determinant_signs_are_exact(data):
+    import numpy as np
+
+    from tropattn.exact.linalg import determinants
+    from tropattn.exact.predicates import sign_array, small_determinant_signs
+
+    k, bits, mats = data                   # small entries: many exact zeros; scaled: near the float limits
+    M = np.array(mats, dtype=object).reshape(-1, k, k) * (1 << bits) + np.array(mats[::-1], dtype=object).reshape(-1, k, k)
+    assert small_determinant_signs(M).tolist() == sign_array(determinants(M)).tolist()
+    if bits < 60:
+        assert small_determinant_signs(M.astype(np.int64)).tolist() == sign_array(determinants(M)).tolist()

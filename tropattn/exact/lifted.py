@@ -14,7 +14,7 @@ import numpy as np
 
 from .hull import qhull_simplices
 from .linalg import maximal_minors
-from .predicates import determinant_signs, dot_signs
+from .predicates import dot_signs, small_determinant_signs
 
 
 __all__ = ["cross2", "hull_2d", "PlanarUpperHull", "SimplicialUpperHull", "certified_upper_facets_2d",
@@ -422,11 +422,11 @@ def _lifted_signs(A, S, f, x, d):
     Positive iff the lifted point ``x`` lies strictly above the hyperplane of the upper simplex
     ``S[f]`` (positively oriented in the projection): the cofactor of the height column is the
     projected orientation.  A float filter with a rigorous bound decides
-    (:func:`tropattn.exact.predicates.determinant_signs`); uncertain entries go to Python ints.
+    (:func:`tropattn.exact.predicates.small_determinant_signs`); uncertain entries go to Python ints.
     """
     base = A[S[f, 0]]
     M = np.concatenate([A[S[f, 1:]] - base[:, None, :], (A[x] - base)[:, None, :]], axis=1)
-    return determinant_signs(M, False)
+    return small_determinant_signs(M)
 
 
 def _inside_signs(A, S, f, x, d):
@@ -441,7 +441,7 @@ def _inside_signs(A, S, f, x, d):
         verts = S[f].copy()
         verts[:, v] = x
         D = P[verts[:, 1:]] - P[verts[:, :1]]
-        ok &= determinant_signs(D, False) >= 0
+        ok &= small_determinant_signs(D) >= 0
     return ok
 
 
@@ -507,7 +507,7 @@ def certified_upper_simplices(P, d):
     if not len(S):
         return None
     n, F = len(A), len(S)
-    o = determinant_signs(A[S[:, 1:], :d] - A[S[:, :1], :d], False)    # 1.
+    o = small_determinant_signs(A[S[:, 1:], :d] - A[S[:, :1], :d])     # 1.
     if np.any(o == 0):
         return None
     neg = o < 0
@@ -604,18 +604,15 @@ def _degree_one(V, S, d) -> bool:
     C = corners[0].sum(axis=0) // (d + 1)                             # (d + 1) x the centroid, exactly
     lo, hi = corners.min(axis=1), corners.max(axis=1)
     near = np.flatnonzero(np.all((lo <= C) & (C <= hi), axis=1))
+    near = near[near != 0]
+    if not len(near):
+        return True
     Vo = V.astype(object)
-    for t in near.tolist():
-        if t == 0:
-            continue
-        rows = [list(Vo[i]) + [1] for i in S[t].tolist()]
-        base = _det_sign(rows)
-        signs = [_det_sign(rows[:i] + [list(C) + [d + 1]] + rows[i + 1:]) for i in range(d + 1)]
-        if all(s * base >= 0 for s in signs):
-            return False
-    return True
-
-
-def _det_sign(rows) -> int:
-    """The exact sign of a small integer determinant."""
-    return int(determinant_signs(np.array([rows], dtype=object), False)[0])
+    rows = np.concatenate([Vo[S[near]], np.ones((len(near), d + 1, 1), dtype=object)], axis=2)
+    base = small_determinant_signs(rows)
+    inside = np.ones(len(near), dtype=bool)
+    for i in range(d + 1):
+        M = rows.copy()
+        M[:, i, :d], M[:, i, d] = C, d + 1
+        inside &= small_determinant_signs(M) * base >= 0
+    return not inside.any()

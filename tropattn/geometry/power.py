@@ -734,29 +734,30 @@ class _Context:
 
     def walls(self):
         """``(j, k, {"point": p})`` once per wall, ``j < k``; ``p`` is built when the dict is read."""
-        return ((j, k, _WallData(self, e)) if j < k else (k, j, _WallData(self, e))
-                for e, (j, k) in enumerate(self.wall_sites))
+        data = type("_WallData", (_WallData,), {"__slots__": (), "_ctx": self})   # one class per diagram
+        for e, (j, k) in enumerate(self.wall_sites):
+            w = data()
+            w._e = e
+            yield (j, k, w) if j < k else (k, j, w)
 
 
 class _WallData(dict):
-    """The edge data ``{"point": p}`` of one wall of a fast-path diagram.
+    """The edge data ``{"point": p}`` of wall ``_e`` of a fast-path diagram (context ``_ctx``).
 
     ``p`` (exact Fractions, :meth:`_Context.point`) is built on the first use of the mapping --
-    any read, write, comparison or copy fills it first -- and from then on this is a plain dict.
-    Pickles and copies are plain dicts.
+    any read, write, comparison or copy fills it first -- and from then on this is a plain dict
+    (``_e = -1``).  Pickles and copies are plain dicts.  :meth:`_Context.walls` makes one subclass
+    per diagram holding the context, so that making an instance costs no Python call.
     """
 
-    __slots__ = ("_ctx", "_e")
-
-    def __init__(self, ctx, e):
-        super().__init__()
-        self._ctx, self._e = ctx, e
+    __slots__ = ("_e",)
+    _ctx = None
 
     def _fill(self):
-        ctx = self._ctx
-        if ctx is not None:
-            self._ctx = None
-            dict.__setitem__(self, "point", ctx.point(self._e))
+        e = self._e
+        if e >= 0:
+            self._e = -1
+            dict.__setitem__(self, "point", self._ctx.point(e))
         return self
 
     def __reduce__(self):
