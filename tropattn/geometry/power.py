@@ -493,9 +493,7 @@ class PowerDiagram:
         g = nx.Graph()
         cells = self.cells()
         g.add_nodes_from(c.site for c in cells if c is not None)
-        adj = g._adj                       # what add_edges_from does for a new edge, minus copying the data
-        for j, k, data in _walls(cells):   # (the fast paths' data dicts build their exact point when read)
-            adj[j][k] = adj[k][j] = data
+        _add_walls(g._adj, cells)
         return g
 
     def clip_to_box(self, lo, hi) -> dict:
@@ -610,13 +608,26 @@ def _clip_intervals(cells, lo, hi) -> dict:
     return out
 
 
-def _walls(cells):
-    """``(j, k, {"point": p})`` once per shared facet of the cells, ``j < k``."""
+def _add_walls(adj, cells):
+    """Put one edge per shared facet into a networkx adjacency ``adj`` (every site a node already).
+
+    This is what ``Graph.add_edges_from`` does for new edges, without copying the data dicts:
+    the fast paths hand over one :class:`_WallData` per wall (shared by both directions, its
+    exact point built when first read), cell by cell from their concatenated wall ids.
+    """
     lazy = next((c._exact for c in cells if c is not None), None)
     if isinstance(lazy, _LazyCell):                       # one fast-path context for all cells
-        return lazy.ctx.walls()
-    return ((c.site, k, {"point": p}) for c in cells if c is not None
-            for k, p in zip(c.neighbors, c.facet_points) if c.site < k)
+        data = lazy.ctx.wall_data()
+        for c in cells:
+            if c is not None:
+                ex = c._exact
+                adj[c.site].update(zip(c.neighbors, map(data.__getitem__, ex.ctx.eids[ex.s:ex.t])))
+        return
+    for c in cells:
+        if c is not None:
+            for k, p in zip(c.neighbors, c.facet_points):
+                if c.site < k:
+                    adj[c.site][k] = adj[k][c.site] = {"point": p}
 
 
 def _make_cell(diagram, j, neighbors, point, fpoints) -> PowerCell:
@@ -732,13 +743,13 @@ class _Context:
             p = self.memo[e] = tuple(Fraction(x, D) for x in X)
         return p
 
-    def walls(self):
-        """``(j, k, {"point": p})`` once per wall, ``j < k``; ``p`` is built when the dict is read."""
+    def wall_data(self):
+        """One :class:`_WallData` ``{"point": p}`` per wall id; ``p`` is built when the dict is read."""
         data = type("_WallData", (_WallData,), {"__slots__": (), "_ctx": self})   # one class per diagram
-        for e, (j, k) in enumerate(self.wall_sites):
-            w = data()
+        out = [data() for _ in self.wall_sites]
+        for e, w in enumerate(out):
             w._e = e
-            yield (j, k, w) if j < k else (k, j, w)
+        return out
 
 
 class _WallData(dict):
@@ -746,8 +757,8 @@ class _WallData(dict):
 
     ``p`` (exact Fractions, :meth:`_Context.point`) is built on the first use of the mapping --
     any read, write, comparison or copy fills it first -- and from then on this is a plain dict
-    (``_e = -1``).  Pickles and copies are plain dicts.  :meth:`_Context.walls` makes one subclass
-    per diagram holding the context, so that making an instance costs no Python call.
+    (``_e = -1``).  Pickles and copies are plain dicts.  :meth:`_Context.wall_data` makes one
+    subclass per diagram holding the context, so that making an instance costs no Python call.
     """
 
     __slots__ = ("_e",)
