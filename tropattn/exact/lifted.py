@@ -13,6 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .hull import qhull_simplices
+from .counters import record
 from .linalg import maximal_minors
 from .predicates import dot_signs, small_determinant_signs
 
@@ -578,6 +579,7 @@ def _rest_under_simplices(hull, flt, E, rest, d) -> bool:
             unsure = unsure[~_placed(A, S, unsure, np.argmin(h, axis=1), d)]
     if not len(unsure):
         return True
+    record("filter_failures", len(unsure), where="upper_hull.simplicial")
     Ao = A.astype(object)
     pts = np.concatenate([Ao[unsure], np.ones((len(unsure), 1), dtype=object)], axis=1)
     planes = hull.planes

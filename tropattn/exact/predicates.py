@@ -491,8 +491,8 @@ def small_determinant_signs(M: np.ndarray) -> np.ndarray:
     product of the row sums contains every monomial of the permanent); that product, computed
     in floats, is within a factor 2 of its value.  Entries with
     ``|fl(det)| > 2 gamma_n fl(prod)`` take the float sign; the rest (exact zeros among them)
-    are computed with Python integers.  Other sizes, and entries beyond the float range, go to
-    :func:`determinant_signs`.
+    are computed with Python integers (counted as ``filter_failures``).  Other sizes, and entries
+    beyond the float range, go to :func:`determinant_signs`.
 
     Parameters
     ----------
@@ -527,8 +527,9 @@ def small_determinant_signs(M: np.ndarray) -> np.ndarray:
         sure = np.isfinite(bound) & (np.abs(det) > 2 * gamma * bound)
     out = np.zeros(len(M), dtype=np.int64)
     out[sure] = np.sign(det[sure]).astype(np.int64)
-    unsure = ~sure
-    if np.any(unsure):
+    unsure = np.flatnonzero(~sure)
+    if len(unsure):
+        record("filter_failures", len(unsure), where="small_determinant_signs")
         out[unsure] = sign_array(determinants(M[unsure].astype(object)))
     return out
 
