@@ -419,3 +419,12 @@ def test_simplicial_certificate_rejects_wrong_proposals(monkeypatch, corrupt):
 
     monkeypatch.setattr(lifted, "qhull_simplices", proposal)
     assert lifted.certified_upper_simplices(P, 3) is None
+
+
+def test_simplicial_path_with_integers_beyond_int64():
+    rng = random.Random(23)
+    big = 10 ** 25                                     # floats still propose; the checks run on Python ints
+    sites = [[F(rng.randint(-1000, 1000), 97) * big for _ in range(3)] for _ in range(20)]
+    pd = PowerDiagram(sites, [F(rng.randint(0, 10**4)) * big * big * rng.choice([1, 30]) for _ in range(20)])
+    assert _check_fast(pd, "simplicial")
+    _wall_points_ok(pd)

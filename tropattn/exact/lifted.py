@@ -60,6 +60,7 @@ class SimplicialUpperHull:
 
     @property
     def planes(self) -> np.ndarray:
+        """The exact primitive hyperplane of every simplex (built on first access)."""
         if self._planes is None:
             A, S = self.points.astype(object), self.simplices
             d = S.shape[1] - 1
@@ -603,7 +604,7 @@ def _degree_one(V, S, d) -> bool:
         corners = V[S] * (d + 1)
     else:
         corners = V[S].astype(object) * (d + 1)
-    C = corners[0].sum(axis=0) // (d + 1)                             # (d + 1) x the centroid, exactly
+    C = V[S[0]].astype(corners.dtype).sum(axis=0)                     # (d + 1) x the centroid
     lo, hi = corners.min(axis=1), corners.max(axis=1)
     near = np.flatnonzero(np.all((lo <= C) & (C <= hi), axis=1))
     near = near[near != 0]

@@ -476,7 +476,9 @@ class PowerDiagram:
     def adjacency_graph(self):
         """networkx Graph on the nonempty sites; an edge per shared facet.
 
-        Edge attribute ``point``: a rational point in the relative interior of the facet.
+        Edge attribute ``point``: a rational point in the relative interior of the facet (on the
+        fast paths it is computed exactly when an edge's data is first used, so building the
+        graph costs no Fractions).
 
         Returns
         -------
