@@ -18,8 +18,8 @@ from .linalg import maximal_minors
 from .predicates import dot_signs, small_determinant_signs
 
 
-__all__ = ["cross2", "hull_2d", "PlanarUpperHull", "SimplicialUpperHull", "certified_upper_facets_2d",
-           "certified_upper_simplices"]
+__all__ = ["cross2", "hull_2d", "PlanarUpperHull", "SimplicialUpperHull", "PROPOSAL_OPTIONS",
+           "certified_upper_facets_2d", "certified_upper_simplices"]
 
 
 class PlanarUpperHull(NamedTuple):
@@ -38,6 +38,12 @@ class PlanarUpperHull(NamedTuple):
     ef: np.ndarray
     eg: np.ndarray
     tri: np.ndarray
+
+
+#: Qhull options for the simplicial proposals, tried in turn until one is certified: without
+#: pre-merging first (about 20% faster; on degenerate input it may fail or propose something the
+#: certificate refuses), then Qhull's default merging.
+PROPOSAL_OPTIONS = ("Q0", None)
 
 
 class SimplicialUpperHull:
@@ -450,8 +456,9 @@ def _inside_signs(A, S, f, x, d):
 def certified_upper_simplices(P, d):
     """Certified simplicial upper hull of lifted integer points P (n x (d+1)), or None.
 
-    Qhull proposes the upper facets; then, exactly, all simplices or ridges at once (numpy,
-    float filters with rigorous error bounds, Python integers only where a filter is unsure):
+    Qhull proposes the upper facets (options :data:`PROPOSAL_OPTIONS`, in turn until a proposal
+    is certified); then, exactly, all simplices or ridges at once (numpy, float filters with
+    rigorous error bounds, Python integers only where a filter is unsure):
 
     1. every proposed facet projects to a nondegenerate simplex of ``R^d`` (its orientation
        determinant is nonzero); it is reordered to be positively oriented;
@@ -501,9 +508,16 @@ def certified_upper_simplices(P, d):
         flt = A.astype(float)
     except OverflowError:
         return None
-    run = qhull_simplices(flt)
-    if run is None:
-        return None
+    for options in PROPOSAL_OPTIONS:
+        run = qhull_simplices(flt, options)
+        hull = None if run is None else _certify_simplices(A, flt, run, d)
+        if hull is not None:
+            return hull
+    return None
+
+
+def _certify_simplices(A, flt, run, d):
+    """Steps 1-4 of :func:`certified_upper_simplices` on one Qhull proposal ``run``."""
     up = run[1][:, d] > 0
     S = run[0][up].astype(np.intp)
     if not len(S):
