@@ -721,6 +721,7 @@ class _Context:
     columns ``X_1, ..., X_d, D`` of the homogeneous interior points; ``make_points()``: the
     homogeneous wall points ``(X_1, ..., X_d, D)`` by wall id.  Both are computed on first use;
     a wall's Fraction point is built once and shared by its two cells and the adjacency graph.
+    ``walls``: the number of walls.
     """
 
     def __init__(self, A_int, B_int, L, nbrs, eids, make_centers, make_points):
@@ -728,7 +729,7 @@ class _Context:
         self.nbrs, self.eids = nbrs, eids
         self.make_centers, self._centers = make_centers, None
         self.make_points, self.points, self.memo = make_points, None, {}
-        self.wall_sites = ()            # (j, k) by wall id
+        self.walls = 0                  # the number of walls
 
     @property
     def centers(self):
@@ -748,7 +749,7 @@ class _Context:
     def wall_data(self):
         """One :class:`_WallData` ``{"point": p}`` per wall id; ``p`` is built when the dict is read."""
         data = type("_WallData", (_WallData,), {"__slots__": (), "_ctx": self})   # one class per diagram
-        out = [data() for _ in self.wall_sites]
+        out = [data() for _ in range(self.walls)]
         for e, w in enumerate(out):
             w._e = e
         return out
@@ -861,7 +862,7 @@ def _cells_planar(diagram, unique, hull):
     columns = (X.tolist(), Y.tolist(), D.tolist())
     ctx = _Context(A_int, B_int, L, nbrs, eid.tolist(), lambda: columns,
                    lambda: _edge_points(pts, planes, ea, eb, ef, eg))
-    ctx.wall_sites = list(zip(sites[ea].tolist(), sites[eb].tolist()))
+    ctx.walls = E
     out = [None] * diagram.N
     for i, s, t in zip(src[starts].tolist(), starts.tolist(), np.r_[starts[1:], len(src)].tolist()):
         j = unique[i]
@@ -961,14 +962,14 @@ def _cells_lifted(diagram, unique, hull):
     E = len(walls)
     src, dst = np.concatenate([wa, wb]), np.concatenate([wb, wa])
     eid = np.concatenate([np.arange(E), np.arange(E)])
-    order = np.lexsort((dst, src))
+    order = np.argsort(src * n + dst)                 # by site, then neighbour (the pairs are distinct)
     src, dst, eid = src[order], dst[order], eid[order]
     sites = np.asarray(unique, dtype=np.int64)
     starts = np.flatnonzero(np.r_[True, src[1:] != src[:-1]])
     nbrs = sites[dst].tolist()
     ctx = _Context(A_int, B_int, L, nbrs, eid.tolist(), lambda: _simplicial_centers(res, n),
                    lambda: _simplicial_wall_points(res, walls, wall_of.ravel(), n))
-    ctx.wall_sites = list(zip(sites[wa].tolist(), sites[wb].tolist()))
+    ctx.walls = E
     out = [None] * diagram.N
     for i, s, t in zip(src[starts].tolist(), starts.tolist(), np.r_[starts[1:], len(src)].tolist()):
         j = unique[i]
