@@ -428,3 +428,13 @@ def test_simplicial_path_with_integers_beyond_int64():
     pd = PowerDiagram(sites, [F(rng.randint(0, 10**4)) * big * big * rng.choice([1, 30]) for _ in range(20)])
     assert _check_fast(pd, "simplicial")
     _wall_points_ok(pd)
+
+
+def test_lazy_3d_cells_equal_eager_cells():
+    pd = _random_3d(random.Random(31), 25, heavy=20)
+    for c in pd.cells():
+        if c is None:
+            continue
+        eager = PowerCell(c.site, c.A, c.b, c.neighbors, c.interior_point, c.facet_points)
+        assert eager == c and hash(eager) == hash(c) and repr(eager) == repr(c)
+        assert pickle.loads(pickle.dumps(c)) == c
