@@ -5,10 +5,13 @@ import random
 from fractions import Fraction as F
 
 import networkx as nx
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tropattn.exact import counting
+from tropattn.exact.linalg import determinants
+from tropattn.exact.predicates import sign_array, small_determinant_signs
 from tropattn.geometry import PowerDiagram, upper_hull
 from tropattn.tropical import TropicalPolynomial
 
@@ -99,11 +102,6 @@ def test_simplicial_kernel_in_four_dimensions():
     st.just(k), st.integers(0, 200), st.lists(st.lists(st.integers(-3, 3), min_size=k * k, max_size=k * k),
                                               min_size=1, max_size=12))))
 def test_small_determinant_signs_are_exact(data):
-    import numpy as np
-
-    from tropattn.exact.linalg import determinants
-    from tropattn.exact.predicates import sign_array, small_determinant_signs
-
     k, bits, mats = data                   # small entries: many exact zeros; scaled: near the float limits
     M = np.array(mats, dtype=object).reshape(-1, k, k) * (1 << bits) + np.array(mats[::-1], dtype=object).reshape(-1, k, k)
     assert small_determinant_signs(M).tolist() == sign_array(determinants(M)).tolist()

@@ -5,14 +5,19 @@ import pickle
 import random
 from fractions import Fraction as F
 
+import networkx as nx
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.spatial import ConvexHull
 
 from tropattn.errors import InvalidInputError, TieError
+from tropattn.exact import counting, lifted
 from tropattn.geometry import PowerCell, PowerDiagram, power_cells, scores_to_weights
-from tropattn.exact import counting
+from tropattn.geometry.lifting import integer_upper_hull
 from tropattn.geometry.power import _cells_by_lp  # the reference: one certified LP per cell on all N - 1 rows
+from tropattn.geometry.power import _cells_from_hull  # the general construction on any certified hull
 
 small = st.integers(-4, 4).map(F)
 rational = st.builds(F, st.integers(-12, 12), st.integers(1, 4))
@@ -323,8 +328,6 @@ def _wall_points_ok(pd):
 
 
 def test_simplicial_path_against_the_general_construction_on_degenerate_inputs():
-    from tropattn.geometry.lifting import integer_upper_hull
-    from tropattn.geometry.power import _cells_from_hull
 
     grid = [[i, j, k] for i in range(3) for j in range(3) for k in range(3)]
     rng = random.Random(4)
@@ -369,8 +372,6 @@ def test_simplicial_path_property(sw):
 
 
 def test_lazy_wall_data_behaves_like_a_dict():
-    import networkx as nx
-
     pd = _random_3d(random.Random(9), 20)
     g = pd.adjacency_graph()
     cells = pd.cells()
@@ -390,11 +391,6 @@ def test_lazy_wall_data_behaves_like_a_dict():
 
 @pytest.mark.parametrize("corrupt", ["drop", "duplicate", "other heights", "hide a vertex"])
 def test_simplicial_certificate_rejects_wrong_proposals(monkeypatch, corrupt):
-    import numpy as np
-    from scipy.spatial import ConvexHull
-
-    from tropattn.exact import lifted
-
     rng = random.Random(17)
     P = [[rng.randint(-99, 99) for _ in range(3)] + [rng.randint(0, 10**4)] for _ in range(30)]
     assert lifted.certified_upper_simplices(P, 3) is not None
