@@ -5,10 +5,13 @@ import random
 from fractions import Fraction as F
 
 import networkx as nx
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tropattn.exact import counting
+from tropattn.exact.linalg import determinants
+from tropattn.exact.predicates import sign_array, small_determinant_signs
 from tropattn.geometry import PowerDiagram, upper_hull
 from tropattn.tropical import TropicalPolynomial
 
@@ -80,3 +83,27 @@ def test_circle_polynomial_is_output_sensitive():
     regions = f.linear_regions()
     assert len(regions) == 200 and f.redundant_terms() == (200,)
     assert all(len(r.neighbors) == 2 for r in regions)
+
+
+def test_simplicial_kernel_in_four_dimensions():
+    rng = random.Random(8)
+    for n in (8, 25):
+        points = [[F(rng.randint(-99, 99), 7) for _ in range(4)] + [F(rng.randint(0, 10**5), 10**2)] for _ in range(n)]
+        with counting() as c:
+            fast = upper_hull(points)
+        assert fast.kernel == "simplicial" and c.by_place["certified:upper_hull.simplicial"] == 1
+        exact = upper_hull(points, method="exact")
+        assert fast.vertices == exact.vertices and fast.cells == exact.cells
+        assert edges_of(fast) == {tuple(sorted((i, k))) for cell in exact.cells for i in cell for k in cell if i != k}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 5).flatmap(lambda k: st.tuples(
+    st.just(k), st.integers(0, 200), st.lists(st.lists(st.integers(-3, 3), min_size=k * k, max_size=k * k),
+                                              min_size=1, max_size=12))))
+def test_small_determinant_signs_are_exact(data):
+    k, bits, mats = data                   # small entries: many exact zeros; scaled: near the float limits
+    M = np.array(mats, dtype=object).reshape(-1, k, k) * (1 << bits) + np.array(mats[::-1], dtype=object).reshape(-1, k, k)
+    assert small_determinant_signs(M).tolist() == sign_array(determinants(M)).tolist()
+    if bits < 60:
+        assert small_determinant_signs(M.astype(np.int64)).tolist() == sign_array(determinants(M)).tolist()

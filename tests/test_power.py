@@ -5,14 +5,19 @@ import pickle
 import random
 from fractions import Fraction as F
 
+import networkx as nx
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.spatial import ConvexHull
 
 from tropattn.errors import InvalidInputError, TieError
+from tropattn.exact import counting, lifted
 from tropattn.geometry import PowerCell, PowerDiagram, power_cells, scores_to_weights
-from tropattn.exact import counting
+from tropattn.geometry.lifting import integer_upper_hull
 from tropattn.geometry.power import _cells_by_lp  # the reference: one certified LP per cell on all N - 1 rows
+from tropattn.geometry.power import _cells_from_hull  # the general construction on any certified hull
 
 small = st.integers(-4, 4).map(F)
 rational = st.builds(F, st.integers(-12, 12), st.integers(1, 4))
@@ -288,3 +293,144 @@ def test_fast_paths_beyond_float_range(d):
     unique = [j for j in range(pd.N) if j not in pd.duplicates]
     assert _cells_key(pd.cells()) == _cells_key(_cells_by_lp(pd, unique))
     _check_fast(pd, FAST[d])
+
+
+# ---------------------------------------------------------------- the 3-D fast path (simplicial kernel)
+def _random_3d(rng, n, heavy=1):
+    sites = [[F(rng.randint(-1000, 1000), 97) for _ in range(3)] for _ in range(n)]
+    weights = [F(rng.randint(0, 10**4), 10**3) * rng.choice([1, heavy]) for _ in range(n)]
+    return PowerDiagram(sites, weights)
+
+
+@pytest.mark.parametrize("n, heavy, rounds", [(30, 1, 3), (40, 30, 3), (25, 400, 2)])
+def test_simplicial_path_matches_lp_on_random_and_hidden_heavy_inputs(n, heavy, rounds):
+    rng = random.Random(100 * n + heavy)
+    hidden = 0
+    for _ in range(rounds):
+        pd = _random_3d(rng, n, heavy)
+        with counting() as c:
+            pd.cells()
+        assert c.by_place["certified:upper_hull.simplicial"] == 1 and c.by_place["certified:power.simplicial"] == 1
+        assert c.declined == 0 and c.fallbacks == 0                     # generic input: the fast path answers
+        assert _check_fast(PowerDiagram(pd.sites, pd.weights), "simplicial")
+        hidden += len(pd.hidden)
+    assert hidden > 0 if heavy > 1 else True
+
+
+def _wall_points_ok(pd):
+    g = pd.adjacency_graph()
+    cells = pd.cells()
+    assert sorted(g.edges) == sorted((c.site, k) for c in cells if c is not None for k in c.neighbors if c.site < k)
+    for c in cells:                  # the lower site's facet point (the fast paths share one point per wall)
+        if c is not None:
+            assert all(g.edges[c.site, k]["point"] == p for k, p in zip(c.neighbors, c.facet_points) if c.site < k)
+    return g
+
+
+def test_simplicial_path_against_the_general_construction_on_degenerate_inputs():
+
+    grid = [[i, j, k] for i in range(3) for j in range(3) for k in range(3)]
+    rng = random.Random(4)
+    cases = {
+        "3x3x3 grid, equal weights (cospherical)": (grid, [0] * 27, False),
+        "grid, small generic weights": (grid, [F(rng.randint(0, 999), 10**4) for _ in grid], True),
+        "sites on a sphere": ([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1],
+                               [F(3, 5), F(4, 5), 0], [0, F(3, 5), F(4, 5)]], [0] * 8, False),
+        "coplanar sites": ([[i, j, 0] for i in range(3) for j in range(3)], [0] * 9, False),
+        "duplicates": ([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 0, 0], [0, 0, 1], [1, 1, 1]],
+                       [0, 1, 0, 0, 1, 2, F(1, 3)], None),
+        "all hidden but a few": ([[1 + i % 3, 1 + i // 3 % 3, 1 + i // 9] for i in range(27)]
+                                 + [[4 * (i % 2), 4 * (i // 2 % 2), 4 * (i // 4)] for i in range(8)],
+                                 [F(rng.randint(0, 9), 10) for _ in range(27)] + [60 + i for i in range(8)], None),
+    }
+    for name, (sites, weights, fast) in cases.items():
+        pd = PowerDiagram(sites, weights)
+        taken = _check_fast(pd, "simplicial")
+        if fast is not None:
+            assert taken == fast, name
+        unique = [j for j in range(pd.N) if j not in pd.duplicates]
+        A, B, _ = pd._int_scores()
+        hull = integer_upper_hull([tuple(A[j]) + (B[j],) for j in unique], method="exact")
+        assert _cells_key(_cells_from_hull(pd, unique, hull)) == _cells_key(pd.cells()), name
+        _wall_points_ok(pd)
+    few = PowerDiagram(*cases["all hidden but a few"][:2])
+    assert few.nonempty == tuple(range(27, 35))
+    cube = PowerDiagram(grid, [0] * 27)
+    assert len(cube.cells()[13].neighbors) == 6                    # the centre cell is a cube
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(6, 14).flatmap(lambda n: st.tuples(
+    st.lists(st.lists(st.builds(F, st.integers(-50, 50), st.integers(1, 9)), min_size=3, max_size=3),
+             min_size=n, max_size=n),
+    st.lists(st.builds(F, st.integers(0, 400), st.integers(1, 20)), min_size=n, max_size=n))))
+def test_simplicial_path_property(sw):
+    sites, weights = sw
+    pd = PowerDiagram(sites, weights)
+    _check_fast(pd, "simplicial")
+    _wall_points_ok(pd)
+
+
+def test_lazy_wall_data_behaves_like_a_dict():
+    pd = _random_3d(random.Random(9), 20)
+    g = pd.adjacency_graph()
+    cells = pd.cells()
+    eager = nx.Graph()
+    eager.add_nodes_from(pd.nonempty)
+    eager.add_edges_from((c.site, k, {"point": p}) for c in cells if c is not None
+                         for k, p in zip(c.neighbors, c.facet_points) if c.site < k)
+    assert nx.utils.graphs_equal(g, eager) and nx.utils.graphs_equal(g.copy(), eager)
+    assert nx.get_edge_attributes(g, "point") == nx.get_edge_attributes(eager, "point")
+    assert sorted(g.edges(data="point")) == sorted(eager.edges(data="point"))
+    assert nx.utils.graphs_equal(pickle.loads(pickle.dumps(g)), eager)
+    (u, v, data), = list(g.edges(data=True))[:1]
+    data["weight"] = 2                                               # writable; the point stays
+    assert data == {"point": eager.edges[u, v]["point"], "weight": 2}
+    assert len(pd.adjacency_graph().edges[u, v]) == 1                # a new graph has fresh data
+
+
+@pytest.mark.parametrize("corrupt", ["drop", "duplicate", "other heights", "hide a vertex"])
+def test_simplicial_certificate_rejects_wrong_proposals(monkeypatch, corrupt):
+    rng = random.Random(17)
+    P = [[rng.randint(-99, 99) for _ in range(3)] + [rng.randint(0, 10**4)] for _ in range(30)]
+    assert lifted.certified_upper_simplices(P, 3) is not None
+
+    def proposal(X, options=None):
+        X = np.array(X)
+        if corrupt == "other heights":                                # a different regular triangulation
+            X[:, 3] = [rng.randint(0, 10**4) for _ in range(len(X))]
+        if corrupt == "hide a vertex":                                # the proposal misses an upper vertex
+            top = int(np.argmax(X[:, 3]))
+            X[top, 3] = X[:, 3].min() - 10**5
+        qh = ConvexHull(X)
+        S, E = qh.simplices, qh.equations
+        up = np.flatnonzero(E[:, 3] > 0)
+        if corrupt == "drop":
+            keep = np.ones(len(S), dtype=bool)
+            keep[up[len(up) // 2]] = False
+            S, E = S[keep], E[keep]
+        if corrupt == "duplicate":
+            S, E = np.concatenate([S, S[up[:1]]]), np.concatenate([E, E[up[:1]]])
+        return S, E
+
+    monkeypatch.setattr(lifted, "qhull_simplices", proposal)
+    assert lifted.certified_upper_simplices(P, 3) is None
+
+
+def test_simplicial_path_with_integers_beyond_int64():
+    rng = random.Random(23)
+    big = 10 ** 25                                     # floats still propose; the checks run on Python ints
+    sites = [[F(rng.randint(-1000, 1000), 97) * big for _ in range(3)] for _ in range(20)]
+    pd = PowerDiagram(sites, [F(rng.randint(0, 10**4)) * big * big * rng.choice([1, 30]) for _ in range(20)])
+    assert _check_fast(pd, "simplicial")
+    _wall_points_ok(pd)
+
+
+def test_lazy_3d_cells_equal_eager_cells():
+    pd = _random_3d(random.Random(31), 25, heavy=20)
+    for c in pd.cells():
+        if c is None:
+            continue
+        eager = PowerCell(c.site, c.A, c.b, c.neighbors, c.interior_point, c.facet_points)
+        assert eager == c and hash(eager) == hash(c) and repr(eager) == repr(c)
+        assert pickle.loads(pickle.dumps(c)) == c

@@ -13,12 +13,13 @@ from typing import NamedTuple
 import numpy as np
 
 from .hull import qhull_simplices
+from .counters import record
 from .linalg import maximal_minors
-from .predicates import determinant_signs, dot_signs
+from .predicates import dot_signs, small_determinant_signs
 
 
-__all__ = ["cross2", "hull_2d", "PlanarUpperHull", "SimplicialUpperHull", "certified_upper_facets_2d",
-           "certified_upper_simplices"]
+__all__ = ["cross2", "hull_2d", "PlanarUpperHull", "SimplicialUpperHull", "PROPOSAL_OPTIONS",
+           "certified_upper_facets_2d", "certified_upper_simplices"]
 
 
 class PlanarUpperHull(NamedTuple):
@@ -39,17 +40,41 @@ class PlanarUpperHull(NamedTuple):
     tri: np.ndarray
 
 
-class SimplicialUpperHull(NamedTuple):
+#: Qhull options for the simplicial proposals, tried in turn until one is certified: without
+#: pre-merging first (about 20% faster; on degenerate input it may fail or propose something the
+#: certificate refuses), then Qhull's default merging.
+PROPOSAL_OPTIONS = ("Q0", None)
+
+
+class SimplicialUpperHull:
     """The certified simplicial upper hull over ``R^d`` (:func:`certified_upper_simplices`).
 
-    ``simplices``: vertex-index lists; ``planes``: their primitive hyperplanes
-    ``(n_1, ..., n_{d+1}, e)``; ``boundary``: the boundary ridges with the outward normal in
-    ``R^d`` of the facet of ``conv{a_j}`` they lie on.
+    ``points``: the lifted integer points (n x (d+1), int64 when they fit, else Python ints);
+    ``simplices`` (F x (d+1) int array): the upper facets, each ordered so that its projection
+    to ``R^d`` is positively oriented; ``ridges`` (R x d) and ``normals`` (R x d, Python ints):
+    the boundary ridges and the outward normal in ``R^d`` of the facet of ``conv{a_j}`` each
+    lies on.  ``planes`` (F x (d+2), Python ints): the primitive hyperplanes
+    ``(n_1, ..., n_{d+1}, e)`` with ``n_{d+1} > 0``, exact, computed on first access (the
+    certificate itself never needs them).
     """
 
-    simplices: list
-    planes: list
-    boundary: list
+    __slots__ = ("points", "simplices", "ridges", "normals", "_planes")
+
+    def __init__(self, points, simplices, ridges, normals):
+        self.points, self.simplices, self.ridges, self.normals = points, simplices, ridges, normals
+        self._planes = None
+
+    @property
+    def planes(self) -> np.ndarray:
+        """The exact primitive hyperplane of every simplex (built on first access)."""
+        if self._planes is None:
+            A, S = self.points.astype(object), self.simplices
+            d = S.shape[1] - 1
+            N = _normals(A, S)
+            N[N[:, d] < 0] *= -1
+            H = np.concatenate([N, -(N * A[S[:, 0]]).sum(axis=1)[:, None]], axis=1)
+            self._planes = H // np.gcd.reduce(H, axis=1)[:, None]
+        return self._planes
 
 
 def cross2(o, p, q):
@@ -358,49 +383,107 @@ def _merge_flat(pts, planes, T, f1, f2):
     return PlanarUpperHull(planes[keep], cycles, a, b, ef, g, T[keep])
 
 
-def _normals(P, groups) -> list:
-    """Integer normals of the hyperplanes through each group of ``n`` points of ``P`` (rows in ``Z^n``).
+def _normals(A, groups) -> np.ndarray:
+    """Integer normals of the hyperplanes through each group of ``n`` points of ``A`` (rows in ``Z^n``).
 
-    The generalised cross product of the differences to the group's first point:
-    ``h_c = (-1)^c`` times the minor without column ``c``, for all groups at once
-    (:func:`tropattn.exact.linalg.maximal_minors` on Python integers, exact).
+    ``A`` is an object array of Python ints (n columns); the generalised cross product of the
+    differences to the group's first point: ``h_c = (-1)^c`` times the minor without column
+    ``c``, for all groups at once (:func:`tropattn.exact.linalg.maximal_minors`, exact).
     """
-    A = np.empty((len(P), len(P[0])), dtype=object)
-    A[:] = [list(p) for p in P]
-    G = np.array(groups, dtype=np.intp)
+    G = np.asarray(groups, dtype=np.intp)
     diffs = A[G[:, 1:]] - A[G[:, :1]]                                 # (groups, n - 1, n)
     minors = maximal_minors(diffs)[:, ::-1]                           # column c omits column c
     signs = np.array([(-1) ** c for c in range(minors.shape[1])], dtype=object)
-    return (minors * signs).tolist()
+    return minors * signs
+
+
+def _int_points(P) -> np.ndarray:
+    """Integer rows as int64 when every entry is below ``2^61`` (differences then fit), else objects."""
+    A = np.array(P, dtype=object)
+    if A.size and max(A.max(), -A.min()) < 1 << 61:
+        return A.astype(np.int64)
+    return A
+
+
+def _sorted_with_parity(R):
+    """Rows of ``R`` sorted, and the sign (+-1) of the permutation that sorts each."""
+    inversions = np.zeros(len(R), dtype=np.int64)
+    for i in range(R.shape[1]):
+        for j in range(i + 1, R.shape[1]):
+            inversions += R[:, i] > R[:, j]
+    return np.sort(R, axis=1), 1 - 2 * (inversions & 1)
+
+
+def _row_keys(R, n):
+    """One int64 key per row of ``R`` (entries in ``range(n)``), equal iff the rows are equal."""
+    if n ** R.shape[1] < 1 << 62:
+        key = np.zeros(len(R), dtype=np.int64)
+        for c in range(R.shape[1]):
+            key = key * n + R[:, c]
+        return key
+    return np.unique(R, axis=0, return_inverse=True)[1].ravel()
+
+
+def _lifted_signs(A, S, f, x, d):
+    """Exact signs of ``det[s_1 - s_0, ..., s_d - s_0, x - s_0]`` (lifted, ``s = S[f]``).
+
+    Positive iff the lifted point ``x`` lies strictly above the hyperplane of the upper simplex
+    ``S[f]`` (positively oriented in the projection): the cofactor of the height column is the
+    projected orientation.  A float filter with a rigorous bound decides
+    (:func:`tropattn.exact.predicates.small_determinant_signs`); uncertain entries go to Python ints.
+    """
+    base = A[S[f, 0]]
+    M = np.concatenate([A[S[f, 1:]] - base[:, None, :], (A[x] - base)[:, None, :]], axis=1)
+    return small_determinant_signs(M)
+
+
+def _inside_signs(A, S, f, x, d):
+    """Exact: the projection of point ``x[r]`` lies in the closed projected simplex ``S[f[r]]``.
+
+    Replacing vertex ``v`` of a positively oriented simplex by the point gives an orientation
+    of the sign of its barycentric coordinate ``lambda_v``; all ``d + 1`` must be ``>= 0``.
+    """
+    P = A[:, :d]
+    ok = np.ones(len(f), dtype=bool)
+    for v in range(d + 1):
+        verts = S[f].copy()
+        verts[:, v] = x
+        D = P[verts[:, 1:]] - P[verts[:, :1]]
+        ok &= small_determinant_signs(D) >= 0
+    return ok
 
 
 def certified_upper_simplices(P, d):
     """Certified simplicial upper hull of lifted integer points P (n x (d+1)), or None.
 
-    Qhull proposes the upper facets; then, exactly:
+    Qhull proposes the upper facets (options :data:`PROPOSAL_OPTIONS`, in turn until a proposal
+    is certified); then, exactly, all simplices or ridges at once (numpy, float filters with
+    rigorous error bounds, Python integers only where a filter is unsure):
 
-    1. each facet's hyperplane ``n . p + e = 0`` is rebuilt from integer coordinates with
-       ``n_{d+1} > 0``; facets with equal (primitive) hyperplanes are refused (a non-simplicial
-       face: left to the general hull);
-    2. the projected facets tile ``conv{a_j}`` exactly once: every ridge (``d`` vertices) lies on
-       two facets whose opposite vertices project strictly to opposite sides of it, or on one
-       facet and then on a hyperplane of ``R^d`` with every projected point on the facet's side
-       (a facet of ``conv{a_j}``), so the projection is a covering of ``conv{a_j}`` with
-       consistent orientation; and the centroid of one facet lies in no other facet's
-       projection (degree one);
-    3. the surface is locally concave: across every interior ridge the opposite vertex of each
-       facet lies on or below the other's hyperplane.  A piecewise-linear function on a convex
-       domain that is concave across every ridge is concave, so every hyperplane lies on or
-       above the surface ``psi`` and every vertex lies on or below every hyperplane;
-    4. every point that is no vertex lies on or below every hyperplane
-       (:func:`tropattn.exact.predicates.dot_signs`), hence below ``psi``.
+    1. every proposed facet projects to a nondegenerate simplex of ``R^d`` (its orientation
+       determinant is nonzero); it is reordered to be positively oriented;
+    2. the projected simplices tile ``conv{a_j}`` exactly once: every ridge (``d`` vertices)
+       lies on two facets that induce opposite orientations on it -- for positively oriented
+       simplices this says exactly that their opposite vertices lie strictly on opposite sides
+       of it, a purely combinatorial check -- or on one facet and then on a hyperplane of
+       ``R^d`` with every projected point on the facet's side (a facet of ``conv{a_j}``); so
+       the projection is a covering of ``conv{a_j}`` with consistent orientation; and the
+       centroid of one facet lies in no other facet's projection (degree one);
+    3. the surface is strictly locally concave: across every interior ridge the opposite
+       vertex of one facet lies strictly below the other's hyperplane (one determinant per
+       ridge: seen from the other side it is the same determinant, by step 2).  A
+       piecewise-linear function on a convex domain that is concave across every ridge is
+       concave, so ``psi = min_F plane_F`` and every vertex lies on or below every hyperplane;
+       strictness makes every facet a maximal face (no two facets share a hyperplane), so
+       every upper face is a simplex and every simplex vertex an upper vertex;
+    4. every point that is no vertex lies on or below the surface: a float guess finds the
+       facet above it, then exactly: it projects into that simplex and lies on or below its
+       hyperplane (if a guess fails: below every hyperplane, by
+       :func:`tropattn.exact.predicates.dot_signs`).
 
-    So the facets are exactly the upper faces.  No dense points x facets sign matrix is
-    built for the vertices (only for the few points off the surface).
-
-    Returns ``(simplices, planes, boundary)``: vertex-index lists, their primitive hyperplanes
-    ``(n_1, ..., n_{d+1}, e)``, and the boundary ridges with the outward normal in ``R^d`` of the
-    facet of ``conv{a_j}`` they lie on.
+    So the facets are exactly the upper faces.  No points x facets sign matrix is built,
+    and the exact hyperplanes are computed only when read
+    (:attr:`SimplicialUpperHull.planes`).
 
     Parameters
     ----------
@@ -417,98 +500,136 @@ def certified_upper_simplices(P, d):
     Examples
     --------
     >>> hull = certified_upper_simplices([(0, 0, 0, 0), (4, 0, 0, 0), (0, 4, 0, 0), (0, 0, 4, 0), (1, 1, 1, 5)], 3)
-    >>> len(hull.simplices), len(hull.boundary)
-    (4, 4)
+    >>> len(hull.simplices), len(hull.ridges), hull.planes[0].tolist()
+    (4, 4, [0, 0, -5, 1, 0])
     """
+    A = _int_points(P)
     try:
-        flt = np.array(P, dtype=float)
+        flt = A.astype(float)
     except OverflowError:
         return None
-    run = qhull_simplices(flt)
-    if run is None:
+    for options in PROPOSAL_OPTIONS:
+        run = qhull_simplices(flt, options)
+        hull = None if run is None else _certify_simplices(A, flt, run, d)
+        if hull is not None:
+            return hull
+    return None
+
+
+def _certify_simplices(A, flt, run, d):
+    """Steps 1-4 of :func:`certified_upper_simplices` on one Qhull proposal ``run``."""
+    up = run[1][:, d] > 0
+    S = run[0][up].astype(np.intp)
+    if not len(S):
         return None
-    simplices = run[0][run[1][:, d] > 0].tolist()
-    if not simplices:
+    n, F = len(A), len(S)
+    o = small_determinant_signs(A[S[:, 1:], :d] - A[S[:, :1], :d])     # 1.
+    if np.any(o == 0):
         return None
-    A = np.empty((len(P), d + 1), dtype=object)                       # 1.
-    A[:] = [list(p) for p in P]
-    S = np.array(simplices, dtype=np.intp)
-    N = np.array(_normals(P, simplices), dtype=object)
-    if np.any(N[:, d] == 0):
+    neg = o < 0
+    S[neg, 0], S[neg, 1] = S[neg, 1], S[neg, 0].copy()
+    ridges = np.concatenate([np.delete(S, r, axis=1) for r in range(d + 1)])   # 2.
+    opp = S.T.ravel()
+    face = np.tile(np.arange(F), d + 1)
+    ridges, parity = _sorted_with_parity(ridges)
+    sigma = parity * np.repeat([(-1) ** (d - r) for r in range(d + 1)], F)   # induced orientations
+    key = _row_keys(ridges, n)
+    order = np.argsort(key, kind="stable")
+    ks = key[order]
+    starts = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
+    counts = np.diff(np.r_[starts, len(ks)])
+    if counts.max() > 2:
         return None
-    N[N[:, d] < 0] *= -1
-    H = np.concatenate([N, -(N * A[S[:, 0]]).sum(axis=1)[:, None]], axis=1)
-    H = H // np.gcd.reduce(H, axis=1)[:, None]
-    planes = [tuple(r) for r in H.tolist()]
-    if len(set(planes)) != len(planes):
+    first, second = order[starts[counts == 2]], order[starts[counts == 2] + 1]
+    if np.any(sigma[first] == sigma[second]):
         return None
-    ridges = {}                                                       # 2.
-    for f, s in enumerate(simplices):
-        for r in range(d + 1):
-            ridges.setdefault(tuple(sorted(s[:r] + s[r + 1:])), []).append((f, s[r]))
-    if any(len(sides) > 2 for sides in ridges.values()):
+    one = order[starts[counts == 1]]
+    Ao = A.astype(object)
+    Hr = _normals(Ao[:, :d], ridges[one])                             # boundary ridges in R^d
+    c = -(Hr * Ao[ridges[one, 0], :d]).sum(axis=1)
+    flip = np.where((Hr * Ao[opp[one], :d]).sum(axis=1) + c < 0, 1, -1).astype(object)
+    normals = Hr * flip[:, None]
+    lines = np.concatenate([normals, (c * flip)[:, None]], axis=1)
+    proj = np.concatenate([A[:, :d], np.ones((n, 1), dtype=A.dtype)], axis=1)
+    if len(lines) and dot_signs(lines, proj).max() > 0:
         return None
-    keys = list(ridges)
-    R = np.array(keys, dtype=np.intp)
-    Hr = np.array(_normals([p[:d] for p in P], keys), dtype=object)   # ridge normals in R^d
-    c = -(Hr * A[R[:, 0], :d]).sum(axis=1)
-    first = np.array([sides[0][1] for sides in ridges.values()], dtype=np.intp)
-    v0 = (Hr * A[first, :d]).sum(axis=1) + c
-    two = np.array([len(sides) == 2 for sides in ridges.values()])
-    second = np.array([sides[-1][1] for sides in ridges.values()], dtype=np.intp)
-    v1 = (Hr * A[second, :d]).sum(axis=1) + c
-    if np.any(v0[two] * v1[two] >= 0) or np.any(v0[~two] == 0):
+    if not _degree_one(A[:, :d], S, d):
         return None
-    one = np.flatnonzero(~two)
-    flip = np.where(v0[one] < 0, 1, -1).astype(object)
-    L = np.concatenate([Hr[one] * flip[:, None], (c[one] * flip)[:, None]], axis=1)
-    lines = [tuple(r) for r in L.tolist()]
-    boundary = [(keys[i], line[:d]) for i, line in zip(one.tolist(), lines)]
-    if lines and dot_signs(lines, [tuple(p[:d]) + (1,) for p in P]).max() > 0:
+    if len(first) and np.any(_lifted_signs(A, S, face[first], opp[second], d) >= 0):   # 3.
         return None
-    if not _degree_one([p[:d] for p in P], simplices, d):
-        return None
-    pairs = [sides for sides in ridges.values() if len(sides) == 2]   # 3.
-    if pairs:
-        (f, o), (g, q) = (np.array(col, dtype=np.intp).T for col in zip(*pairs))
-        below = lambda plane_idx, pts: (H[plane_idx, :-1] * A[pts]).sum(axis=1) + H[plane_idx, -1]  # noqa: E731
-        if np.any(below(f, q) > 0) or np.any(below(g, o) > 0):
-            return None
-    used = np.zeros(len(P), dtype=bool)                               # 4.
+    used = np.zeros(n, dtype=bool)                                    # 4.
     used[S.ravel()] = True
-    rest = [tuple(P[i]) + (1,) for i in np.flatnonzero(~used).tolist()]
-    if rest:
-        step = max(1, 2_000_000 // len(rest))
-        if any(dot_signs(planes[i:i + step], rest).max() > 0 for i in range(0, len(planes), step)):
-            return None
-    return SimplicialUpperHull(simplices, planes, boundary)
+    rest = np.flatnonzero(~used)
+    hull = SimplicialUpperHull(A, S, ridges[one], normals)
+    if len(rest) and not _rest_under_simplices(hull, flt, run[1][up], rest, d):
+        return None
+    return hull
 
 
-def _degree_one(projected, simplices, d) -> bool:
+def _rest_under_simplices(hull, flt, E, rest, d) -> bool:
+    """Every point ``rest[r]`` (no vertex) lies on or below the surface (step 4).
+
+    Float guess: the facet of smallest height above the point among those with the ``k``
+    nearest centroids (in the coordinates Qhull saw, with its planes ``E``), then among all
+    facets for the misses; each guess is checked exactly; the points still unplaced are
+    checked against every exact hyperplane.
+    """
+    from scipy.spatial import cKDTree
+
+    A, S = hull.points, hull.simplices
+    span = np.ptp(flt, axis=0)
+    span[span == 0] = 1.0
+    X = (flt - flt.mean(axis=0)) / span                              # as in qhull_simplices
+    unsure = rest
+    if np.all(np.isfinite(E)):
+        k = min(16, len(S))
+        _, near = cKDTree(X[S, :d].mean(axis=1)).query(X[rest, :d], k=k)
+        near = near.reshape(len(rest), k)
+        En = E[near]                                                  # (points, k, d + 2)
+        gap = -(np.einsum("rki,ri->rk", En[:, :, :d + 1], X[rest]) + En[:, :, d + 1]) / En[:, :, d]
+        guess = near[np.arange(len(rest)), np.argmin(gap, axis=1)]
+        unsure = rest[~_placed(A, S, rest, guess, d)]
+        if len(unsure):
+            h = -(X[unsure] @ E[:, :d + 1].T + E[:, d + 1]) / E[:, d]
+            unsure = unsure[~_placed(A, S, unsure, np.argmin(h, axis=1), d)]
+    if not len(unsure):
+        return True
+    record("filter_failures", len(unsure), where="upper_hull.simplicial")
+    Ao = A.astype(object)
+    pts = np.concatenate([Ao[unsure], np.ones((len(unsure), 1), dtype=object)], axis=1)
+    planes = hull.planes
+    step = max(1, 2_000_000 // len(unsure))
+    return all(dot_signs(planes[i:i + step], pts).max() <= 0 for i in range(0, len(planes), step))
+
+
+def _placed(A, S, x, f, d) -> np.ndarray:
+    """Exact: point ``x[r]`` projects into simplex ``f[r]`` and lies on or below its hyperplane."""
+    return _inside_signs(A, S, f, x, d) & (_lifted_signs(A, S, f, x, d) <= 0)
+
+
+def _degree_one(V, S, d) -> bool:
     """The centroid of the first projected simplex lies in no other projected simplex (exact).
 
-    Candidates are the simplices whose exact bounding box holds the centroid; each is
-    tested with the signs of the ``d + 1`` determinants that give its barycentric
-    coordinates.
+    Candidates are the simplices whose exact bounding box holds the centroid (int64 when the
+    coordinates allow, else Python ints); each is tested with the signs of the ``d + 1``
+    determinants that give its barycentric coordinates.
     """
-    V = np.empty((len(projected), d), dtype=object)
-    V[:] = [list(p) for p in projected]
-    S = np.array(simplices, dtype=np.intp)
-    C = V[S[0]].sum(axis=0)                                           # (d + 1) x the centroid
-    corners = V[S] * (d + 1)                                          # (F, d + 1, d)
+    if V.dtype != object and np.abs(V).max() < (1 << 62) // (d + 1):
+        corners = V[S] * (d + 1)
+    else:
+        corners = V[S].astype(object) * (d + 1)
+    C = V[S[0]].astype(corners.dtype).sum(axis=0)                     # (d + 1) x the centroid
     lo, hi = corners.min(axis=1), corners.max(axis=1)
     near = np.flatnonzero(np.all((lo <= C) & (C <= hi), axis=1))
-    for t in near.tolist():
-        if t == 0:
-            continue
-        rows = [list(V[i]) + [1] for i in simplices[t]]
-        base = _det_sign(rows)
-        signs = [_det_sign(rows[:i] + [list(C) + [d + 1]] + rows[i + 1:]) for i in range(d + 1)]
-        if all(s * base >= 0 for s in signs):
-            return False
-    return True
-
-
-def _det_sign(rows) -> int:
-    """The exact sign of a small integer determinant."""
-    return int(determinant_signs(np.array([rows], dtype=object), False)[0])
+    near = near[near != 0]
+    if not len(near):
+        return True
+    Vo = V.astype(object)
+    rows = np.concatenate([Vo[S[near]], np.ones((len(near), d + 1, 1), dtype=object)], axis=2)
+    base = small_determinant_signs(rows)
+    inside = np.ones(len(near), dtype=bool)
+    for i in range(d + 1):
+        M = rows.copy()
+        M[:, i, :d], M[:, i, d] = C, d + 1
+        inside &= small_determinant_signs(M) * base >= 0
+    return not inside.any()

@@ -254,16 +254,20 @@ def _planar(lifted):
 
 def _simplicial(lifted, d):
     """Over ``R^d``, ``d >= 3``: the certified simplicial kernel (declines non-simplicial faces)."""
-    res = certified_upper_simplices([list(p) for p in lifted], d)
+    res = certified_upper_simplices(lifted, d)
     if res is None:
         record("declined", where="upper_hull.simplicial")
         return None
-    simplices, _, _ = res
-    neighbors = {}
-    for s in simplices:
-        for i in s:
-            neighbors.setdefault(i, set()).update(k for k in s if k != i)
-    return "simplicial", sorted(neighbors), neighbors, res
+    S = res.simplices
+
+    def neighbors():
+        out = {}
+        for s in S.tolist():
+            for i in s:
+                out.setdefault(i, set()).update(k for k in s if k != i)
+        return out
+
+    return "simplicial", np.unique(S).tolist(), neighbors, res
 
 
 def _general(pts, owners, method="auto"):

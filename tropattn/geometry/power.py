@@ -44,10 +44,12 @@ coordinates ``L (a_j . x + b_j) = A_j . x + B_j`` throughout:
   against every plane).  Flat edges merge triangles into facets.  Cells, adjacency, hidden
   sites, interior points (centroids of cell vertices, pushed along the recession cone when the
   cell is unbounded, checked exactly against every row) and facet points are read off;
-* in dimension ``d >= 3``, Qhull's upper hull in ``R^{d+1}`` is certified the same way
-  (exact hyperplanes, every lifted point below every facet by :func:`tropattn.exact.dot_signs`,
-  ridges paired across or on the boundary of ``conv{a_j}``); it gives the hidden sites and each
-  cell's neighbours, and the certified LPs below run on those few rows only;
+* in dimension ``d >= 3``, Qhull's upper hull in ``R^{d+1}`` is certified when every upper face
+  is a simplex (:func:`tropattn.exact.lifted.certified_upper_simplices`: filtered determinant
+  signs for all simplices and ridges at once, ridges paired across or on the boundary of
+  ``conv{a_j}``, every other lifted point located below a simplex); it gives the hidden sites and
+  each cell's neighbours, and the cells' interior and wall points follow from it (built in
+  integers when first read);
 * otherwise, or where a certificate fails, each cell is decided by the certified LPs
   :func:`tropattn.exact.interior_point` and :func:`tropattn.exact.facets` on its full system
   of ``N - 1`` bisector rows.
@@ -474,7 +476,9 @@ class PowerDiagram:
     def adjacency_graph(self):
         """networkx Graph on the nonempty sites; an edge per shared facet.
 
-        Edge attribute ``point``: a rational point in the relative interior of the facet.
+        Edge attribute ``point``: a rational point in the relative interior of the facet (on the
+        fast paths it is computed exactly when an edge's data is first used, so building the
+        graph costs no Fractions).
 
         Returns
         -------
@@ -491,7 +495,7 @@ class PowerDiagram:
         g = nx.Graph()
         cells = self.cells()
         g.add_nodes_from(c.site for c in cells if c is not None)
-        g.add_edges_from(_walls(cells))
+        _add_walls(g._adj, cells)
         return g
 
     def clip_to_box(self, lo, hi) -> dict:
@@ -606,13 +610,26 @@ def _clip_intervals(cells, lo, hi) -> dict:
     return out
 
 
-def _walls(cells):
-    """``(j, k, {"point": p})`` once per shared facet of the cells, ``j < k``."""
+def _add_walls(adj, cells):
+    """Put one edge per shared facet into a networkx adjacency ``adj`` (every site a node already).
+
+    This is what ``Graph.add_edges_from`` does for new edges, without copying the data dicts:
+    the fast paths hand over one :class:`_WallData` per wall (shared by both directions, its
+    exact point built when first read), cell by cell from their concatenated wall ids.
+    """
     lazy = next((c._exact for c in cells if c is not None), None)
     if isinstance(lazy, _LazyCell):                       # one fast-path context for all cells
-        return lazy.ctx.walls()
-    return ((c.site, k, {"point": p}) for c in cells if c is not None
-            for k, p in zip(c.neighbors, c.facet_points) if c.site < k)
+        data = lazy.ctx.wall_data()
+        for c in cells:
+            if c is not None:
+                ex = c._exact
+                adj[c.site].update(zip(c.neighbors, map(data.__getitem__, ex.ctx.eids[ex.s:ex.t])))
+        return
+    for c in cells:
+        if c is not None:
+            for k, p in zip(c.neighbors, c.facet_points):
+                if c.site < k:
+                    adj[c.site][k] = adj[k][c.site] = {"point": p}
 
 
 def _make_cell(diagram, j, neighbors, point, fpoints) -> PowerCell:
@@ -700,17 +717,25 @@ class _Context:
     """Integer data shared by the lazily built cells of one diagram.
 
     ``A_int, B_int, L``: the integer scores (:meth:`PowerDiagram._int_scores`); ``nbrs`` and
-    ``eids``: neighbour sites and wall ids of all cells, concatenated; ``centers``: columns
-    ``X_1, ..., X_d, D`` of the homogeneous interior points; ``make_points()``: the homogeneous
-    wall points ``(X_1, ..., X_d, D)`` by wall id, computed on first use.  A wall's Fraction
-    point is built once and shared by its two cells.
+    ``eids``: neighbour sites and wall ids of all cells, concatenated; ``make_centers()``:
+    columns ``X_1, ..., X_d, D`` of the homogeneous interior points; ``make_points()``: the
+    homogeneous wall points ``(X_1, ..., X_d, D)`` by wall id.  Both are computed on first use;
+    a wall's Fraction point is built once and shared by its two cells and the adjacency graph.
+    ``walls``: the number of walls.
     """
 
-    def __init__(self, A_int, B_int, L, nbrs, eids, centers, make_points):
+    def __init__(self, A_int, B_int, L, nbrs, eids, make_centers, make_points):
         self.A_int, self.B_int, self.L = A_int, B_int, L
-        self.nbrs, self.eids, self.centers = nbrs, eids, centers
+        self.nbrs, self.eids = nbrs, eids
+        self.make_centers, self._centers = make_centers, None
         self.make_points, self.points, self.memo = make_points, None, {}
-        self.wall_sites = ()            # (j, k) by wall id
+        self.walls = 0                  # the number of walls
+
+    @property
+    def centers(self):
+        if self._centers is None:
+            self._centers = self.make_centers()
+        return self._centers
 
     def point(self, e):
         p = self.memo.get(e)
@@ -721,11 +746,52 @@ class _Context:
             p = self.memo[e] = tuple(Fraction(x, D) for x in X)
         return p
 
-    def walls(self):
-        """``(j, k, {"point": p})`` once per wall, ``j < k``."""
-        point = self.point
-        return ((j, k, {"point": point(e)}) if j < k else (k, j, {"point": point(e)})
-                for e, (j, k) in enumerate(self.wall_sites))
+    def wall_data(self):
+        """One :class:`_WallData` ``{"point": p}`` per wall id; ``p`` is built when the dict is read."""
+        data = type("_WallData", (_WallData,), {"__slots__": (), "_ctx": self})   # one class per diagram
+        out = [data() for _ in range(self.walls)]
+        for e, w in enumerate(out):
+            w._e = e
+        return out
+
+
+class _WallData(dict):
+    """The edge data ``{"point": p}`` of wall ``_e`` of a fast-path diagram (context ``_ctx``).
+
+    ``p`` (exact Fractions, :meth:`_Context.point`) is built on the first use of the mapping --
+    any read, write, comparison or copy fills it first -- and from then on this is a plain dict
+    (``_e = -1``).  Pickles and copies are plain dicts.  :meth:`_Context.wall_data` makes one
+    subclass per diagram holding the context, so that making an instance costs no Python call.
+    """
+
+    __slots__ = ("_e",)
+    _ctx = None
+
+    def _fill(self):
+        e = self._e
+        if e >= 0:
+            self._e = -1
+            dict.__setitem__(self, "point", self._ctx.point(e))
+        return self
+
+    def __reduce__(self):
+        return dict, (dict.copy(self._fill()),)
+
+
+def _filled(name):
+    method = getattr(dict, name)
+
+    def call(self, *args, **kwargs):
+        return method(self._fill(), *args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+for _name in ("__getitem__", "__setitem__", "__delitem__", "__contains__", "__iter__", "__reversed__", "__len__",
+              "__eq__", "__ne__", "__repr__", "__or__", "__ror__", "__ior__", "get", "keys", "values", "items",
+              "copy", "pop", "popitem", "setdefault", "update", "clear"):
+    setattr(_WallData, _name, _filled(_name))
 
 
 def _cells_line(diagram, unique, hull):
@@ -793,9 +859,10 @@ def _cells_planar(diagram, unique, hull):
     sites = np.asarray(unique, dtype=np.int64)
     starts = np.flatnonzero(np.r_[True, src[1:] != src[:-1]])
     nbrs = sites[dst].tolist()
-    ctx = _Context(A_int, B_int, L, nbrs, eid.tolist(), (X.tolist(), Y.tolist(), D.tolist()),
+    columns = (X.tolist(), Y.tolist(), D.tolist())
+    ctx = _Context(A_int, B_int, L, nbrs, eid.tolist(), lambda: columns,
                    lambda: _edge_points(pts, planes, ea, eb, ef, eg))
-    ctx.wall_sites = list(zip(sites[ea].tolist(), sites[eb].tolist()))
+    ctx.walls = E
     out = [None] * diagram.N
     for i, s, t in zip(src[starts].tolist(), starts.tolist(), np.r_[starts[1:], len(src)].tolist()):
         j = unique[i]
@@ -874,75 +941,96 @@ def _ray_candidate(verts, ray):
 
 
 def _cells_lifted(diagram, unique, hull):
-    """Cells in dimension ``d >= 3`` from the certified simplicial upper hull, or None.
+    """Cells in dimension ``d >= 3`` from the certified simplicial upper hull.
 
-    Every face of the certified hull (:func:`certified_upper_simplices`) is a simplex, so the neighbours
-    of a vertex ``j`` are the vertices sharing a simplex with it, and the cell of ``j`` is
-    ``Q + C``: ``Q`` the hull of the dual vertices ``x_F = (n_1, ..., n_d) / n_{d+1}`` of the
-    simplices at ``j``, ``C`` the cone of the outward normals of the facets of ``conv{a_j}`` at
-    ``a_j``.  A convex combination of all those vertices with positive weights (chosen so that
-    the sum stays in integers) plus the sum of the outward normals of the boundary ridges at
-    ``j`` lies in ``relint Q + relint C``, the interior of the cell; it is checked exactly
-    against every row.  The same construction on the simplices and boundary ridges
-    containing both ``j`` and ``k`` gives a point in the relative interior of their wall.
+    Every face of the certified hull (:func:`certified_upper_simplices`) is a simplex, so the
+    neighbours of a vertex ``j`` are the vertices sharing a simplex with it (one sort of all
+    simplex edges, numpy), and the cell of ``j`` is ``Q + C``: ``Q`` the hull of the dual vertices
+    ``x_F = (n_1, ..., n_d) / n_{d+1}`` of the simplices at ``j``, ``C`` the cone of the outward
+    normals of the facets of ``conv{a_j}`` at ``a_j``.  Nothing here needs checking: the hull
+    certificate proves it all.  The exact fields are built only when read
+    (:func:`_simplicial_centers`, :func:`_simplicial_wall_points`).
     """
     A_int, B_int, L = diagram._int_scores()
-    d = diagram.dim
-    simplices, planes, boundary = hull.data
-    at, rays = {}, {}
-    for f, s in enumerate(simplices):
-        for i in s:
-            at.setdefault(i, []).append(f)
-    for ridge, h in boundary:
-        for i in ridge:
-            rays.setdefault(i, []).append((ridge, h))
-
-    def point(faces, normals):
-        # sum_F n_F / sum_F n_{F, d+1}: a convex combination of the dual vertices x_F with weights
-        # n_{F, d+1} / S > 0 (in relint Q), plus the sum of the outward normals (in relint C)
-        S = sum(planes[f][d] for f in faces)
-        return tuple(sum(planes[f][t] for f in faces) + S * sum(h[t] for h in normals) for t in range(d)), S
-
+    res = hull.data
+    S = res.simplices
+    n, k = len(hull.lifted), S.shape[1]
+    pairs = list(itertools.combinations(range(k), 2))
+    u, v = S[:, [a for a, _ in pairs]].ravel(), S[:, [b for _, b in pairs]].ravel()
+    walls, wall_of = np.unique(np.minimum(u, v) * n + np.maximum(u, v), return_inverse=True)
+    wa, wb = walls // n, walls % n
+    E = len(walls)
+    src, dst = np.concatenate([wa, wb]), np.concatenate([wb, wa])
+    eid = np.concatenate([np.arange(E), np.arange(E)])
+    order = np.argsort(src * n + dst)                 # by site, then neighbour (the pairs are distinct)
+    src, dst, eid = src[order], dst[order], eid[order]
+    sites = np.asarray(unique, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, src[1:] != src[:-1]])
+    nbrs = sites[dst].tolist()
+    ctx = _Context(A_int, B_int, L, nbrs, eid.tolist(), lambda: _simplicial_centers(res, n),
+                   lambda: _simplicial_wall_points(res, walls, wall_of.ravel(), n))
+    ctx.walls = E
     out = [None] * diagram.N
-    for i, faces in at.items():
+    for i, s, t in zip(src[starts].tolist(), starts.tolist(), np.r_[starts[1:], len(src)].tolist()):
         j = unique[i]
-        ks = sorted({k for f in faces for k in simplices[f]} - {i})
-        X, D = point(faces, [h for _, h in rays.get(i, ())])
-        aj, bj = A_int[j], B_int[j]
-        if any(sum((u - v) * w for u, v, w in zip(A_int[unique[k]], aj, X)) >= (bj - B_int[unique[k]]) * D
-               for k in ks):
-            return None
-        walls = [point([f for f in faces if k in simplices[f]], [h for r, h in rays.get(i, ()) if k in r])
-                 for k in ks]
-        nbrs = tuple(unique[k] for k in ks)
-        out[j] = PowerCell._deferred(j, nbrs, _IntegerCell(A_int, B_int, L, j, nbrs, (X, D), walls))
+        out[j] = PowerCell._deferred(j, tuple(nbrs[s:t]), _LazyCell(ctx, j, i, s, t))
     return out
 
 
-class _IntegerCell:
-    """A certified cell held as integers (scores ``A_int x + B_int`` over ``L``, homogeneous
-    points); its Fractions are built on first access and kept."""
+def _group_sums(groups, values, n) -> np.ndarray:
+    """Row sums of ``values`` (object array) by group id in ``range(n)``; zero rows for empty groups."""
+    out = np.zeros((n, values.shape[1]), dtype=object)
+    if len(groups):
+        order = np.argsort(groups, kind="stable")
+        g = groups[order]
+        starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+        out[g[starts]] = np.add.reduceat(values[order], starts, axis=0)
+    return out
 
-    __slots__ = ("A_int", "B_int", "L", "j", "nbrs", "center", "walls", "memo")
 
-    def __init__(self, A_int, B_int, L, j, nbrs, center, walls):
-        self.A_int, self.B_int, self.L, self.j, self.nbrs = A_int, B_int, L, j, nbrs
-        self.center, self.walls, self.memo = center, walls, {}
+def _dual_points(N, R, d):
+    """Homogeneous ``(X_1, ..., X_d, D)`` rows: ``X = sum_F n_F + S sum_h h`` over ``D = S = sum_F n_{F,d+1}``.
 
-    def get(self, name):
-        if name not in self.memo:
-            A_int, B_int, L, j = self.A_int, self.B_int, self.L, self.j
-            if name == "A":
-                value = tuple(tuple(Fraction(u - v, L) for u, v in zip(A_int[k], A_int[j])) for k in self.nbrs)
-            elif name == "b":
-                value = tuple(Fraction(B_int[j] - B_int[k], L) for k in self.nbrs)
-            elif name == "interior_point":
-                X, D = self.center
-                value = tuple(Fraction(x, D) for x in X)
-            else:
-                value = tuple(tuple(Fraction(y, E) for y in Y) for Y, E in self.walls)
-            self.memo[name] = value
-        return self.memo[name]
+    With ``N`` the sums of the hyperplanes ``(n_1, ..., n_{d+1})`` of some simplices and ``R``
+    the sums of some outward normals: a convex combination of the dual vertices ``x_F`` with
+    weights ``n_{F,d+1} / S > 0`` plus a positive combination of the normals.
+    """
+    X = N[:, :d] + N[:, d:] * R
+    return np.concatenate([X, N[:, d:]], axis=1)
+
+
+def _simplicial_centers(res, n):
+    """Columns ``X_1, ..., X_d, D`` of an interior point of every vertex's cell (exact integers).
+
+    All simplices and all boundary normals at the vertex: a point of ``relint Q + relint C``,
+    the interior of the cell (:func:`_cells_lifted`).
+    """
+    S, R = res.simplices, res.ridges
+    d = S.shape[1] - 1
+    N = _group_sums(S.ravel(), np.repeat(res.planes[:, :d + 1], d + 1, axis=0), n)
+    H = _group_sums(R.ravel(), np.repeat(res.normals, d, axis=0), n)
+    return [col.tolist() for col in _dual_points(N, H, d).T]
+
+
+def _simplicial_wall_points(res, walls, wall_of, n):
+    """Homogeneous ``(X_1, ..., X_d, D)`` of a point in the relative interior of every wall.
+
+    Wall ``e`` joins ``walls[e] // n`` and ``walls[e] % n``; ``wall_of`` is the wall of every
+    pair of vertices of every simplex (simplex-major).  The simplices through both sites and the
+    boundary ridges through both give the relative interior of the wall, as for the cells.
+    """
+    S, R = res.simplices, res.ridges
+    d = S.shape[1] - 1
+    per = len(wall_of) // len(S)
+    N = _group_sums(wall_of, np.repeat(res.planes[:, :d + 1], per, axis=0), len(walls))
+    if len(R):
+        pairs = list(itertools.combinations(range(d), 2))
+        u, v = R[:, [a for a, _ in pairs]].ravel(), R[:, [b for _, b in pairs]].ravel()
+        ridge_wall = np.searchsorted(walls, np.minimum(u, v) * n + np.maximum(u, v))
+        H = _group_sums(ridge_wall, np.repeat(res.normals, len(pairs), axis=0), len(walls))
+    else:
+        H = np.zeros((len(walls), d), dtype=object)
+    return [tuple(p) for p in _dual_points(N, H, d).tolist()]
 
 
 def power_cells(diagram: PowerDiagram) -> tuple:
