@@ -46,7 +46,7 @@ from ..backends import get_executor
 from ..progress import Progress
 from ..exact import (counting, format_point, homogeneous_point, integer_facets, integer_row, interior_point,
                      relative_interior_point, to_rational_vector)
-from ..exact.facets_batch import small_facets
+from ..exact.facets_batch import planar_facets, small_facets
 from ..attention import Layer, Transformer
 from .affine import AffineMap
 from .steps import append_pattern, AttentionStep, model_steps, wall_rows
@@ -276,7 +276,7 @@ def _facets(rows, X, D):
     """Certified facets of ``{rows}`` seen from ``X / D``: kept indices and homogeneous facet points."""
     nonzero = [i for i, r in enumerate(rows) if any(r[:-1])]
     sub = [rows[i] for i in nonzero]
-    fast = small_facets(sub, X, D)
+    fast = planar_facets(sub, X, D) if len(X) == 2 else small_facets(sub, X, D)
     if fast is not None:
         keep, points = fast
     else:
