@@ -143,7 +143,7 @@ def _small_facets(rows, X, D):
     return tuple(distinct[k] for k in keep), {distinct[k]: points[k] for k in keep}
 
 
-def planar_facets(rows, X, D):
+def planar_facets(rows, X, D, start=None):
     """The facet rows of a polygon ``{x in R^2 : r[:-1] . x <= r[-1]}``, exactly in integers.
 
     The polar dual of the polygon seen from the interior point ``p = X / D`` is the
@@ -160,7 +160,11 @@ def planar_facets(rows, X, D):
         Integer rows ``(a_1, a_2, b)`` with nonzero normals, each strictly satisfied at
         ``X / D`` (not checked here; the caller knows it).
     X, D : tuple of int, int
-        The interior point as two integer numerators over a positive denominator.
+        The interior point as two integer numerators over a positive denominator
+        (unused, and may be None, when ``start`` is given).
+    start : tuple of int, optional
+        A row known to be a facet of a polygon known to have interior (the region search
+        knows both after a verified crossing): the scan starts there and needs no point.
 
     Returns
     -------
@@ -200,16 +204,21 @@ def planar_facets(rows, X, D):
             gap = k
             break
     R = rows
-    if gap is None:   # bounded: start a Graham scan at the farthest dual point (a vertex), close the cycle
-        x0, x1 = X
-        start, best_n, best_s = 0, 0, 1
-        for k, i in enumerate(idx):
-            a0, a1, b = R[i]
-            s = b * D - a0 * x0 - a1 * x1
-            n2 = a0 * a0 + a1 * a1
-            if n2 * best_s * best_s > best_n * s * s:
-                start, best_n, best_s = k, n2, s
-        seq = idx[start:] + idx[:start] + [idx[start]]
+    if gap is None:   # bounded: a Graham scan from a vertex of the dual (a facet), around the cycle
+        if start is not None:
+            g = math.gcd(start[0], start[1])
+            first = best[(start[0] // g, start[1] // g)][0]
+            k0 = next(k for k, i in enumerate(idx) if i == first)
+        else:             # the farthest dual point from the origin: the row nearest the interior point
+            x0, x1 = X
+            k0, best_n, best_s = 0, 0, 1
+            for k, i in enumerate(idx):
+                a0, a1, b = R[i]
+                s = b * D - a0 * x0 - a1 * x1
+                n2 = a0 * a0 + a1 * a1
+                if n2 * best_s * best_s > best_n * s * s:
+                    k0, best_n, best_s = k, n2, s
+        seq = idx[k0:] + idx[:k0] + [idx[k0]]
     else:             # unbounded: the origin is a vertex of the dual (or on an edge); scan from it
         seq = idx[gap + 1:] + idx[:gap + 1]
     stack = [seq[0]]

@@ -272,11 +272,15 @@ class _StepRows:
         return rows, walls
 
 
-def _facets(rows, X, D):
-    """Certified facets of ``{rows}`` seen from ``X / D``: kept indices and homogeneous facet points."""
+def _facets(rows, X, D, entry=None):
+    """Certified facets of ``{rows}`` seen from ``X / D``: kept indices and homogeneous facet points.
+
+    In the plane, ``entry`` (a row known to be a facet of a region known to have interior,
+    see :func:`_opens_onto`) replaces the point.
+    """
     nonzero = [i for i, r in enumerate(rows) if any(r[:-1])]
     sub = [rows[i] for i in nonzero]
-    fast = planar_facets(sub, X, D) if len(X) == 2 else small_facets(sub, X, D)
+    fast = planar_facets(sub, X, D, entry) if len(X) == 2 else small_facets(sub, X, D)
     if fast is not None:
         keep, points = fast
     else:
@@ -285,25 +289,59 @@ def _facets(rows, X, D):
     return [nonzero[i] for i in keep], [points[i] for i in keep]
 
 
+def _opens_onto(rows, N, E, row):
+    """The reversed ``row`` if ``N / E`` (on ``row``'s line) satisfies ``rows`` and only copies of it tightly.
+
+    Then, near that point, the region of ``rows`` is exactly the half-plane beyond ``row``:
+    it has interior and the reversed row is one of its facets (no point needs to be found).
+    """
+    back = tuple(-v for v in row)
+    for r in rows:
+        t = r[0] * N[0] + r[1] * N[1] - r[2] * E
+        if t > 0 or (t == 0 and r != back):
+            return None
+    return back
+
+
+def _inside(keep, points, rows, entry, N, E):
+    """A point strictly inside a polygon from its facet points: the midpoint of two on different facets.
+
+    The open chord between relative-interior points of two different edges of a convex polygon
+    lies in its interior; ``N / E`` is on the facet of ``entry``.  With one facet (a half-plane)
+    the point one normal length inside.
+    """
+    for i, (M, F) in zip(keep, points):
+        if rows[i] != entry:
+            X, D = (N[0] * F + M[0] * E, N[1] * F + M[1] * E), 2 * E * F
+            g = math.gcd(D, *X)
+            return ((X[0] // g, X[1] // g), D // g) if g > 1 else (X, D)
+    return (N[0] - E * entry[0], N[1] - E * entry[1]), E
+
+
 def _refine(parent: _Piece, step, regions_out, edges_out, s=0):
-    """Breadth-first search of the pieces of ``parent`` cut by ``step`` (sub-layer ``s``).
+    """Search of the pieces of ``parent`` cut by ``step`` (sub-layer ``s``), across every facet.
 
     Appends ``(piece, facet points)`` to ``regions_out`` and ``(labels, labels)`` for every
-    pair of pieces found on the two sides of a facet to ``edges_out``.
+    pair of pieces found on the two sides of a facet to ``edges_out``.  In the plane a
+    piece reached across a facet is entered there (:func:`_opens_onto`): its facets come
+    from that one known facet, and its interior point from its facet points.
     """
     start, labels = _tie_free_point(parent, step)
     step_rows = _StepRows(step, parent.map)
-    seen = {labels: start}
+    planar = len(parent.X) == 2
+    seen = {labels: (start[0], start[1], None)}
     known = {}  # labels -> hyperplane keys already crossed into it (the piece across is known)
     queue, queued = [labels], {labels}
     n_parent = len(parent.rows)
     while queue:
         labels = queue.pop()
         queued.discard(labels)
-        X, D = seen[labels]
+        X, D, entry = seen[labels]
         rows, walls = step_rows(labels)
         R = parent.rows + rows
-        keep, fpoints = _facets(R, X, D)
+        keep, fpoints = _facets(R, X, D, entry)
+        if entry is not None:
+            X, D = _inside(keep, fpoints, R, entry, X, D)
         W = parent.walls + walls
         O = parent.origin + (s,) * len(rows)
         piece = _Piece(append_pattern(parent.pattern, step, labels), tuple(R[i] for i in keep),
@@ -317,9 +355,17 @@ def _refine(parent: _Piece, step, regions_out, edges_out, s=0):
             key = _row_key(R[i])[0]
             if key in here:  # face to face: the piece that crossed into us is the one across
                 continue
-            nxt, across = _cross(parent, step, step_rows, R[i][:-1], key, N, E, _guess_across(labels, W[i]))
-            if nxt is None:
-                continue
+            guess = _guess_across(labels, W[i])
+            back = None
+            if planar and guess is not None and step.realisable(guess):
+                back = _opens_onto(step_rows(guess)[0], N, E, R[i])
+            if back is not None:
+                nxt, across = guess, (N, E, back)
+            else:
+                nxt, across = _cross(parent, step, step_rows, R[i][:-1], key, N, E, None if planar else guess)
+                if nxt is None:
+                    continue
+                across = across + (None,)
             if nxt not in seen:
                 seen[nxt] = across
                 queue.append(nxt)
