@@ -603,10 +603,13 @@ class _Collector:
     def match(self, key, plus, minus):
         if not plus or not minus:
             return
-        if self.keep != "all":  # only equal maps can merge linear regions
+        if self.keep != "all":  # only equal maps can merge linear regions: pair them through a dict
+            by_map = {}
+            for v in minus:
+                by_map.setdefault(v.map, []).append(v)
             for u in plus:
-                for v in minus:
-                    if u.map == v.map and self.uf.find(u.id) != self.uf.find(v.id) and _overlap(u, v, key, self.d):
+                for v in by_map.get(u.map, ()):
+                    if self.uf.find(u.id) != self.uf.find(v.id) and _overlap(u, v, key, self.d):
                         self.join(u.id, v.id, True)
             return
         for u, v in _overlapping_pairs(plus, minus, key, self.d):
@@ -791,19 +794,34 @@ def _interval(rows, key):
 
 
 def _overlapping_pairs(plus, minus, key, d):
-    """Every pair (u on the + side, v on the - side) whose facets overlap (exact)."""
+    """Every pair (u on the + side, v on the - side) whose facets overlap (exact).
+
+    In the plane the facets are open intervals of the line; the pieces on one side are
+    disjoint, so are their intervals, and one merge of the two lists sorted by their left
+    ends finds every overlapping pair.
+    """
     if d != 2:
         return [(u, v) for u in plus for v in minus if _overlap(u, v, key, d)]
-    iv = [(_interval(v.rows, key), v) for v in minus]
-    out = []
-    for u in plus:
-        lo1, hi1 = _interval(u.rows, key)
-        for (lo2, hi2), v in iv:
-            lo = lo1 if lo2 is None else lo2 if lo1 is None else max(lo1, lo2)
-            hi = hi1 if hi2 is None else hi2 if hi1 is None else min(hi1, hi2)
-            if lo is None or hi is None or lo < hi:
-                out.append((u, v))
+    a = sorted(((_interval(u.rows, key), u) for u in plus), key=_left_end)
+    b = sorted(((_interval(v.rows, key), v) for v in minus), key=_left_end)
+    out, i, j = [], 0, 0
+    while i < len(a) and j < len(b):
+        (lo1, hi1), u = a[i]
+        (lo2, hi2), v = b[j]
+        lo = lo1 if lo2 is None else lo2 if lo1 is None else max(lo1, lo2)
+        hi = hi1 if hi2 is None else hi2 if hi1 is None else min(hi1, hi2)
+        if lo is None or hi is None or lo < hi:
+            out.append((u, v))
+        if hi2 is None or (hi1 is not None and hi1 <= hi2):   # the interval that ends first is done
+            i += 1
+        else:
+            j += 1
     return out
+
+
+def _left_end(item):
+    lo = item[0][0]
+    return (0, 0) if lo is None else (1, lo)
 
 
 def _descend(piece, steps, s, sink):

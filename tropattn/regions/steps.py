@@ -16,7 +16,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..errors import InvalidInputError
-from ..exact import integer_row
+from ..exact import common_denominator, integer_row
 from .affine import AffineMap
 
 
@@ -38,6 +38,7 @@ class AttentionStep:
         # d = 64... coordinates): there every other distinct key is a rival, the same cell
         self.cells = [h.power_diagram().cells() if h.dim <= DIAGRAM_MAX_DIM else None for h in self.heads]
         self.projection = getattr(layer, "projection", None)
+        self._values = _integer_values(self.heads, self.projection)
 
     def labels_at(self, f: AffineMap, X, D):
         """Exact argmax label of every head at ``f(X / D)`` (integers), or None on a tie.
@@ -168,6 +169,8 @@ class AttentionStep:
         AffineMap(M=((Fraction(1, 1),),), c=(Fraction(1, 1),))
         """
         R = self.layer.residual
+        if R is True and self._values is not None:
+            return self._residual_map(labels, f)
         d_out = len(f.M) if isinstance(R, bool) else len(R)
         total = [Fraction(0)] * len(self.heads[0].values[0])
         for head, j in zip(self.heads, labels):
@@ -188,6 +191,38 @@ class AttentionStep:
             return AffineMap(M, c)
         zero_row = tuple(Fraction(0) for _ in f.M[0])
         return AffineMap(tuple(zero_row for _ in total), tuple(total))
+
+
+    def _residual_map(self, labels, f: AffineMap) -> AffineMap:
+        """:meth:`output_map` with the residual on: ``M`` shared with ``f``, ``c`` from integers."""
+        V, t = self._values
+        Mi, ci, m = f._integers
+        total = list(V[0][labels[0]])
+        for h in range(1, len(labels)):
+            for i, v in enumerate(V[h][labels[h]]):
+                total[i] += v
+        if len(total) != len(ci):
+            raise InvalidInputError(
+                f"layer {self.index}: the heads' outputs have dimension {len(total)} but the model has "
+                f"dimension {len(ci)}; give values of length {len(ci)} or a projection of shape "
+                f"({len(ci)}, {len(total)})")
+        if t == 1:
+            c = tuple(x + v for x, v in zip(f.c, total))
+        else:
+            c = tuple(Fraction(x * t + v * m, m * t) for x, v in zip(ci, total))
+        return AffineMap(f.M, c)
+
+
+def _integer_values(heads, projection):
+    """``(V, t)``: ``V[h][j]`` the (projected) value of key j of head h times ``t``, integers; or None."""
+    vals = [[tuple(v) for v in head.values] for head in heads]
+    if projection is not None:
+        vals = [[tuple(sum((p * x for p, x in zip(row, v)), Fraction(0)) for row in projection) for v in hv]
+                for hv in vals]
+    if len({len(v) for hv in vals for v in hv}) != 1:
+        return None
+    t = common_denominator(x for hv in vals for v in hv for x in v)
+    return [[tuple(int(x * t) for x in v) for v in hv] for hv in vals], t
 
 
 class ReluStep:
