@@ -47,9 +47,10 @@ from ..progress import Progress
 from ..exact import (counting, format_point, homogeneous_point, integer_facets, integer_row, interior_point,
                      relative_interior_point, to_rational_vector)
 from ..exact.facets_batch import planar_facets, small_facets
+from ..exact.numbers import primitive_row
 from ..attention import Layer, Transformer
 from .affine import AffineMap
-from .steps import append_pattern, AttentionStep, model_steps, wall_rows
+from .steps import append_pattern, AttentionStep, model_steps, pulled_back_scores, wall_rows
 
 
 __all__ = ["ActivationRegion", "RegionSet", "box_rows", "enumerate_regions", "group_linear_regions", "overlay_regions"]
@@ -250,7 +251,7 @@ class _StepRows:
     """
 
     def __init__(self, step, f):
-        self.step, self.f, self.cache = step, f, {}
+        self.step, self.f, self.cache, self.scores = step, f, {}, {}
 
     def __call__(self, labels):
         """``(rows, walls)`` of the piece with these labels: primitive integer rows and their tags."""
@@ -265,8 +266,12 @@ class _StepRows:
             part = self.cache.get((h, j))
             if part is None:
                 A, b, tags = [], [], []
-                wall_rows(step.heads[h], j, step.cells[h][j].neighbors, self.f, ("head", step.index, h), A, b, tags)
-                part = self.cache[(h, j)] = (tuple(integer_row(list(a) + [bi]) for a, bi in zip(A, b)), tuple(tags))
+                scores = self.scores.get(h)
+                if scores is None:
+                    scores = self.scores[h] = pulled_back_scores(step.heads[h], self.f)
+                wall_rows(step.heads[h], j, step.cells[h][j].neighbors, self.f, ("head", step.index, h), A, b, tags,
+                          scores)
+                part = self.cache[(h, j)] = (tuple(primitive_row(a + (bi,)) for a, bi in zip(A, b)), tuple(tags))
             rows += part[0]
             walls += part[1]
         return rows, walls
@@ -777,20 +782,26 @@ def _int_det(m) -> int:
 
 
 def _interval(rows, key):
-    """The open interval ``(lo, hi)`` of the line ``key`` (parameter t) where every row holds strictly."""
+    """The open interval ``(lo, hi)`` of the line ``key`` where every row holds strictly (None: unbounded).
+
+    The line is ``x(t) = beta a / |a|^2 + t (-a_2, a_1)``; a row ``r`` holds at ``x(t)`` iff
+    ``c t < K / |a|^2`` with ``c = r . (-a_2, a_1)`` and ``K = r_b |a|^2 - beta (r . a)``: the
+    bounds ``K / (c |a|^2)`` are compared in integers, and the two ends made Fractions.
+    """
     a0, a1, beta = key
-    x0 = (Fraction(beta, a0), Fraction(0)) if a0 else (Fraction(0), Fraction(beta, a1))
-    lo = hi = None
-    for r in rows:
-        c = -r[0] * a1 + r[1] * a0
-        rhs = r[2] - r[0] * x0[0] - r[1] * x0[1]
+    n2 = a0 * a0 + a1 * a1
+    lo = hi = None  # as (numerator, positive denominator) of t |a|^2
+    for r0, r1, rb in rows:
+        c = r1 * a0 - r0 * a1
+        if c == 0:
+            continue
+        K = rb * n2 - beta * (r0 * a0 + r1 * a1)
         if c > 0:
-            t = rhs / c
-            hi = t if hi is None or t < hi else hi
-        elif c < 0:
-            t = rhs / c
-            lo = t if lo is None or t > lo else lo
-    return lo, hi
+            if hi is None or K * hi[1] < hi[0] * c:
+                hi = (K, c)
+        elif lo is None or K * lo[1] < lo[0] * c:   # K / c > lo with c < 0: -K / -c against lo
+            lo = (-K, -c)
+    return (None if lo is None else Fraction(lo[0], lo[1] * n2)), (None if hi is None else Fraction(hi[0], hi[1] * n2))
 
 
 def _overlapping_pairs(plus, minus, key, d):

@@ -21,7 +21,7 @@ from .affine import AffineMap
 
 
 __all__ = ["DIAGRAM_MAX_DIM", "AttentionStep", "ReluStep", "model_steps", "append_pattern", "wall_rows",
-           "duplicate_before", "distinct_rivals"]
+           "duplicate_before", "distinct_rivals", "pulled_back_scores", "PulledBackScores"]
 
 
 DIAGRAM_MAX_DIM = 8
@@ -432,7 +432,7 @@ def _pulled_back_difference(head, j, k, f: AffineMap):
     return None if beta == 0 and not any(a) else (a, beta)
 
 
-def wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls) -> list:
+def wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls, scores=None) -> list:
     """Append the rows "label j beats k" (k in rivals), pulled back through f.
 
     Returns the rivals that tie ``j`` on the whole parent.  Under ``ties="first"`` the
@@ -453,6 +453,9 @@ def wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls) -> list:
         Prefix of each wall tag (``j, k`` are appended).
     A, b, walls : list
         Appended to in place: row normals, right-hand sides and tags.
+    scores : PulledBackScores, optional
+        :func:`pulled_back_scores` of ``head`` through ``f``, when the caller keeps them
+        (the rows are then their differences: the same rows, no pull-back per rival).
 
     Returns
     -------
@@ -470,7 +473,13 @@ def wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls) -> list:
     """
     tied = []
     for k in rivals:
-        row = _pulled_back_difference(head, j, k, f)
+        if scores is None:
+            row = _pulled_back_difference(head, j, k, f)
+        else:
+            (aj, sj), (ak, sk) = scores[j], scores[k]
+            row = (tuple(u - v for u, v in zip(ak, aj)), sj - sk)
+            if row[1] == 0 and not any(row[0]):
+                row = None
         if row is None:
             tied.append(k)
             if head.ties != "first" or k > j:
@@ -480,6 +489,55 @@ def wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls) -> list:
         b.append(row[1])
         walls.append(tag + (j, k))
     return tied
+
+
+def pulled_back_scores(head, f: AffineMap) -> "PulledBackScores":
+    """Every key's score pulled back through ``f``, in integers, each computed when first read.
+
+    With ``f = (Mi x + ci) / m`` and the head's integer form ``(keys, offsets)`` (one
+    positive scale), ``m`` times the score of key ``k`` at ``f(x)`` is ``a_k . x + s_k``
+    with ``a_k = keys_k Mi`` and ``s_k = keys_k . ci + offsets_k m``; the row "j beats k"
+    is ``(a_k - a_j) . x <= s_j - s_k``.
+
+    Parameters
+    ----------
+    head : Head
+        The head.
+    f : AffineMap
+        The parent region's map.
+
+    Returns
+    -------
+    PulledBackScores
+        ``scores[k]`` is the pair ``(a_k, s_k)`` (a tuple of int and an int).
+
+    Examples
+    --------
+    >>> from tropattn.attention import Head
+    >>> scores = pulled_back_scores(Head([[0], [1], [2]], [0, 0, -1]), AffineMap.identity(1))   # 0, x, 2x - 1
+    >>> [scores[k] for k in range(3)]
+    [((0,), 0), ((1,), 0), ((2,), -1)]
+    """
+    return PulledBackScores(head, f)
+
+
+class PulledBackScores:
+    """The pulled-back integer scores of one head through one map (see :func:`pulled_back_scores`)."""
+
+    def __init__(self, head, f: AffineMap):
+        self.keys, self.offsets = head.integer_form()
+        Mi, self.ci, self.m = f._integers
+        d = len(Mi[0]) if Mi else 0
+        self.cols = [tuple(row[i] for row in Mi) for i in range(d)]
+        self.cache = {}
+
+    def __getitem__(self, k):
+        out = self.cache.get(k)
+        if out is None:
+            key = self.keys[k]
+            out = self.cache[k] = (tuple(sum(u * v for u, v in zip(key, col)) for col in self.cols),
+                                   sum(u * v for u, v in zip(key, self.ci)) + self.offsets[k] * self.m)
+        return out
 
 
 def distinct_rivals(head, j) -> list:
