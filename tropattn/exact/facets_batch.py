@@ -241,11 +241,15 @@ def planar_facets(rows, X, D, start=None):
 def _by_angle(best):
     """``[(direction, index)]`` in the order of the normals' angle in (-pi, pi], checked exactly."""
     try:
-        order = sorted(((u, v[0]) for u, v in best.items()), key=lambda t: math.atan2(t[0][1], t[0][0]))
+        order = [(u, v[0]) for _, u, v in sorted((math.atan2(u[1], u[0]), u, v) for u, v in best.items())]
     except OverflowError:
         order = None
-    if order is not None and all(_angle_cmp(order[k][0], order[k + 1][0]) < 0 for k in range(len(order) - 1)):
-        return order
+    if order is not None:
+        for k in range(len(order) - 1):
+            if _angle_cmp(order[k][0], order[k + 1][0]) >= 0:
+                break
+        else:
+            return order
     return sorted(((u, v[0]) for u, v in best.items()), key=functools.cmp_to_key(lambda s, t: _angle_cmp(s[0], t[0])))
 
 

@@ -461,8 +461,10 @@ def _touches_at(int_rows, P, D, key) -> bool:
 
 def _row_key(row):
     """Canonical key of the hyperplane of a primitive integer row, and whether the row is on its + side."""
-    first = next(v for v in row[:-1] if v != 0)
-    return (row if first > 0 else tuple(-v for v in row)), (first > 0)
+    for v in row:
+        if v:
+            break
+    return (row if v > 0 else tuple(-v for v in row)), (v > 0)
 
 
 # ---------------------------------------------------------------------------------------------------------------
