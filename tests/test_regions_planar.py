@@ -76,3 +76,14 @@ def test_planar_deep_models_keep_their_certificates():
         result = enumerate_regions(model)
         _check_certificates(model, result)
         assert len(set(r.pattern for r in result.activation_regions)) == result.n_activation
+
+
+def test_planar_search_with_numbers_beyond_the_float_range():
+    # rows of size 10^400: the angle sort falls back to exact comparisons, nothing else changes
+    big = 10 ** 400
+    heads = [Head([[0, 0], [big, 0], [0, big], [big, big + 1]], [0, -big, -big, -3 * big]),
+             Head([[0, 0], [1, 2], [2, -1]], [0, Fraction(-1, 3), -1])]
+    model = Transformer([Layer(heads), Layer([Head([[0, 0], [big, -big]], [0, 7])])])
+    result = enumerate_regions(model)
+    assert sorted(r.pattern for r in result.activation_regions) == brute_force_regions(model)
+    _check_certificates(model, result)
