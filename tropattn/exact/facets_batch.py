@@ -16,6 +16,9 @@ When any certificate fails (thin polyhedra far below float resolution, a maximum
 reached only on the box, too many subsets) the answer is ``None`` and the caller
 uses :func:`tropattn.exact.integer_facets`, which is exact on every input.
 
+In the plane :func:`planar_facets` needs no float and no fallback: a Graham scan on the
+polar dual whose every test is the sign of an integer (a 3 x 3 determinant of rows).
+
 >>> rows = [(1, 0, 1), (0, 1, 1), (-1, 0, 0), (1, 1, 5), (0, -1, 0)]   # the unit square and x + y <= 5
 >>> keep, points = small_facets(rows, (1, 1), 2)                        # from the point (1/2, 1/2)
 >>> keep                                                                 # x + y <= 5 is implied
