@@ -16,6 +16,9 @@ When any certificate fails (thin polyhedra far below float resolution, a maximum
 reached only on the box, too many subsets) the answer is ``None`` and the caller
 uses :func:`tropattn.exact.integer_facets`, which is exact on every input.
 
+In the plane :func:`planar_facets` needs no float and no fallback: a Graham scan on the
+polar dual whose every test is the sign of an integer (a 3 x 3 determinant of rows).
+
 >>> rows = [(1, 0, 1), (0, 1, 1), (-1, 0, 0), (1, 1, 5), (0, -1, 0)]   # the unit square and x + y <= 5
 >>> keep, points = small_facets(rows, (1, 1), 2)                        # from the point (1/2, 1/2)
 >>> keep                                                                 # x + y <= 5 is implied
@@ -34,7 +37,7 @@ import numpy as np
 
 from .counters import record
 
-__all__ = ["small_facets", "MAX_SUBSETS"]
+__all__ = ["small_facets", "planar_facets", "MAX_SUBSETS"]
 
 #: Largest number of d-subsets enumerated in one call; beyond it the caller falls back.
 MAX_SUBSETS = 6000
@@ -141,6 +144,160 @@ def _small_facets(rows, X, D):
         if not any(_cone_certificate([R[j] for j in sub], R[k], d) for sub in combinations(keep, d)):
             return None
     return tuple(distinct[k] for k in keep), {distinct[k]: points[k] for k in keep}
+
+
+def planar_facets(rows, X, D, start=None):
+    """The facet rows of a polygon ``{x in R^2 : r[:-1] . x <= r[-1]}``, exactly in integers.
+
+    The polar dual of the polygon seen from the interior point ``p = X / D`` is the
+    convex hull of the origin and the points ``q_i = a_i / (b_i - a_i . p)``; row ``i``
+    is a facet iff ``q_i`` is a vertex of it.  Every decision is the sign of an integer:
+    ``q_i`` sorted by the angle of ``a_i`` (exact comparisons of cross products), and the
+    turn of three dual points, which is the sign of the 3 x 3 determinant of the three
+    rows ``(a_i, b_i)`` (the point only picks the farthest dual point, a vertex, to start
+    a Graham scan).  Nothing is float, so nothing needs a certificate or a fallback.
+
+    Parameters
+    ----------
+    rows : sequence of tuple of int
+        Integer rows ``(a_1, a_2, b)`` with nonzero normals, each strictly satisfied at
+        ``X / D`` (not checked here; the caller knows it).
+    X, D : tuple of int, int
+        The interior point as two integer numerators over a positive denominator
+        (unused, and may be None, when ``start`` is given).
+    start : tuple of int, optional
+        A row known to be a facet of a polygon known to have interior (the region search
+        knows both after a verified crossing): the scan starts there and needs no point.
+
+    Returns
+    -------
+    (keep, points)
+        ``keep``: indices of the facet rows, ascending (of rows on parallel lines with the
+        same normal direction only the tightest, of equal ones the first); ``points``:
+        for each kept index, ``(N, E)`` with ``N / E`` on that row's line and strictly
+        inside every other row that is not the same half-plane: the midpoint of a bounded
+        edge, a point on a ray one normal length beyond its vertex, or the point of a
+        whole line nearest the origin.  Same format as :func:`small_facets`.
+
+    Examples
+    --------
+    >>> rows = [(1, 0, 1), (0, 1, 1), (-1, 0, 0), (1, 1, 5), (0, -1, 0)]   # the unit square and x + y <= 5
+    >>> planar_facets(rows, (1, 1), 2)                                     # x + y <= 5 is implied
+    ((0, 1, 2, 4), {0: ((2, 1), 2), 1: ((1, 2), 2), 2: ((0, 1), 2), 4: ((1, 0), 2)})
+    >>> planar_facets([(1, 0, 0), (0, 1, 0), (1, 1, 1)], (-1, -1), 1)     # a quadrant: two rays
+    ((0, 1), {0: ((0, -1), 1), 1: ((-1, 0), 1)})
+    """
+    best = {}  # primitive normal direction -> (index, b, gcd): of parallel rows only the tightest can be a facet
+    for i, (a0, a1, b) in enumerate(rows):
+        g = math.gcd(a0, a1)
+        direction = (a0 // g, a1 // g)
+        j = best.get(direction)
+        if j is None or b * j[2] < j[1] * g:
+            best[direction] = (i, b, g)
+    if not best:
+        return (), {}
+    order = _by_angle(best)
+    m = len(order)
+    dirs = [u for u, _ in order]
+    idx = [i for _, i in order]
+    gap = None  # the position after which the normals turn by pi or more: the polygon is unbounded there
+    for k in range(m):
+        u, v = dirs[k], dirs[k + 1 - m]
+        if m == 1 or u[0] * v[1] - u[1] * v[0] <= 0:
+            gap = k
+            break
+    R = rows
+    if gap is None:   # bounded: a Graham scan from a vertex of the dual (a facet), around the cycle
+        if start is not None:
+            g = math.gcd(start[0], start[1])
+            first = best[(start[0] // g, start[1] // g)][0]
+            k0 = next(k for k, i in enumerate(idx) if i == first)
+        else:             # the farthest dual point from the origin: the row nearest the interior point
+            x0, x1 = X
+            k0, best_n, best_s = 0, 0, 1
+            for k, i in enumerate(idx):
+                a0, a1, b = R[i]
+                s = b * D - a0 * x0 - a1 * x1
+                n2 = a0 * a0 + a1 * a1
+                if n2 * best_s * best_s > best_n * s * s:
+                    k0, best_n, best_s = k, n2, s
+        seq = idx[k0:] + idx[:k0] + [idx[k0]]
+    else:             # unbounded: the origin is a vertex of the dual (or on an edge); scan from it
+        seq = idx[gap + 1:] + idx[:gap + 1]
+    stack = [seq[0]]
+    for q in seq[1:]:
+        r2 = R[q]
+        while len(stack) >= 2:
+            r0, r1 = R[stack[-2]], R[stack[-1]]
+            c0 = r1[1] * r2[2] - r1[2] * r2[1]
+            c1 = r1[0] * r2[2] - r1[2] * r2[0]
+            c2 = r1[0] * r2[1] - r1[1] * r2[0]
+            if r0[0] * c0 - r0[1] * c1 + r0[2] * c2 > 0:    # a left turn q_{-2}, q_{-1}, q: q_{-1} stays
+                break
+            stack.pop()
+        stack.append(q)
+    if gap is None:
+        stack.pop()
+    return _facet_points(R, stack, gap is None)
+
+
+def _by_angle(best):
+    """``[(direction, index)]`` in the order of the normals' angle in (-pi, pi], checked exactly."""
+    try:
+        order = [(u, v[0]) for _, u, v in sorted((math.atan2(u[1], u[0]), u, v) for u, v in best.items())]
+    except OverflowError:
+        order = None
+    if order is not None:
+        for k in range(len(order) - 1):
+            if _angle_cmp(order[k][0], order[k + 1][0]) >= 0:
+                break
+        else:
+            return order
+    return sorted(((u, v[0]) for u, v in best.items()), key=functools.cmp_to_key(lambda s, t: _angle_cmp(s[0], t[0])))
+
+
+def _angle_cmp(u, v) -> int:
+    """-1, 0, 1 as the angle of the integer vector ``u`` in (-pi, pi] is below, equal to, above that of ``v``."""
+    cu = 0 if u[1] < 0 else 1 if (u[1] > 0 or u[0] > 0) else 2
+    cv = 0 if v[1] < 0 else 1 if (v[1] > 0 or v[0] > 0) else 2
+    if cu != cv:
+        return -1 if cu < cv else 1
+    c = u[0] * v[1] - u[1] * v[0]
+    return -1 if c > 0 else 1 if c < 0 else 0
+
+
+def _facet_points(R, F, bounded):
+    """The indices ``F`` (facets in counterclockwise order of their normals) and a point on each facet."""
+    f = len(F)
+    vertices = []  # vertex k: the lines of F[k] and F[k + 1], as (N, E) with E > 0
+    for k in range(f if bounded else f - 1):
+        a, c = R[F[k]], R[F[k + 1 - f]]
+        vertices.append(((a[2] * c[1] - a[1] * c[2], a[0] * c[2] - a[2] * c[0]), a[0] * c[1] - a[1] * c[0]))
+    points = {}
+    for k, i in enumerate(F):
+        a0, a1, b = R[i]
+        before = vertices[k - 1] if (bounded or k > 0) else None
+        after = vertices[k] if (bounded or k < f - 1) else None
+        if before is not None and before[1] == 0:   # a strip: the two lines are parallel
+            before = None
+        if after is not None and after[1] == 0:
+            after = None
+        if before is not None and after is not None:      # the midpoint of a bounded edge
+            (n0, n1), e = before
+            (m0, m1), g = after
+            N, E = (n0 * g + m0 * e, n1 * g + m1 * e), 2 * e * g
+        elif after is not None:                           # a ray leaving the vertex against the next facet
+            (n0, n1), e = after
+            N, E = (n0 + e * a1, n1 - e * a0), e
+        elif before is not None:                          # a ray leaving the vertex against the previous facet
+            (n0, n1), e = before
+            N, E = (n0 - e * a1, n1 + e * a0), e
+        else:                                             # a whole line
+            N, E = (b * a0, b * a1), a0 * a0 + a1 * a1
+        g = math.gcd(E, *N)
+        points[i] = ((N[0] // g, N[1] // g), E // g) if g > 1 else (N, E)
+    keep = tuple(sorted(F))
+    return keep, {i: points[i] for i in keep}
 
 
 def _solve_all(M, rhs):

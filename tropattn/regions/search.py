@@ -46,10 +46,11 @@ from ..backends import get_executor
 from ..progress import Progress
 from ..exact import (counting, format_point, homogeneous_point, integer_facets, integer_row, interior_point,
                      relative_interior_point, to_rational_vector)
-from ..exact.facets_batch import small_facets
+from ..exact.facets_batch import planar_facets, small_facets
+from ..exact.numbers import primitive_row
 from ..attention import Layer, Transformer
 from .affine import AffineMap
-from .steps import append_pattern, AttentionStep, model_steps, wall_rows
+from .steps import append_pattern, AttentionStep, model_steps, pulled_back_scores, wall_rows
 
 
 __all__ = ["ActivationRegion", "RegionSet", "box_rows", "enumerate_regions", "group_linear_regions", "overlay_regions"]
@@ -250,7 +251,7 @@ class _StepRows:
     """
 
     def __init__(self, step, f):
-        self.step, self.f, self.cache = step, f, {}
+        self.step, self.f, self.cache, self.scores = step, f, {}, {}
 
     def __call__(self, labels):
         """``(rows, walls)`` of the piece with these labels: primitive integer rows and their tags."""
@@ -265,18 +266,26 @@ class _StepRows:
             part = self.cache.get((h, j))
             if part is None:
                 A, b, tags = [], [], []
-                wall_rows(step.heads[h], j, step.cells[h][j].neighbors, self.f, ("head", step.index, h), A, b, tags)
-                part = self.cache[(h, j)] = (tuple(integer_row(list(a) + [bi]) for a, bi in zip(A, b)), tuple(tags))
+                scores = self.scores.get(h)
+                if scores is None:
+                    scores = self.scores[h] = pulled_back_scores(step.heads[h], self.f)
+                wall_rows(step.heads[h], j, step.cells[h][j].neighbors, self.f, ("head", step.index, h), A, b, tags,
+                          scores)
+                part = self.cache[(h, j)] = (tuple(primitive_row(a + (bi,)) for a, bi in zip(A, b)), tuple(tags))
             rows += part[0]
             walls += part[1]
         return rows, walls
 
 
-def _facets(rows, X, D):
-    """Certified facets of ``{rows}`` seen from ``X / D``: kept indices and homogeneous facet points."""
+def _facets(rows, X, D, entry=None):
+    """Certified facets of ``{rows}`` seen from ``X / D``: kept indices and homogeneous facet points.
+
+    In the plane, ``entry`` (a row known to be a facet of a region known to have interior,
+    see :func:`_opens_onto`) replaces the point.
+    """
     nonzero = [i for i, r in enumerate(rows) if any(r[:-1])]
     sub = [rows[i] for i in nonzero]
-    fast = small_facets(sub, X, D)
+    fast = planar_facets(sub, X, D, entry) if len(X) == 2 else small_facets(sub, X, D)
     if fast is not None:
         keep, points = fast
     else:
@@ -285,25 +294,59 @@ def _facets(rows, X, D):
     return [nonzero[i] for i in keep], [points[i] for i in keep]
 
 
+def _opens_onto(rows, N, E, row):
+    """The reversed ``row`` if ``N / E`` (on ``row``'s line) satisfies ``rows`` and only copies of it tightly.
+
+    Then, near that point, the region of ``rows`` is exactly the half-plane beyond ``row``:
+    it has interior and the reversed row is one of its facets (no point needs to be found).
+    """
+    back = tuple(-v for v in row)
+    for r in rows:
+        t = r[0] * N[0] + r[1] * N[1] - r[2] * E
+        if t > 0 or (t == 0 and r != back):
+            return None
+    return back
+
+
+def _inside(keep, points, rows, entry, N, E):
+    """A point strictly inside a polygon from its facet points: the midpoint of two on different facets.
+
+    The open chord between relative-interior points of two different edges of a convex polygon
+    lies in its interior; ``N / E`` is on the facet of ``entry``.  With one facet (a half-plane)
+    the point one normal length inside.
+    """
+    for i, (M, F) in zip(keep, points):
+        if rows[i] != entry:
+            X, D = (N[0] * F + M[0] * E, N[1] * F + M[1] * E), 2 * E * F
+            g = math.gcd(D, *X)
+            return ((X[0] // g, X[1] // g), D // g) if g > 1 else (X, D)
+    return (N[0] - E * entry[0], N[1] - E * entry[1]), E
+
+
 def _refine(parent: _Piece, step, regions_out, edges_out, s=0):
-    """Breadth-first search of the pieces of ``parent`` cut by ``step`` (sub-layer ``s``).
+    """Search of the pieces of ``parent`` cut by ``step`` (sub-layer ``s``), across every facet.
 
     Appends ``(piece, facet points)`` to ``regions_out`` and ``(labels, labels)`` for every
-    pair of pieces found on the two sides of a facet to ``edges_out``.
+    pair of pieces found on the two sides of a facet to ``edges_out``.  In the plane a
+    piece reached across a facet is entered there (:func:`_opens_onto`): its facets come
+    from that one known facet, and its interior point from its facet points.
     """
     start, labels = _tie_free_point(parent, step)
     step_rows = _StepRows(step, parent.map)
-    seen = {labels: start}
+    planar = len(parent.X) == 2
+    seen = {labels: (start[0], start[1], None)}
     known = {}  # labels -> hyperplane keys already crossed into it (the piece across is known)
     queue, queued = [labels], {labels}
     n_parent = len(parent.rows)
     while queue:
         labels = queue.pop()
         queued.discard(labels)
-        X, D = seen[labels]
+        X, D, entry = seen[labels]
         rows, walls = step_rows(labels)
         R = parent.rows + rows
-        keep, fpoints = _facets(R, X, D)
+        keep, fpoints = _facets(R, X, D, entry)
+        if entry is not None:
+            X, D = _inside(keep, fpoints, R, entry, X, D)
         W = parent.walls + walls
         O = parent.origin + (s,) * len(rows)
         piece = _Piece(append_pattern(parent.pattern, step, labels), tuple(R[i] for i in keep),
@@ -317,9 +360,17 @@ def _refine(parent: _Piece, step, regions_out, edges_out, s=0):
             key = _row_key(R[i])[0]
             if key in here:  # face to face: the piece that crossed into us is the one across
                 continue
-            nxt, across = _cross(parent, step, step_rows, R[i][:-1], key, N, E, _guess_across(labels, W[i]))
-            if nxt is None:
-                continue
+            guess = _guess_across(labels, W[i])
+            back = None
+            if planar and guess is not None and step.realisable(guess):
+                back = _opens_onto(step_rows(guess)[0], N, E, R[i])
+            if back is not None:
+                nxt, across = guess, (N, E, back)
+            else:
+                nxt, across = _cross(parent, step, step_rows, R[i][:-1], key, N, E, None if planar else guess)
+                if nxt is None:
+                    continue
+                across = across + (None,)
             if nxt not in seen:
                 seen[nxt] = across
                 queue.append(nxt)
@@ -410,8 +461,10 @@ def _touches_at(int_rows, P, D, key) -> bool:
 
 def _row_key(row):
     """Canonical key of the hyperplane of a primitive integer row, and whether the row is on its + side."""
-    first = next(v for v in row[:-1] if v != 0)
-    return (row if first > 0 else tuple(-v for v in row)), (first > 0)
+    for v in row:
+        if v:
+            break
+    return (row if v > 0 else tuple(-v for v in row)), (v > 0)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -557,10 +610,13 @@ class _Collector:
     def match(self, key, plus, minus):
         if not plus or not minus:
             return
-        if self.keep != "all":  # only equal maps can merge linear regions
+        if self.keep != "all":  # only equal maps can merge linear regions: pair them through a dict
+            by_map = {}
+            for v in minus:
+                by_map.setdefault(v.map, []).append(v)
             for u in plus:
-                for v in minus:
-                    if u.map == v.map and self.uf.find(u.id) != self.uf.find(v.id) and _overlap(u, v, key, self.d):
+                for v in by_map.get(u.map, ()):
+                    if self.uf.find(u.id) != self.uf.find(v.id) and _overlap(u, v, key, self.d):
                         self.join(u.id, v.id, True)
             return
         for u, v in _overlapping_pairs(plus, minus, key, self.d):
@@ -728,36 +784,57 @@ def _int_det(m) -> int:
 
 
 def _interval(rows, key):
-    """The open interval ``(lo, hi)`` of the line ``key`` (parameter t) where every row holds strictly."""
+    """The open interval ``(lo, hi)`` of the line ``key`` where every row holds strictly (None: unbounded).
+
+    The line is ``x(t) = beta a / |a|^2 + t (-a_2, a_1)``; a row ``r`` holds at ``x(t)`` iff
+    ``c t < K / |a|^2`` with ``c = r . (-a_2, a_1)`` and ``K = r_b |a|^2 - beta (r . a)``: the
+    bounds ``K / (c |a|^2)`` are compared in integers, and the two ends made Fractions.
+    """
     a0, a1, beta = key
-    x0 = (Fraction(beta, a0), Fraction(0)) if a0 else (Fraction(0), Fraction(beta, a1))
-    lo = hi = None
-    for r in rows:
-        c = -r[0] * a1 + r[1] * a0
-        rhs = r[2] - r[0] * x0[0] - r[1] * x0[1]
+    n2 = a0 * a0 + a1 * a1
+    lo = hi = None  # as (numerator, positive denominator) of t |a|^2
+    for r0, r1, rb in rows:
+        c = r1 * a0 - r0 * a1
+        if c == 0:
+            continue
+        K = rb * n2 - beta * (r0 * a0 + r1 * a1)
         if c > 0:
-            t = rhs / c
-            hi = t if hi is None or t < hi else hi
-        elif c < 0:
-            t = rhs / c
-            lo = t if lo is None or t > lo else lo
-    return lo, hi
+            if hi is None or K * hi[1] < hi[0] * c:
+                hi = (K, c)
+        elif lo is None or K * lo[1] < lo[0] * c:   # K / c > lo with c < 0: -K / -c against lo
+            lo = (-K, -c)
+    return (None if lo is None else Fraction(lo[0], lo[1] * n2)), (None if hi is None else Fraction(hi[0], hi[1] * n2))
 
 
 def _overlapping_pairs(plus, minus, key, d):
-    """Every pair (u on the + side, v on the - side) whose facets overlap (exact)."""
+    """Every pair (u on the + side, v on the - side) whose facets overlap (exact).
+
+    In the plane the facets are open intervals of the line; the pieces on one side are
+    disjoint, so are their intervals, and one merge of the two lists sorted by their left
+    ends finds every overlapping pair.
+    """
     if d != 2:
         return [(u, v) for u in plus for v in minus if _overlap(u, v, key, d)]
-    iv = [(_interval(v.rows, key), v) for v in minus]
-    out = []
-    for u in plus:
-        lo1, hi1 = _interval(u.rows, key)
-        for (lo2, hi2), v in iv:
-            lo = lo1 if lo2 is None else lo2 if lo1 is None else max(lo1, lo2)
-            hi = hi1 if hi2 is None else hi2 if hi1 is None else min(hi1, hi2)
-            if lo is None or hi is None or lo < hi:
-                out.append((u, v))
+    a = sorted(((_interval(u.rows, key), u) for u in plus), key=_left_end)
+    b = sorted(((_interval(v.rows, key), v) for v in minus), key=_left_end)
+    out, i, j = [], 0, 0
+    while i < len(a) and j < len(b):
+        (lo1, hi1), u = a[i]
+        (lo2, hi2), v = b[j]
+        lo = lo1 if lo2 is None else lo2 if lo1 is None else max(lo1, lo2)
+        hi = hi1 if hi2 is None else hi2 if hi1 is None else min(hi1, hi2)
+        if lo is None or hi is None or lo < hi:
+            out.append((u, v))
+        if hi2 is None or (hi1 is not None and hi1 <= hi2):   # the interval that ends first is done
+            i += 1
+        else:
+            j += 1
     return out
+
+
+def _left_end(item):
+    lo = item[0][0]
+    return (0, 0) if lo is None else (1, lo)
 
 
 def _descend(piece, steps, s, sink):

@@ -16,12 +16,12 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..errors import InvalidInputError
-from ..exact import integer_row
+from ..exact import common_denominator, integer_row
 from .affine import AffineMap
 
 
 __all__ = ["DIAGRAM_MAX_DIM", "AttentionStep", "ReluStep", "model_steps", "append_pattern", "wall_rows",
-           "duplicate_before", "distinct_rivals"]
+           "duplicate_before", "distinct_rivals", "pulled_back_scores", "PulledBackScores"]
 
 
 DIAGRAM_MAX_DIM = 8
@@ -38,6 +38,7 @@ class AttentionStep:
         # d = 64... coordinates): there every other distinct key is a rival, the same cell
         self.cells = [h.power_diagram().cells() if h.dim <= DIAGRAM_MAX_DIM else None for h in self.heads]
         self.projection = getattr(layer, "projection", None)
+        self._values = _integer_values(self.heads, self.projection)
 
     def labels_at(self, f: AffineMap, X, D):
         """Exact argmax label of every head at ``f(X / D)`` (integers), or None on a tie.
@@ -168,6 +169,8 @@ class AttentionStep:
         AffineMap(M=((Fraction(1, 1),),), c=(Fraction(1, 1),))
         """
         R = self.layer.residual
+        if R is True and self._values is not None:
+            return self._residual_map(labels, f)
         d_out = len(f.M) if isinstance(R, bool) else len(R)
         total = [Fraction(0)] * len(self.heads[0].values[0])
         for head, j in zip(self.heads, labels):
@@ -188,6 +191,38 @@ class AttentionStep:
             return AffineMap(M, c)
         zero_row = tuple(Fraction(0) for _ in f.M[0])
         return AffineMap(tuple(zero_row for _ in total), tuple(total))
+
+
+    def _residual_map(self, labels, f: AffineMap) -> AffineMap:
+        """:meth:`output_map` with the residual on: ``M`` shared with ``f``, ``c`` from integers."""
+        V, t = self._values
+        Mi, ci, m = f._integers
+        total = list(V[0][labels[0]])
+        for h in range(1, len(labels)):
+            for i, v in enumerate(V[h][labels[h]]):
+                total[i] += v
+        if len(total) != len(ci):
+            raise InvalidInputError(
+                f"layer {self.index}: the heads' outputs have dimension {len(total)} but the model has "
+                f"dimension {len(ci)}; give values of length {len(ci)} or a projection of shape "
+                f"({len(ci)}, {len(total)})")
+        if t == 1:
+            c = tuple(x + v for x, v in zip(f.c, total))
+        else:
+            c = tuple(Fraction(x * t + v * m, m * t) for x, v in zip(ci, total))
+        return AffineMap(f.M, c)
+
+
+def _integer_values(heads, projection):
+    """``(V, t)``: ``V[h][j]`` the (projected) value of key j of head h times ``t``, integers; or None."""
+    vals = [[tuple(v) for v in head.values] for head in heads]
+    if projection is not None:
+        vals = [[tuple(sum((p * x for p, x in zip(row, v)), Fraction(0)) for row in projection) for v in hv]
+                for hv in vals]
+    if len({len(v) for hv in vals for v in hv}) != 1:
+        return None
+    t = common_denominator(x for hv in vals for v in hv for x in v)
+    return [[tuple(int(x * t) for x in v) for v in hv] for hv in vals], t
 
 
 class ReluStep:
@@ -397,7 +432,7 @@ def _pulled_back_difference(head, j, k, f: AffineMap):
     return None if beta == 0 and not any(a) else (a, beta)
 
 
-def wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls) -> list:
+def wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls, scores=None) -> list:
     """Append the rows "label j beats k" (k in rivals), pulled back through f.
 
     Returns the rivals that tie ``j`` on the whole parent.  Under ``ties="first"`` the
@@ -418,6 +453,9 @@ def wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls) -> list:
         Prefix of each wall tag (``j, k`` are appended).
     A, b, walls : list
         Appended to in place: row normals, right-hand sides and tags.
+    scores : PulledBackScores, optional
+        :func:`pulled_back_scores` of ``head`` through ``f``, when the caller keeps them
+        (the rows are then their differences: the same rows, no pull-back per rival).
 
     Returns
     -------
@@ -435,7 +473,13 @@ def wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls) -> list:
     """
     tied = []
     for k in rivals:
-        row = _pulled_back_difference(head, j, k, f)
+        if scores is None:
+            row = _pulled_back_difference(head, j, k, f)
+        else:
+            (aj, sj), (ak, sk) = scores[j], scores[k]
+            row = (tuple(u - v for u, v in zip(ak, aj)), sj - sk)
+            if row[1] == 0 and not any(row[0]):
+                row = None
         if row is None:
             tied.append(k)
             if head.ties != "first" or k > j:
@@ -445,6 +489,55 @@ def wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls) -> list:
         b.append(row[1])
         walls.append(tag + (j, k))
     return tied
+
+
+def pulled_back_scores(head, f: AffineMap) -> "PulledBackScores":
+    """Every key's score pulled back through ``f``, in integers, each computed when first read.
+
+    With ``f = (Mi x + ci) / m`` and the head's integer form ``(keys, offsets)`` (one
+    positive scale), ``m`` times the score of key ``k`` at ``f(x)`` is ``a_k . x + s_k``
+    with ``a_k = keys_k Mi`` and ``s_k = keys_k . ci + offsets_k m``; the row "j beats k"
+    is ``(a_k - a_j) . x <= s_j - s_k``.
+
+    Parameters
+    ----------
+    head : Head
+        The head.
+    f : AffineMap
+        The parent region's map.
+
+    Returns
+    -------
+    PulledBackScores
+        ``scores[k]`` is the pair ``(a_k, s_k)`` (a tuple of int and an int).
+
+    Examples
+    --------
+    >>> from tropattn.attention import Head
+    >>> scores = pulled_back_scores(Head([[0], [1], [2]], [0, 0, -1]), AffineMap.identity(1))   # 0, x, 2x - 1
+    >>> [scores[k] for k in range(3)]
+    [((0,), 0), ((1,), 0), ((2,), -1)]
+    """
+    return PulledBackScores(head, f)
+
+
+class PulledBackScores:
+    """The pulled-back integer scores of one head through one map (see :func:`pulled_back_scores`)."""
+
+    def __init__(self, head, f: AffineMap):
+        self.keys, self.offsets = head.integer_form()
+        Mi, self.ci, self.m = f._integers
+        d = len(Mi[0]) if Mi else 0
+        self.cols = [tuple(row[i] for row in Mi) for i in range(d)]
+        self.cache = {}
+
+    def __getitem__(self, k):
+        out = self.cache.get(k)
+        if out is None:
+            key = self.keys[k]
+            out = self.cache[k] = (tuple(sum(u * v for u, v in zip(key, col)) for col in self.cols),
+                                   sum(u * v for u, v in zip(key, self.ci)) + self.offsets[k] * self.m)
+        return out
 
 
 def distinct_rivals(head, j) -> list:
