@@ -11,7 +11,10 @@ becomes available.  Whatever runs where, it guarantees that
   and raises :class:`KeyboardInterrupt` in the caller only.
 
 ``fn`` and the chunks must be picklable for executors that leave the process (use a
-module-level function, or :func:`functools.partial` of one).
+module-level function, or :func:`functools.partial` of one).  Two optional attributes
+guide how callers cut their work: ``workers`` (how many chunks run at once) and
+``in_process`` (True when chunks run in the caller's process and cost nothing to send,
+so they may be as small as one unit; otherwise a caller makes a few chunks per worker).
 
 >>> run_chunk(abs, -3).value
 3

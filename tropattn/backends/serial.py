@@ -18,6 +18,8 @@ class SerialExecutor:
     """Run ``fn(chunk)`` for each chunk here, one after the other."""
 
     workers = 1
+    #: Chunks run in the caller's process (nothing is sent anywhere): callers may make them small.
+    in_process = True
 
     def map(self, fn, chunks):
         """Run ``fn(chunk)`` for every chunk here, in order.

@@ -1021,7 +1021,9 @@ def _run(root, steps, sink, runner, bar):
             _refine(parent, steps[s], out, [], s)
             nxt.extend(p for p, _, _ in out)
         frontier, s = nxt, s + 1
-    size = 1 if workers == 1 else max(1, len(frontier) // (4 * workers))
+    # in this process a chunk costs nothing, so one parent each (finest progress and Ctrl-C);
+    # elsewhere every chunk travels, so about four per worker (busy workers, few transfers)
+    size = 1 if getattr(runner, "in_process", False) else max(1, len(frontier) // (4 * workers))
     chunks = [frontier[i:i + size] for i in range(0, len(frontier), size)]
     del frontier
     bar.start_step(s, sum(map(len, chunks)))
