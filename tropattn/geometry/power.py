@@ -749,10 +749,28 @@ class _Context:
     def wall_data(self):
         """One :class:`_WallData` ``{"point": p}`` per wall id; ``p`` is built when the dict is read."""
         data = type("_WallData", (_WallData,), {"__slots__": (), "_ctx": self})   # one class per diagram
-        out = [data() for _ in range(self.walls)]
+        out = [data(_UNBUILT) for _ in range(self.walls)]
         for e, w in enumerate(out):
             w._e = e
         return out
+
+
+class _Unbuilt:
+    """The value under ``"point"`` in the storage of a :class:`_WallData` whose point is not built yet.
+
+    Only code that reads a dict's storage directly, bypassing its methods (unbound ``dict.get``,
+    some C extensions), can see it; every method of the mapping builds the point first.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<wall point not built: read it through the edge data's mapping methods>"
+
+
+#: The initial storage of every :class:`_WallData`: the key is there from the start, so that C code
+#: that looks at the size of the dict before calling its methods (``json.dumps``) sees one item.
+_UNBUILT = {"point": _Unbuilt()}
 
 
 class _WallData(dict):
@@ -760,8 +778,10 @@ class _WallData(dict):
 
     ``p`` (exact Fractions, :meth:`_Context.point`) is built on the first use of the mapping --
     any read, write, comparison or copy fills it first -- and from then on this is a plain dict
-    (``_e = -1``).  Pickles and copies are plain dicts.  :meth:`_Context.wall_data` makes one
-    subclass per diagram holding the context, so that making an instance costs no Python call.
+    (``_e = -1``).  Until then the storage holds the key with a placeholder (:data:`_UNBUILT`), so
+    that code reading only the dict's size (the C encoder of ``json.dumps``) sees one entry.
+    Pickles and copies are plain dicts.  :meth:`_Context.wall_data` makes one subclass per diagram
+    holding the context, so that making an instance costs no Python call.
     """
 
     __slots__ = ("_e",)
