@@ -11,6 +11,7 @@ import itertools
 import json
 import pickle
 import random
+import threading
 from fractions import Fraction as F
 
 import networkx as nx
@@ -266,3 +267,21 @@ _OPS = {
 @pytest.mark.parametrize("op", list(_OPS))
 def test_lazy_edge_data_behaves_as_a_dict_on_a_fresh_graph(op):
     assert _OPS[op](_fresh_graph())
+
+
+def test_lazy_edge_point_read_while_another_thread_builds_it():
+    """A reader that runs while another thread is building the point waits for nothing and gets the point."""
+    g = _fresh_graph()
+    data = g.edges[_U, _V]
+    ctx = type(data)._ctx
+    build, seen = ctx.point, []
+
+    def point(e):                                 # the first build lets another thread read the same edge
+        ctx.point = build
+        reader = threading.Thread(target=lambda: seen.append(data["point"]))
+        reader.start()
+        reader.join()
+        return build(e)
+
+    ctx.point = point
+    assert data["point"] == _EXPECT["point"] and seen == [_EXPECT["point"]]

@@ -789,9 +789,9 @@ class _WallData(dict):
 
     def _fill(self):
         e = self._e
-        if e >= 0:
-            self._e = -1
+        if e >= 0:                      # built before it is marked built: a concurrent reader builds it too
             dict.__setitem__(self, "point", self._ctx.point(e))
+            self._e = -1
         return self
 
     def __reduce__(self):
