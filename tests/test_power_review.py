@@ -12,6 +12,7 @@ import json
 import pickle
 import random
 import threading
+import warnings
 from fractions import Fraction as F
 
 import networkx as nx
@@ -285,3 +286,13 @@ def test_lazy_edge_point_read_while_another_thread_builds_it():
 
     ctx.point = point
     assert data["point"] == _EXPECT["point"] and seen == [_EXPECT["point"]]
+
+
+def test_heights_near_the_top_of_the_float_range():
+    """Scores ~1e307: their float sums overflow; Qhull sees the columns scaled by powers of two."""
+    rng = random.Random(7)
+    slopes = [[rng.randint(-50, 50) for _ in range(3)] for _ in range(16)]
+    pd = PowerDiagram.from_max_affine(slopes, [6 * 10 ** 307 + rng.randint(0, 10 ** 305) for _ in slopes])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                     # no overflow warnings on the way
+        assert _strict_check(pd) == "simplicial"

@@ -508,6 +508,9 @@ def certified_upper_simplices(P, d):
         flt = A.astype(float)
     except OverflowError:
         return None
+    # each column scaled by a power of two to below 1 (exact): Qhull sees the same centred, scaled points,
+    # and near the top of the float range their sums no longer overflow
+    flt = np.ldexp(flt, -np.frexp(np.abs(flt).max(axis=0))[1])
     for options in PROPOSAL_OPTIONS:
         run = qhull_simplices(flt, options)
         hull = None if run is None else _certify_simplices(A, flt, run, d)
