@@ -296,3 +296,12 @@ def test_heights_near_the_top_of_the_float_range():
     with warnings.catch_warnings():
         warnings.simplefilter("error")                     # no overflow warnings on the way
         assert _strict_check(pd) == "simplicial"
+
+
+def test_reading_other_keys_builds_no_point():
+    g = _fresh_graph()
+    ctx = type(g.edges[_U, _V])._ctx
+    lengths = nx.single_source_dijkstra_path_length(g, _U, weight="weight")     # data.get("weight", 1)
+    assert lengths == nx.single_source_dijkstra_path_length(_REF, _U, weight="weight")
+    assert "point" in g.edges[_U, _V] and g.edges[_U, _V].get("weight") is None and not ctx.memo
+    assert g.edges[_U, _V]["point"] == _EXPECT["point"] and len(ctx.memo) == 1
