@@ -288,14 +288,21 @@ def test_lazy_edge_point_read_while_another_thread_builds_it():
     assert data["point"] == _EXPECT["point"] and seen == [_EXPECT["point"]]
 
 
-def test_heights_near_the_top_of_the_float_range():
+@pytest.mark.parametrize("d", [2, 3])
+def test_heights_near_the_top_of_the_float_range(d):
     """Scores ~1e307: their float sums overflow; Qhull sees the columns scaled by powers of two."""
     rng = random.Random(7)
-    slopes = [[rng.randint(-50, 50) for _ in range(3)] for _ in range(16)]
+    slopes = [[rng.randint(-50, 50) for _ in range(d)] for _ in range(16)]
     pd = PowerDiagram.from_max_affine(slopes, [6 * 10 ** 307 + rng.randint(0, 10 ** 305) for _ in slopes])
     with warnings.catch_warnings():
         warnings.simplefilter("error")                     # no overflow warnings on the way
-        assert _strict_check(pd) == "simplicial"
+        if d == 2:
+            with counting() as count:
+                pd.cells()
+            assert count.by_place["certified:power.planar"] == 1
+            _strict_check(pd)
+        else:
+            assert _strict_check(pd) == "simplicial"
 
 
 def test_reading_other_keys_builds_no_point():
@@ -305,3 +312,11 @@ def test_reading_other_keys_builds_no_point():
     assert lengths == nx.single_source_dijkstra_path_length(_REF, _U, weight="weight")
     assert "point" in g.edges[_U, _V] and g.edges[_U, _V].get("weight") is None and not ctx.memo
     assert g.edges[_U, _V]["point"] == _EXPECT["point"] and len(ctx.memo) == 1
+
+
+def test_lazy_edge_data_of_planar_diagrams_in_json():
+    rng = random.Random(10)
+    sites = [[F(rng.randint(-99, 99), 7), F(rng.randint(-99, 99), 7)] for _ in range(15)]
+    fresh = PowerDiagram(sites, [0] * 15).adjacency_graph()
+    ref = _eager(PowerDiagram(sites, [0] * 15).adjacency_graph())
+    assert json.dumps(nx.to_dict_of_dicts(fresh), default=str) == json.dumps(nx.to_dict_of_dicts(ref), default=str)
