@@ -225,7 +225,7 @@ def certified_upper_facets_2d(P):
         flt = pts.astype(float)
     except OverflowError:
         return _one_face(pts)
-    run = qhull_simplices(flt)
+    run = qhull_simplices(_pow2_scaled(flt))
     if run is None:                                   # Qhull refuses flat input: one face, or the general hull
         return _one_face(pts)
     simplices, equations = run
@@ -258,6 +258,15 @@ def certified_upper_facets_2d(P):
         g[first], g[second] = tri[second], tri[first]
         return PlanarUpperHull(planes, {}, a, b, tri, g, T)
     return _merge_flat(pts, planes, T, tri[first[flat]], tri[second[flat]])
+
+
+def _pow2_scaled(flt) -> np.ndarray:
+    """Each column of ``flt`` scaled by a power of two to below 1 in absolute value (exact).
+
+    Qhull then sees the same centred, scaled points (:func:`tropattn.exact.hull.qhull_simplices`),
+    but the column sums of lifted heights near the top of the float range no longer overflow.
+    """
+    return np.ldexp(flt, -np.frexp(np.abs(flt).max(axis=0))[1])
 
 
 def _one_face(pts):
@@ -508,6 +517,7 @@ def certified_upper_simplices(P, d):
         flt = A.astype(float)
     except OverflowError:
         return None
+    flt = _pow2_scaled(flt)
     for options in PROPOSAL_OPTIONS:
         run = qhull_simplices(flt, options)
         hull = None if run is None else _certify_simplices(A, flt, run, d)

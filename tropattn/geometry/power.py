@@ -749,19 +749,39 @@ class _Context:
     def wall_data(self):
         """One :class:`_WallData` ``{"point": p}`` per wall id; ``p`` is built when the dict is read."""
         data = type("_WallData", (_WallData,), {"__slots__": (), "_ctx": self})   # one class per diagram
-        out = [data() for _ in range(self.walls)]
+        out = [data(_UNBUILT) for _ in range(self.walls)]
         for e, w in enumerate(out):
             w._e = e
         return out
+
+
+class _Unbuilt:
+    """The value under ``"point"`` in the storage of a :class:`_WallData` whose point is not built yet.
+
+    Only code that reads a dict's storage directly, bypassing its methods (unbound ``dict.get``,
+    some C extensions), can see it; every method of the mapping builds the point first.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<wall point not built: read it through the edge data's mapping methods>"
+
+
+#: The initial storage of every :class:`_WallData`: the key is there from the start, so that C code
+#: that looks at the size of the dict before calling its methods (``json.dumps``) sees one item.
+_UNBUILT = {"point": _Unbuilt()}
 
 
 class _WallData(dict):
     """The edge data ``{"point": p}`` of wall ``_e`` of a fast-path diagram (context ``_ctx``).
 
     ``p`` (exact Fractions, :meth:`_Context.point`) is built on the first use of the mapping --
-    any read, write, comparison or copy fills it first -- and from then on this is a plain dict
-    (``_e = -1``).  Pickles and copies are plain dicts.  :meth:`_Context.wall_data` makes one
-    subclass per diagram holding the context, so that making an instance costs no Python call.
+    any read of ``"point"``, write, comparison, iteration or copy fills it first (reading another key
+    or testing ``in`` does not) -- and from then on this is a plain dict (``_e = -1``).  Until then the storage holds the key with a placeholder (:data:`_UNBUILT`), so
+    that code reading only the dict's size (the C encoder of ``json.dumps``) sees one entry.
+    Pickles and copies are plain dicts.  :meth:`_Context.wall_data` makes one subclass per diagram
+    holding the context, so that making an instance costs no Python call.
     """
 
     __slots__ = ("_e",)
@@ -769,9 +789,9 @@ class _WallData(dict):
 
     def _fill(self):
         e = self._e
-        if e >= 0:
-            self._e = -1
+        if e >= 0:                      # built before it is marked built: a concurrent reader builds it too
             dict.__setitem__(self, "point", self._ctx.point(e))
+            self._e = -1
         return self
 
     def __reduce__(self):
@@ -788,10 +808,26 @@ def _filled(name):
     return call
 
 
-for _name in ("__getitem__", "__setitem__", "__delitem__", "__contains__", "__iter__", "__reversed__", "__len__",
-              "__eq__", "__ne__", "__repr__", "__or__", "__ror__", "__ior__", "get", "keys", "values", "items",
-              "copy", "pop", "popitem", "setdefault", "update", "clear"):
+def _keyed(name):
+    method = getattr(dict, name)
+
+    def call(self, key, *args):
+        if self._e >= 0 and key == "point":            # other keys are stored as they are
+            self._fill()
+        return method(self, key, *args)
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+# the keys are stored from the start (``in`` needs no point); reading another key (``data.get("weight", 1)``,
+# as networkx's weighted algorithms do) builds nothing; everything else builds the point first
+for _name in ("__setitem__", "__delitem__", "__iter__", "__reversed__", "__len__", "__eq__", "__ne__", "__repr__",
+              "__or__", "__ror__", "__ior__", "keys", "values", "items", "copy", "pop", "popitem", "setdefault",
+              "update", "clear"):
     setattr(_WallData, _name, _filled(_name))
+for _name in ("__getitem__", "get"):
+    setattr(_WallData, _name, _keyed(_name))
 
 
 def _cells_line(diagram, unique, hull):
