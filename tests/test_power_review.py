@@ -6,16 +6,11 @@ ties exactly its two cells (and hidden sites lying on the wall, which tie on the
 Dishonest Qhull proposals check that each step of the certificate is needed and present.
 """
 
-import copy
 import itertools
-import json
-import pickle
 import random
-import threading
 import warnings
 from fractions import Fraction as F
 
-import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -48,7 +43,7 @@ def _strict_check(pd):
         assert _winners(pd, c.interior_point) == {c.site}
         for k, p in zip(c.neighbors, c.facet_points):
             assert _winners(pd, p) == {c.site, k}
-    g = pd.adjacency_graph()
+    g = pd.adjacency_graph(points=True)
     assert sorted(g.nodes) == list(pd.nonempty)
     assert sorted(g.edges) == sorted((c.site, k) for c in fast if c is not None for k in c.neighbors if c.site < k)
     for u, v, data in g.edges(data=True):
@@ -213,81 +208,6 @@ def test_certificate_refuses_a_proposal_that_drops_a_point_above(monkeypatch):
     assert lifted.certified_upper_simplices(P, 3) is None
 
 
-# ---------------------------------------------------------------- the lazy edge data
-def _fresh_graph():
-    rng = random.Random(9)
-    sites = [[F(rng.randint(-1000, 1000), 97) for _ in range(3)] for _ in range(12)]
-    return PowerDiagram(sites, [0] * 12).adjacency_graph()
-
-
-def _eager(g):
-    h = nx.Graph()
-    h.add_nodes_from(g)
-    h.add_edges_from((u, v, {"point": p}) for u, v, p in g.edges(data="point"))
-    return h
-
-
-_REF = _eager(_fresh_graph())
-_U, _V = next(iter(_REF.edges))
-_EXPECT = {"point": _REF.edges[_U, _V]["point"]}
-_OPS = {
-    "json.dumps": lambda g: json.dumps(g.edges[_U, _V], default=str) == json.dumps(_EXPECT, default=str),
-    "json.dumps indent": lambda g: (json.dumps(g.edges[_U, _V], default=str, indent=1)
-                                    == json.dumps(_EXPECT, default=str, indent=1)),
-    "json.dumps of to_dict_of_dicts": lambda g: (json.dumps(nx.to_dict_of_dicts(g), default=str)
-                                                 == json.dumps(nx.to_dict_of_dicts(_REF), default=str)),
-    "dict()": lambda g: dict(g.edges[_U, _V]) == _EXPECT,
-    "{**}": lambda g: {**g.edges[_U, _V]} == _EXPECT,
-    "f(**)": lambda g: (lambda **kw: kw)(**g.edges[_U, _V]) == _EXPECT,
-    "plain | lazy": lambda g: ({} | g.edges[_U, _V]) == _EXPECT,
-    "plain == lazy": lambda g: _EXPECT == g.edges[_U, _V],
-    "dict.keys unbound": lambda g: list(dict.keys(g.edges[_U, _V])) == ["point"],
-    "len, bool, list": lambda g: (len(g.edges[_U, _V]), bool(g.edges[_U, _V]), list(g.edges[_U, _V])) == (1, True,
-                                                                                                          ["point"]),
-    "str and format": lambda g: str(g.edges[_U, _V]) == str(_EXPECT) and "{point}".format(**g.edges[_U, _V]) == str(
-        _EXPECT["point"]),
-    "copy.copy": lambda g: copy.copy(g.edges[_U, _V]) == _EXPECT,
-    "copy.deepcopy shares both directions": lambda g: (lambda h: h[_U][_V] is h[_V][_U] and h[_U][_V] == _EXPECT)(
-        copy.deepcopy(g)),
-    "pickle shares both directions": lambda g: (lambda h: h[_U][_V] is h[_V][_U] and h[_U][_V] == _EXPECT)(
-        pickle.loads(pickle.dumps(g))),
-    "copy": lambda g: nx.utils.graphs_equal(g.copy(), _REF),
-    "subgraph": lambda g: g.subgraph([_U, _V]).edges[_U, _V] == _EXPECT,
-    "to_dict_of_dicts": lambda g: nx.to_dict_of_dicts(g) == nx.to_dict_of_dicts(_REF),
-    "relabel_nodes (copy)": lambda g: nx.relabel_nodes(g, str).edges[str(_U), str(_V)] == _EXPECT,
-    "relabel_nodes (in place)": lambda g: nx.relabel_nodes(g, {n: n + 100 for n in g}, copy=False).edges[
-        _U + 100, _V + 100] == _EXPECT,
-    "node_link_data": lambda g: (json.dumps(nx.node_link_data(g, edges="links"), default=str)
-                                 == json.dumps(nx.node_link_data(_REF, edges="links"), default=str)),
-    "to_directed": lambda g: g.to_directed().edges[_V, _U] == _EXPECT,
-    "set_edge_attributes": lambda g: (nx.set_edge_attributes(g, 1, "w"), g.edges[_U, _V] == {**_EXPECT, "w": 1})[1],
-    "graphs_equal": lambda g: nx.utils.graphs_equal(g, _REF),
-}
-
-
-@pytest.mark.parametrize("op", list(_OPS))
-def test_lazy_edge_data_behaves_as_a_dict_on_a_fresh_graph(op):
-    assert _OPS[op](_fresh_graph())
-
-
-def test_lazy_edge_point_read_while_another_thread_builds_it():
-    """A reader that runs while another thread is building the point waits for nothing and gets the point."""
-    g = _fresh_graph()
-    data = g.edges[_U, _V]
-    ctx = type(data)._ctx
-    build, seen = ctx.point, []
-
-    def point(e):                                 # the first build lets another thread read the same edge
-        ctx.point = build
-        reader = threading.Thread(target=lambda: seen.append(data["point"]))
-        reader.start()
-        reader.join()
-        return build(e)
-
-    ctx.point = point
-    assert data["point"] == _EXPECT["point"] and seen == [_EXPECT["point"]]
-
-
 @pytest.mark.parametrize("d", [2, 3])
 def test_heights_near_the_top_of_the_float_range(d):
     """Scores ~1e307: their float sums overflow; Qhull sees the columns scaled by powers of two."""
@@ -303,20 +223,3 @@ def test_heights_near_the_top_of_the_float_range(d):
             _strict_check(pd)
         else:
             assert _strict_check(pd) == "simplicial"
-
-
-def test_reading_other_keys_builds_no_point():
-    g = _fresh_graph()
-    ctx = type(g.edges[_U, _V])._ctx
-    lengths = nx.single_source_dijkstra_path_length(g, _U, weight="weight")     # data.get("weight", 1)
-    assert lengths == nx.single_source_dijkstra_path_length(_REF, _U, weight="weight")
-    assert "point" in g.edges[_U, _V] and g.edges[_U, _V].get("weight") is None and not ctx.memo
-    assert g.edges[_U, _V]["point"] == _EXPECT["point"] and len(ctx.memo) == 1
-
-
-def test_lazy_edge_data_of_planar_diagrams_in_json():
-    rng = random.Random(10)
-    sites = [[F(rng.randint(-99, 99), 7), F(rng.randint(-99, 99), 7)] for _ in range(15)]
-    fresh = PowerDiagram(sites, [0] * 15).adjacency_graph()
-    ref = _eager(PowerDiagram(sites, [0] * 15).adjacency_graph())
-    assert json.dumps(nx.to_dict_of_dicts(fresh), default=str) == json.dumps(nx.to_dict_of_dicts(ref), default=str)

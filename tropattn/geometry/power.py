@@ -473,12 +473,16 @@ class PowerDiagram:
         """Sites with a full-dimensional cell (increasing)."""
         return tuple(j for j, c in enumerate(self.cells()) if c is not None)
 
-    def adjacency_graph(self):
+    def adjacency_graph(self, points: bool = False):
         """networkx Graph on the nonempty sites; an edge per shared facet.
 
-        Edge attribute ``point``: a rational point in the relative interior of the facet (on the
-        fast paths it is computed exactly when an edge's data is first used, so building the
-        graph costs no Fractions).
+        Parameters
+        ----------
+        points : bool, optional
+            Also give every edge the attribute ``point``: an exact rational point in the
+            relative interior of the facet (the same tuple as the cells' ``facet_points``).
+            Off by default: the graph then costs no Fractions, which matters for large
+            diagrams; the points stay available, cell by cell, as ``cell.facet_points``.
 
         Returns
         -------
@@ -486,7 +490,7 @@ class PowerDiagram:
 
         Examples
         --------
-        >>> g = PowerDiagram.voronoi([[0], [1], [2]]).adjacency_graph()
+        >>> g = PowerDiagram.voronoi([[0], [1], [2]]).adjacency_graph(points=True)
         >>> sorted(g.edges), g.edges[0, 1]["point"]
         ([(0, 1), (1, 2)], (Fraction(1, 2),))
         """
@@ -495,7 +499,13 @@ class PowerDiagram:
         g = nx.Graph()
         cells = self.cells()
         g.add_nodes_from(c.site for c in cells if c is not None)
-        _add_walls(g._adj, cells)
+        for c in cells:
+            if c is None:
+                continue
+            if points:
+                g.add_edges_from((c.site, k, {"point": p}) for k, p in zip(c.neighbors, c.facet_points) if c.site < k)
+            else:
+                g.add_edges_from((c.site, k) for k in c.neighbors if c.site < k)
         return g
 
     def clip_to_box(self, lo, hi) -> dict:
@@ -610,28 +620,6 @@ def _clip_intervals(cells, lo, hi) -> dict:
     return out
 
 
-def _add_walls(adj, cells):
-    """Put one edge per shared facet into a networkx adjacency ``adj`` (every site a node already).
-
-    This is what ``Graph.add_edges_from`` does for new edges, without copying the data dicts:
-    the fast paths hand over one :class:`_WallData` per wall (shared by both directions, its
-    exact point built when first read), cell by cell from their concatenated wall ids.
-    """
-    lazy = next((c._exact for c in cells if c is not None), None)
-    if isinstance(lazy, _LazyCell):                       # one fast-path context for all cells
-        data = lazy.ctx.wall_data()
-        for c in cells:
-            if c is not None:
-                ex = c._exact
-                adj[c.site].update(zip(c.neighbors, map(data.__getitem__, ex.ctx.eids[ex.s:ex.t])))
-        return
-    for c in cells:
-        if c is not None:
-            for k, p in zip(c.neighbors, c.facet_points):
-                if c.site < k:
-                    adj[c.site][k] = adj[k][c.site] = {"point": p}
-
-
 def _make_cell(diagram, j, neighbors, point, fpoints) -> PowerCell:
     a, off = diagram.sites, diagram.offsets
     aj, bj = a[j], off[j]
@@ -720,8 +708,7 @@ class _Context:
     ``eids``: neighbour sites and wall ids of all cells, concatenated; ``make_centers()``:
     columns ``X_1, ..., X_d, D`` of the homogeneous interior points; ``make_points()``: the
     homogeneous wall points ``(X_1, ..., X_d, D)`` by wall id.  Both are computed on first use;
-    a wall's Fraction point is built once and shared by its two cells and the adjacency graph.
-    ``walls``: the number of walls.
+    a wall's Fraction point is built once and shared by its two cells.
     """
 
     def __init__(self, A_int, B_int, L, nbrs, eids, make_centers, make_points):
@@ -729,7 +716,6 @@ class _Context:
         self.nbrs, self.eids = nbrs, eids
         self.make_centers, self._centers = make_centers, None
         self.make_points, self.points, self.memo = make_points, None, {}
-        self.walls = 0                  # the number of walls
 
     @property
     def centers(self):
@@ -745,89 +731,6 @@ class _Context:
             *X, D = self.points[e]
             p = self.memo[e] = tuple(Fraction(x, D) for x in X)
         return p
-
-    def wall_data(self):
-        """One :class:`_WallData` ``{"point": p}`` per wall id; ``p`` is built when the dict is read."""
-        data = type("_WallData", (_WallData,), {"__slots__": (), "_ctx": self})   # one class per diagram
-        out = [data(_UNBUILT) for _ in range(self.walls)]
-        for e, w in enumerate(out):
-            w._e = e
-        return out
-
-
-class _Unbuilt:
-    """The value under ``"point"`` in the storage of a :class:`_WallData` whose point is not built yet.
-
-    Only code that reads a dict's storage directly, bypassing its methods (unbound ``dict.get``,
-    some C extensions), can see it; every method of the mapping builds the point first.
-    """
-
-    __slots__ = ()
-
-    def __repr__(self):
-        return "<wall point not built: read it through the edge data's mapping methods>"
-
-
-#: The initial storage of every :class:`_WallData`: the key is there from the start, so that C code
-#: that looks at the size of the dict before calling its methods (``json.dumps``) sees one item.
-_UNBUILT = {"point": _Unbuilt()}
-
-
-class _WallData(dict):
-    """The edge data ``{"point": p}`` of wall ``_e`` of a fast-path diagram (context ``_ctx``).
-
-    ``p`` (exact Fractions, :meth:`_Context.point`) is built on the first use of the mapping --
-    any read of ``"point"``, write, comparison, iteration or copy fills it first (reading another key
-    or testing ``in`` does not) -- and from then on this is a plain dict (``_e = -1``).  Until then the storage holds the key with a placeholder (:data:`_UNBUILT`), so
-    that code reading only the dict's size (the C encoder of ``json.dumps``) sees one entry.
-    Pickles and copies are plain dicts.  :meth:`_Context.wall_data` makes one subclass per diagram
-    holding the context, so that making an instance costs no Python call.
-    """
-
-    __slots__ = ("_e",)
-    _ctx = None
-
-    def _fill(self):
-        e = self._e
-        if e >= 0:                      # built before it is marked built: a concurrent reader builds it too
-            dict.__setitem__(self, "point", self._ctx.point(e))
-            self._e = -1
-        return self
-
-    def __reduce__(self):
-        return dict, (dict.copy(self._fill()),)
-
-
-def _filled(name):
-    method = getattr(dict, name)
-
-    def call(self, *args, **kwargs):
-        return method(self._fill(), *args, **kwargs)
-
-    call.__name__ = call.__qualname__ = name
-    return call
-
-
-def _keyed(name):
-    method = getattr(dict, name)
-
-    def call(self, key, *args):
-        if self._e >= 0 and key == "point":            # other keys are stored as they are
-            self._fill()
-        return method(self, key, *args)
-
-    call.__name__ = call.__qualname__ = name
-    return call
-
-
-# the keys are stored from the start (``in`` needs no point); reading another key (``data.get("weight", 1)``,
-# as networkx's weighted algorithms do) builds nothing; everything else builds the point first
-for _name in ("__setitem__", "__delitem__", "__iter__", "__reversed__", "__len__", "__eq__", "__ne__", "__repr__",
-              "__or__", "__ror__", "__ior__", "keys", "values", "items", "copy", "pop", "popitem", "setdefault",
-              "update", "clear"):
-    setattr(_WallData, _name, _filled(_name))
-for _name in ("__getitem__", "get"):
-    setattr(_WallData, _name, _keyed(_name))
 
 
 def _cells_line(diagram, unique, hull):
@@ -898,7 +801,6 @@ def _cells_planar(diagram, unique, hull):
     columns = (X.tolist(), Y.tolist(), D.tolist())
     ctx = _Context(A_int, B_int, L, nbrs, eid.tolist(), lambda: columns,
                    lambda: _edge_points(pts, planes, ea, eb, ef, eg))
-    ctx.walls = E
     out = [None] * diagram.N
     for i, s, t in zip(src[starts].tolist(), starts.tolist(), np.r_[starts[1:], len(src)].tolist()):
         j = unique[i]
@@ -1005,7 +907,6 @@ def _cells_lifted(diagram, unique, hull):
     nbrs = sites[dst].tolist()
     ctx = _Context(A_int, B_int, L, nbrs, eid.tolist(), lambda: _simplicial_centers(res, n),
                    lambda: _simplicial_wall_points(res, walls, wall_of.ravel(), n))
-    ctx.walls = E
     out = [None] * diagram.N
     for i, s, t in zip(src[starts].tolist(), starts.tolist(), np.r_[starts[1:], len(src)].tolist()):
         j = unique[i]
