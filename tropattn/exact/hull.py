@@ -35,7 +35,7 @@ from scipy.sparse import csr_matrix
 
 from ..errors import InvalidInputError
 from .counters import record
-from .linalg import maximal_minors, modular_minors, nullspace, solve
+from .linalg import maximal_minors, modular_minors, nullspace, solve, wrapped_minors
 from .numbers import integer_row, primitive_row, set_bits
 from .predicates import (BLOCK_ENTRIES, CACHE_ENTRIES, INT64_SAFE, PreparedPoints, as_small_ints, determinant_signs,
                          matrix_signs, paired_signs, row_products, scaled_floats, sign_array)
@@ -290,12 +290,15 @@ def simplex_normals(pts: "PreparedPoints", simplices: np.ndarray) -> np.ndarray:
     bits = rows_k * l1.bit_length() + 1
     if integral:  # Hadamard: |minor| <= prod ||x_i - x_0||_2 <= (4 d max|x|^2)^((k-1)/2)
         bits = min(bits, (rows_k * (4 * k * pts.max_abs ** 2).bit_length() + 1) // 2 + 1)
+    floats_exact = pts.P64 is not None and 2 * pts.max_abs < 1 << 53
     step = 1024
     blocks = []
     for lo in range(0, F, step):
         S = stack(simplices[lo:lo + step])
         if small:
             blocks.append(maximal_minors(S))
+        elif floats_exact and bits <= 1000:  # float and wrapped int64 images, modular where unsure
+            blocks.append(wrapped_minors(S, bits))
         elif bits <= 1000:  # |minor| <= product of the rows' L1 norms < 2^bits
             blocks.append(modular_minors(S, bits))
         else:
