@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
@@ -38,7 +39,7 @@ from .counters import record
 from .linalg import maximal_minors, modular_minors, nullspace, solve, wrapped_minors
 from .numbers import integer_row, primitive_row, set_bits
 from .predicates import (BLOCK_ENTRIES, CACHE_ENTRIES, INT64_SAFE, PreparedPoints, as_small_ints, determinant_signs,
-                         matrix_signs, paired_signs, row_products, scaled_floats, sign_array)
+                         filtered_signs, matrix_signs, paired_signs, prepared_paired_signs, row_products, scaled_floats, sign_array)
 
 __all__ = ["QHULL_OPTIONS", "independent_rows", "Hull", "certified_hull", "simplex_normals", "normalise_rows", "row_sum", "surface_certified", "row_masks", "qhull_simplices", "unique_rows", "meets_alone", "meets_alone_any", "certify_boundary", "LOCAL_ENTRIES", "DENSE_ENTRIES"]
 
@@ -770,19 +771,14 @@ def certify_boundary(pts: PreparedPoints, simplices: np.ndarray, inner: tuple):
     True
     """
     raw = simplex_normals(pts, simplices)
-    H = normalise_rows(raw)
-    live = np.any(H != 0, axis=1)
-    uniq, _, inverse = unique_rows(H[live])
-    if len(uniq) == 0:
+    rows = _outward_rows(raw, inner)
+    if rows is None:
         return None, None, None
-    depth = matrix_signs(uniq, PreparedPoints.of([inner]))[:, 0]
-    if np.any(depth == 0):
-        return None, None, None
-    uniq[depth > 0] = -uniq[depth > 0]
+    uniq, live, inverse, Uf = rows
     facet_of = np.zeros(len(simplices), dtype=np.intp)
     facet_of[live] = inverse
     if np.all(live) and len(uniq) * len(pts.P) > LOCAL_ENTRIES:
-        return _certify_local(pts, simplices, uniq, facet_of, inner, raw)
+        return _certify_local(pts, simplices, uniq, facet_of, inner, raw, Uf)
     Z = _global_zeros(uniq, pts)
     if Z is None:
         return None, None, None
@@ -794,6 +790,92 @@ def certify_boundary(pts: PreparedPoints, simplices: np.ndarray, inner: tuple):
     if not surface_certified(pts, simplices, uniq, Z, facet_of, inner, raw):
         return None, None, None
     return [tuple(map(int, h)) for h in uniq.tolist()], Z, meets_alone_any(Z, np.arange(len(pts.P)))
+
+
+def _outward_rows(raw: np.ndarray, inner: tuple):
+    """The distinct primitive outward rows of the simplices' normals ``raw``:
+    ``(rows, live, inverse, floats)`` with ``rows[inverse]`` the rows of the
+    non-degenerate simplices ``live`` and ``floats = scaled_floats(rows)``; None when
+    there are none or one passes through ``inner``.
+
+    Rows are made primitive, oriented by their exact sign at ``inner`` (outward:
+    negative there), so equal hyperplanes give equal rows.  int64 rows are merged by
+    sorting; Python-integer rows by one float key per row (equal rows have equal
+    float images, hence equal keys), candidates with equal keys compared exactly.
+    """
+    if raw.dtype != object:
+        live = np.any(raw != 0, axis=1)
+        if not np.any(live):
+            return None
+        uniq, _, inverse = unique_rows(normalise_rows(raw[live]))
+        depth = matrix_signs(uniq, PreparedPoints.of([inner]))[:, 0]
+        if np.any(depth == 0):
+            return None
+        uniq[depth > 0] = -uniq[depth > 0]
+        return uniq, live, inverse, scaled_floats(uniq)
+    Hf = scaled_floats(raw)
+    live = np.any(Hf != 0, axis=1)  # exact: a nonzero integer row keeps a nonzero float entry
+    if not np.any(live):
+        return None
+    H, Hf = raw[live], Hf[live]
+    g = _row_gcds(H)
+    big = np.flatnonzero(g != 1)
+    if len(big):
+        H[big] = H[big] // g[big, None]
+        Hf[big] = scaled_floats(H[big])
+    if np.abs(Hf).max() < 2.0 ** 61:
+        H = as_small_ints(H)
+        if H.dtype != object:
+            return _outward_rows(H, inner)
+    o = np.array([inner], dtype=object)
+    depth = filtered_signs(H, o, Hf, scaled_floats(o))[:, 0]
+    if np.any(depth == 0):
+        return None
+    flip = depth > 0
+    H[flip] = -H[flip]
+    Hf[flip] = -Hf[flip]
+    weights = np.random.default_rng(0).uniform(1.0, 2.0, H.shape[1])
+    key = Hf[:, 0] * weights[0]
+    for j in range(1, H.shape[1]):  # column by column: the same rounding for every row
+        key = key + Hf[:, j] * weights[j]
+    order = np.argsort(key, kind="stable")
+    ks = key[order]
+    start = np.r_[True, ks[1:] != ks[:-1]]
+    group = np.cumsum(start) - 1  # by key, in key order
+    multi = np.flatnonzero(np.bincount(group) > 1)
+    if len(multi):  # equal keys: split by the exact rows
+        label = group.copy()
+        nxt = group[-1] + 1
+        for grp in multi:
+            members = np.flatnonzero(group == grp)
+            seen = {}
+            for m in members:
+                r = tuple(H[order[m]].tolist())
+                if r not in seen:
+                    seen[r] = grp if not seen else nxt
+                    nxt += len(seen) > 1
+                label[m] = seen[r]
+        group = label
+    inverse = np.empty(len(H), dtype=np.intp)
+    inverse[order] = group
+    first = np.full(group.max() + 1, len(H), dtype=np.intp)
+    np.minimum.at(first, inverse, np.arange(len(H)))
+    return H[first], live, inverse, Hf[first]
+
+
+def _row_gcds(H: np.ndarray) -> np.ndarray:
+    """The gcd of each row of a nonzero-row object array of ints (object array).
+
+    Column by column, and only for the rows whose gcd so far exceeds 1 (most rows
+    of random data are primitive after two columns)."""
+    g = np.abs(H[:, 0])
+    todo = np.arange(len(H))
+    for j in range(1, H.shape[1]):
+        todo = todo[g[todo] != 1]
+        if not len(todo):
+            break
+        g[todo] = np.gcd(g[todo], H[todo, j])
+    return g
 
 
 #: Above this many facets x points the local certificate is used (:func:`_certify_local`);
@@ -895,7 +977,7 @@ def meets_alone_any(Z, cand: np.ndarray) -> np.ndarray:
 
 
 def _certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_of: np.ndarray,
-                   inner: tuple, raw: np.ndarray):
+                   inner: tuple, raw: np.ndarray, Uf: np.ndarray | None = None):
     """The local certificate for non-degenerate simplices with outward rows ``U``
     (``U . inner < 0``; ``facet_of[s]``: the row of simplex ``s``, built from its points,
     so those points are exact zeros of it).  Returns like :func:`_certify_triangulation`.
@@ -940,6 +1022,8 @@ def _certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fa
     vertices of ``S``, points on the boundary) are tested against every row.
     """
     n, F, k = len(pts.P), len(simplices), simplices.shape[1]
+    U = as_small_ints(U)
+    Uf = scaled_floats(U) if Uf is None else Uf  # ``U``'s floats, converted once
     sigma = _outward(pts, simplices, U, facet_of, raw)
     pairs = _ridge_pairs(simplices, n)
     if pairs is None or np.any(sigma == 0) or not _consistently_oriented(simplices, sigma, n, pairs):
@@ -951,17 +1035,17 @@ def _certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fa
     fa, fb = facet_of[sa], facet_of[sb]
     bent = fa != fb
     rows = np.concatenate([fa[bent], fb[bent]])
-    if np.any(paired_signs(U, pts, rows, np.concatenate([opp_b[bent], opp_a[bent]])) > 0):
+    if np.any(prepared_paired_signs(U, Uf, pts, rows, np.concatenate([opp_b[bent], opp_a[bent]])) > 0):
         return None, None, None
-    if not _ray_meets_once_local(pts, simplices, U, facet_of, inner):
+    if not _ray_meets_once_local(pts, simplices, U, facet_of, inner, Uf):
         return None, None, None
     on_surface = np.zeros(n, dtype=bool)
     on_surface[simplices.ravel()] = True
     others = np.flatnonzero(~on_surface)
-    interior, boundary = _in_cones(pts, simplices, U, facet_of, inner, others)
+    interior, boundary = _in_cones(pts, simplices, U, facet_of, inner, others, Uf)
     star_f = np.repeat(facet_of, k)
     star_p = simplices.ravel()
-    proved = _star_vertices(U, star_f, star_p, n, k)
+    proved = _star_vertices(U, star_f, star_p, n, k, Uf)
     suspicious = np.concatenate([np.flatnonzero(on_surface & ~proved), others[~interior | boundary]])
     Z = csr_matrix((np.ones(len(star_f), dtype=bool), (star_f, star_p)), shape=(len(U), n))
     if len(suspicious):
@@ -979,14 +1063,15 @@ def _certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fa
 
 
 def _ray_meets_once_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_of: np.ndarray,
-                          inner: tuple) -> bool:
+                          inner: tuple, Uf: np.ndarray) -> bool:
     """Check 3 of :func:`_certify_local` (exact): the ray from ``inner`` through the
-    centroid ``c`` of one simplex meets no other simplex."""
+    centroid ``c`` of one simplex meets no other simplex (``Uf``: ``U``'s scaled floats)."""
     counts = np.bincount(facet_of, minlength=len(U))
     f0 = int(np.argmin(counts))
     here = np.flatnonzero(facet_of == f0)
     c = row_sum([pts.P[i] for i in simplices[here[0]]])
-    at_c = matrix_signs(U, PreparedPoints.of([c]))[:, 0]
+    crow = np.array([c], dtype=object)
+    at_c = filtered_signs(U, as_small_ints(crow), Uf, scaled_floats(crow))[:, 0]
     if at_c[f0] != 0 or np.any(np.delete(at_c, f0) >= 0):
         return False
     if np.any(matrix_signs(U[f0:f0 + 1], pts) > 0):
@@ -995,7 +1080,7 @@ def _ray_meets_once_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndar
 
 
 def _in_cones(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_of: np.ndarray, inner: tuple,
-              idx: np.ndarray):
+              idx: np.ndarray, Uf: np.ndarray):
     """For points ``idx`` off the surface: ``(inside, boundary)`` flags, exact.
 
     ``inside[i]``: the point lies in ``conv(inner, t)`` for the simplex ``t`` tried
@@ -1008,7 +1093,7 @@ def _in_cones(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_o
     if not len(idx):
         return inside, boundary
     o = PreparedPoints.of([inner])
-    Uf = scaled_floats(U)
+    Hf = Uf
     Uf = Uf / np.abs(row_products(Uf, o.F))  # g / |g(inner)|, then one global scale: float32 for the guess
     Uf = (Uf / np.abs(Uf).max()).astype(np.float32)
     first = np.full(len(U), -1)
@@ -1018,7 +1103,7 @@ def _in_cones(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_o
     step = BLOCK_ENTRIES // 4 // len(U) + 1
     row = np.concatenate([np.argmax(Pf[lo:lo + step] @ Uf.T, axis=1) for lo in range(0, len(idx), step)])
     t = first[row]
-    lam_o = paired_signs(U, pts, row, idx)
+    lam_o = prepared_paired_signs(U, Hf, pts, row, idx)
     k = simplices.shape[1]
     big = pts.P64 is None or any(abs(v) >= INT64_SAFE for v in inner)
     P = pts.Pa if big else pts.P64
@@ -1037,13 +1122,15 @@ def _in_cones(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_o
     return inside, boundary
 
 
-def _star_vertices(U: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int, k: int) -> np.ndarray:
+def _star_vertices(U: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int, k: int,
+                   Uf: np.ndarray) -> np.ndarray:
     """Points proved to be vertices: ``k`` rows through the point (from the simplices
     holding it) whose normals (all columns but the last) are independent (a nonzero
     ``k x k`` determinant, exact).  The ``k`` rows are chosen greedily in floats (the
     row farthest from the span of those already chosen), which only guides the exact test.
     """
-    key = np.unique(star_p.astype(np.int64) * len(U) + star_f)
+    key = np.sort(star_p.astype(np.int64) * len(U) + star_f)
+    key = key[np.r_[True, key[1:] != key[:-1]]]  # distinct (point, row) pairs
     p, f = key // len(U), key % len(U)
     counts = np.bincount(p, minlength=n)
     ok = np.flatnonzero(counts >= k)
@@ -1055,7 +1142,7 @@ def _star_vertices(U: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int
     slot = starts[:, None] + np.arange(width)
     valid = np.arange(width)[None, :] < np.minimum(counts[ok], width)[:, None]
     rows = np.where(valid, f[np.minimum(slot, len(f) - 1)], 0)  # (vertices, width)
-    W = scaled_floats(U)[:, :-1]
+    W = Uf[:, :-1]
     W = W / np.linalg.norm(W, axis=1)[:, None]
     R = np.where(valid[:, :, None], W[rows], 0.0)
     pick = np.zeros((len(ok), k), dtype=np.intp)

@@ -23,7 +23,7 @@ from ..errors import InvalidInputError
 from .counters import record
 from .linalg import determinants
 
-__all__ = ["dot_signs", "row_products", "paired_signs", "CACHE_ENTRIES", "filtered_signs", "scaled_floats", "BLOCK_ENTRIES", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "PreparedPoints", "lex_order"]
+__all__ = ["dot_signs", "row_products", "paired_signs", "prepared_paired_signs", "CACHE_ENTRIES", "filtered_signs", "scaled_floats", "BLOCK_ENTRIES", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "PreparedPoints", "lex_order"]
 
 
 _U = 2.0**-53  # unit roundoff of float64
@@ -257,11 +257,42 @@ def paired_signs(H: np.ndarray, pts: "PreparedPoints", rows: np.ndarray, cols: n
     [-1, 1]
     """
     H = as_small_ints(H)
+    return prepared_paired_signs(H, scaled_floats(H), pts, rows, cols)
+
+
+def prepared_paired_signs(H: np.ndarray, Hf: np.ndarray, pts: "PreparedPoints", rows: np.ndarray,
+                          cols: np.ndarray) -> np.ndarray:
+    """:func:`paired_signs` given the rows' scaled floats (for callers that test the same
+    rows many times: no conversion per call).
+
+    Parameters
+    ----------
+    H : numpy.ndarray of int64 or object, shape (F, n)
+        Integer rows (int64 whenever they fit, as :func:`as_small_ints` makes them).
+    Hf : numpy.ndarray of float64, shape (F, n)
+        ``scaled_floats(H)``.
+    pts : PreparedPoints
+        Homogeneous points ``P``, shape (m, n).
+    rows, cols : numpy.ndarray of int, shape (t,)
+        Row and point index of each pair.
+
+    Returns
+    -------
+    numpy.ndarray of int8, shape (t,)
+        The exact signs of ``H[rows[t]] . P[cols[t]]``.
+
+    Examples
+    --------
+    >>> pts = PreparedPoints.of([(1, 1), (3, 1)])
+    >>> H = np.array([[1, -2]])
+    >>> prepared_paired_signs(H, scaled_floats(H), pts, np.array([0, 0]), np.array([0, 1])).tolist()
+    [-1, 1]
+    """
     out = np.zeros(len(rows), dtype=np.int8)
     if not len(rows):
         return out
     P = pts.Pa if pts.P64 is None else pts.P64
-    Hf, Pf = scaled_floats(H), pts.F
+    Pf = pts.F
     m = H.shape[1]
     gamma = (m + 3) * _U / (1 - (m + 3) * _U)
     eta = (m + 1) * 2.0**-570
