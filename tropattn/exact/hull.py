@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
@@ -39,7 +38,7 @@ from .counters import record
 from .linalg import maximal_minors, modular_minors, nullspace, solve, wrapped_minors
 from .numbers import integer_row, primitive_row, set_bits
 from .predicates import (BLOCK_ENTRIES, CACHE_ENTRIES, INT64_SAFE, PreparedPoints, as_small_ints, determinant_signs,
-                         filtered_signs, matrix_signs, paired_signs, prepared_paired_signs, row_products, scaled_floats, sign_array)
+                         filtered_signs, matrix_signs, prepared_paired_signs, row_products, scaled_floats, sign_array)
 
 __all__ = ["QHULL_OPTIONS", "independent_rows", "Hull", "certified_hull", "simplex_normals", "normalise_rows", "row_sum", "surface_certified", "row_masks", "qhull_simplices", "unique_rows", "meets_alone", "meets_alone_any", "certify_boundary", "LOCAL_ENTRIES", "DENSE_ENTRIES"]
 
