@@ -133,3 +133,14 @@ def test_huge_and_tiny_coordinates():
     _same([tuple(int(v) for v in x) + (10**40,) for x in X])
     assert convex_hull([[F(int(v), 10**40) for v in x] for x in X]).vertex_count == \
         convex_hull(X.tolist()).vertex_count
+
+
+def test_facet_rows_with_equal_floats_are_split_exactly():
+    big = 2**70  # big + 1 and big round to the same float: the float keys collide
+    raw = np.array([[big + 1, 1, -1], [big, 1, -1], [-big - 1, -1, 1], [3 * big, 3, -3], [2 * big, 2, -2]],
+                   dtype=object)
+    rows, live, inverse, floats = hull_module._outward_rows(raw, (0, 0, 1))
+    assert live.all() and len(rows) == 2
+    got = [tuple(int(v) for v in rows[i]) for i in inverse]
+    assert got == [(big + 1, 1, -1), (big, 1, -1), (big + 1, 1, -1), (big, 1, -1), (big, 1, -1)]
+    assert np.array_equal(floats, hull_module.scaled_floats(rows))

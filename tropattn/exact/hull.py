@@ -841,15 +841,15 @@ def _outward_rows(raw: np.ndarray, inner: tuple):
     ks = key[order]
     start = np.r_[True, ks[1:] != ks[:-1]]
     group = np.cumsum(start) - 1  # by key, in key order
-    multi = np.flatnonzero(np.bincount(group) > 1)
-    if len(multi):  # equal keys: split by the exact rows
-        label = group.copy()
-        nxt = group[-1] + 1
-        for grp in multi:
-            members = np.flatnonzero(group == grp)
+    lead = np.flatnonzero(start)[group]  # the first position of each key's run
+    Hs = H[order]
+    same = np.all(Hs == Hs[lead], axis=1)  # equal keys, equal exact rows: the common case
+    if not np.all(same):  # a float collision of different rows: split those runs exactly
+        label, nxt = group.copy(), group[-1] + 1
+        for grp in np.unique(group[~same]):
             seen = {}
-            for m in members:
-                r = tuple(H[order[m]].tolist())
+            for m in np.flatnonzero(group == grp):
+                r = tuple(Hs[m].tolist())
                 if r not in seen:
                     seen[r] = grp if not seen else nxt
                     nxt += len(seen) > 1
