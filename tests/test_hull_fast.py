@@ -144,3 +144,26 @@ def test_facet_rows_with_equal_floats_are_split_exactly():
     got = [tuple(int(v) for v in rows[i]) for i in inverse]
     assert got == [(big + 1, 1, -1), (big, 1, -1), (big + 1, 1, -1), (big, 1, -1), (big, 1, -1)]
     assert np.array_equal(floats, hull_module.scaled_floats(rows))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 8), st.sampled_from([10, 2**26, 2**40, 2**70, 2**300]), st.integers(0, 2**32 - 1))
+def test_dense_signs_equal_exact_signs(m, mag, seed):
+    from tropattn.exact.predicates import dense_signs, scaled_floats
+
+    rng = np.random.default_rng(seed)
+    R = np.array([[int(v) * (mag // 16 + 1) + int(w) for v, w in zip(r, q)]
+                  for r, q in zip(rng.integers(-16, 16, size=(25, m)), rng.integers(-3, 3, size=(25, m)))], dtype=object)
+    C = rng.integers(-50, 50, size=(30, m)).astype(object)
+    C[:5] = 0
+    C[5:10] = C[10:15] * 3  # repeated directions
+    R[:5] = R[5:10] * 2
+    R[10, :] = 0
+    if m > 1:  # rows orthogonal to some columns: exact zeros the floats cannot see
+        R[11] = 0
+        R[11, 0], R[11, 1] = C[12, 1], -C[12, 0]
+    for A in (R, R.astype(np.int64) if mag < 2**40 else R):
+        got = dense_signs(A, C if A.dtype == object else C.astype(np.int64), scaled_floats(A),
+                          scaled_floats(C.astype(np.int64)))
+        ref = np.sign(np.array([[sum(int(a) * int(b) for a, b in zip(r, c)) for c in C] for r in R]))
+        assert np.array_equal(got, ref)
