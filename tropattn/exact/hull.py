@@ -1104,21 +1104,36 @@ def _in_cones(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_o
     t = first[row]
     lam_o = prepared_paired_signs(U, Hf, pts, row, idx)
     k = simplices.shape[1]
-    big = pts.P64 is None or any(abs(v) >= INT64_SAFE for v in inner)
-    P = pts.Pa if big else pts.P64
-    orow = np.array(inner, dtype=object if big else np.int64)
+    # det[inner; p_1; ...; p_k] (homogeneous rows (m, w), w > 0) has the sign of (-1)^k det N,
+    # N = the rows w_o m_j - w_j m_o: eliminating the last column against inner's row.  Only
+    # products of two such determinants are tested, so the factor (-1)^k cancels.
+    used, local = np.unique(np.concatenate([simplices[t].ravel(), idx]), return_inverse=True)
+    Q = _eliminated_rows(pts, used, inner)
+    S_loc, X_loc = local[:t.size * k].reshape(len(t), k), local[t.size * k:]
     D = np.zeros((len(t), k + 1), dtype=np.int64)
     step = max(1, 4 * CACHE_ENTRIES // (k + 1) ** 3)
     for lo in range(0, len(t), step):  # blocks bound the memory of the determinant stacks
-        tt, xi = t[lo:lo + step], idx[lo:lo + step]
-        base = np.concatenate([np.broadcast_to(orow, (len(tt), 1, k + 1)), P[simplices[tt]]], axis=1)
+        base = Q[S_loc[lo:lo + step]]  # (block, k, k)
         stack = np.repeat(base[:, None], k + 1, axis=1)  # variant k: the simplex itself
         for i in range(k):
-            stack[:, i, i + 1] = P[xi]
-        D[lo:lo + step] = determinant_signs(stack.reshape(-1, k + 1, k + 1), False).reshape(len(tt), k + 1)
+            stack[:, i, i] = Q[X_loc[lo:lo + step]]
+        D[lo:lo + step] = determinant_signs(stack.reshape(-1, k, k), False).reshape(len(base), k + 1)
     inside = (lam_o <= 0) & np.all(D[:, :k] * D[:, k:] >= 0, axis=1) & (D[:, k] != 0)
     boundary = lam_o == 0
     return inside, boundary
+
+
+def _eliminated_rows(pts: PreparedPoints, used: np.ndarray, inner: tuple) -> np.ndarray:
+    """The rows ``w_o m_j - w_j m_o`` (all columns but the last) of points ``used``
+    against the homogeneous point ``inner = (m_o, w_o)``: int64 when a bound allows."""
+    o = list(inner)
+    wo, mo = o[-1], o[:-1]
+    bound = (abs(wo) + max(map(abs, mo), default=0)) * pts.max_abs
+    if pts.P64 is not None and bound < INT64_SAFE:
+        P = pts.P64[used]
+        return wo * P[:, :-1] - P[:, -1:] * np.array(mo, dtype=np.int64)
+    P = pts.Pa[used]
+    return as_small_ints(wo * P[:, :-1] - P[:, -1:] * np.array(mo, dtype=object))
 
 
 def _star_vertices(U: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int, k: int,
