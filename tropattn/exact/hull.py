@@ -307,16 +307,19 @@ def simplex_normals(pts: "PreparedPoints", simplices: np.ndarray) -> np.ndarray:
     minors = np.concatenate(blocks, axis=0) if blocks else np.zeros((0, m), dtype=np.int64)
     if minors.dtype != object and minors.size and not small:
         minors = minors.astype(object) if int(np.abs(minors).max()) >= INT64_SAFE else minors
-    signs = np.array([(-1) ** (j + (k - 1 if integral else 0)) for j in range(m)], dtype=minors.dtype)
-    a = minors[:, ::-1] * signs  # minors[:, i] omits column rows_k - i
+    a = minors[:, ::-1].copy()  # minors[:, i] omits column rows_k - i
+    odd = [j for j in range(m) if (j + (k - 1 if integral else 0)) % 2]
+    a[:, odd] = -a[:, odd]  # the cofactor signs (-1)^j (times (-1)^(k-1) for differences)
     if not integral:
         return a
     x0 = pts.P64[simplices[:, 0], :-1]
     if a.dtype != object and int(np.abs(a).max(initial=0)) * pts.max_abs * k < INT64_SAFE:
         b = -np.einsum("ij,ij->i", a, x0)
     else:
-        a = a.astype(object)
-        b = -(a * x0.astype(object)).sum(axis=1)
+        a, x0 = a.astype(object), x0.astype(object)
+        b = -a[:, 0] * x0[:, 0]
+        for j in range(1, k):  # column by column: fewer object temporaries
+            b -= a[:, j] * x0[:, j]
     return np.concatenate([a, b[:, None]], axis=1)
 
 

@@ -297,7 +297,7 @@ def wrapped_minors(S: np.ndarray, bits: int) -> np.ndarray:
     -------
     numpy.ndarray of int64 or object, shape (F, C(m, k))
         The same minors as ``maximal_minors(S.astype(object))`` (int64 when all are
-        below ``2^62``).
+        below ``2^61``, object when one may exceed it).
 
     Examples
     --------
@@ -334,8 +334,8 @@ def wrapped_minors(S: np.ndarray, bits: int) -> np.ndarray:
         if out.dtype != object and rest.dtype == object:
             out = out.astype(object)
         out[bad] = rest
-    if out.dtype == object and out.size and max(out.max(), -out.min()) < 1 << 62:
-        out = out.astype(np.int64)
+        if out.dtype == object and max(out.max(), -out.min()) < 1 << 62:
+            out = out.astype(np.int64)
     return out
 
 
