@@ -167,3 +167,12 @@ def test_dense_signs_equal_exact_signs(m, mag, seed):
                           scaled_floats(C.astype(np.int64)))
         ref = np.sign(np.array([[sum(int(a) * int(b) for a, b in zip(r, c)) for c in C] for r in R]))
         assert np.array_equal(got, ref)
+
+
+@pytest.mark.parametrize("d", [3, 4, 5])
+def test_cross_polytope_vertices_need_the_greedy_choice(d):
+    # at a vertex of the cross polytope the facet normals form a cube's vertices: rows spread
+    # over the star are dependent (a face of that cube), so the greedy choice must prove them
+    pts = [tuple(s * (i == j) for j in range(d)) for i in range(d) for s in (1, -1)] + [(0,) * d]
+    H, c = _same(_rows(pts))
+    assert len(H.vertices) == 2 * d and len(H.facets) == 2 ** d

@@ -1143,8 +1143,9 @@ def _star_vertices(U: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int
                    Uf: np.ndarray) -> np.ndarray:
     """Points proved to be vertices: ``k`` rows through the point (from the simplices
     holding it) whose normals (all columns but the last) are independent (a nonzero
-    ``k x k`` determinant, exact).  The ``k`` rows are chosen greedily in floats (the
-    row farthest from the span of those already chosen), which only guides the exact test.
+    ``k x k`` determinant, exact).  The ``k`` rows are first taken spread over the
+    point's rows; where they are dependent, chosen greedily in floats (the row farthest
+    from the span of those already chosen).  The choice only guides the exact test.
     """
     key = np.sort(star_p.astype(np.int64) * len(U) + star_f)
     key = key[np.r_[True, key[1:] != key[:-1]]]  # distinct (point, row) pairs
@@ -1154,6 +1155,39 @@ def _star_vertices(U: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int
     out = np.zeros(n, dtype=bool)
     if not len(ok):
         return out
+    starts = np.searchsorted(p, ok)
+    pick = f[starts[:, None] + (np.arange(k)[None, :] * counts[ok][:, None]) // k]  # distinct rows
+    proved = _independent_normals(U, pick)
+    out[ok] = proved
+    miss = np.flatnonzero(~proved)
+    if not len(miss):
+        return out
+    ok, starts = ok[miss], starts[miss]
+    width = min(int(counts[ok].max()), 4 * k)  # a few rows suffice; a miss is only tested in full
+    slot = starts[:, None] + np.arange(width)
+    valid = np.arange(width)[None, :] < np.minimum(counts[ok], width)[:, None]
+    rows = np.where(valid, f[np.minimum(slot, len(f) - 1)], 0)  # (vertices, width)
+    W = Uf[:, :-1]
+    W = W / np.linalg.norm(W, axis=1)[:, None]
+    R = np.where(valid[:, :, None], W[rows], 0.0)
+    pick = np.zeros((len(ok), k), dtype=np.intp)
+    at = np.arange(len(ok))
+    for i in range(k):
+        j = np.argmax(np.einsum("vwd,vwd->vw", R, R), axis=1)
+        pick[:, i] = rows[at, j]
+        q = R[at, j] / np.maximum(np.linalg.norm(R[at, j], axis=1), 1e-300)[:, None]
+        R = R - np.einsum("vwd,vd->vw", R, q)[:, :, None] * q[:, None, :]
+    out[ok] = _independent_normals(U, pick)
+    return out
+
+
+def _independent_normals(U: np.ndarray, pick: np.ndarray) -> np.ndarray:
+    """For each row of ``pick`` (k row indices): are the normals of those rows of ``U``
+    (all columns but the last) linearly independent?  Exact (a k x k determinant)."""
+    M = U[pick][:, :, :-1]
+    k = M.shape[1]
+    exact64 = M.dtype != object and (int(np.abs(M).max(initial=0)) * k) ** k < INT64_SAFE
+    return determinant_signs(M, exact64) != 0
     starts = np.searchsorted(p, ok)
     width = min(int(counts[ok].max()), 4 * k)  # a few rows suffice; a miss is only tested in full
     slot = starts[:, None] + np.arange(width)
