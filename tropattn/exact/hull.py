@@ -1188,25 +1188,6 @@ def _independent_normals(U: np.ndarray, pick: np.ndarray) -> np.ndarray:
     k = M.shape[1]
     exact64 = M.dtype != object and (int(np.abs(M).max(initial=0)) * k) ** k < INT64_SAFE
     return determinant_signs(M, exact64) != 0
-    starts = np.searchsorted(p, ok)
-    width = min(int(counts[ok].max()), 4 * k)  # a few rows suffice; a miss is only tested in full
-    slot = starts[:, None] + np.arange(width)
-    valid = np.arange(width)[None, :] < np.minimum(counts[ok], width)[:, None]
-    rows = np.where(valid, f[np.minimum(slot, len(f) - 1)], 0)  # (vertices, width)
-    W = Uf[:, :-1]
-    W = W / np.linalg.norm(W, axis=1)[:, None]
-    R = np.where(valid[:, :, None], W[rows], 0.0)
-    pick = np.zeros((len(ok), k), dtype=np.intp)
-    at = np.arange(len(ok))
-    for i in range(k):
-        j = np.argmax(np.einsum("vwd,vwd->vw", R, R), axis=1)
-        pick[:, i] = rows[at, j]
-        q = R[at, j] / np.maximum(np.linalg.norm(R[at, j], axis=1), 1e-300)[:, None]
-        R = R - np.einsum("vwd,vd->vw", R, q)[:, :, None] * q[:, None, :]
-    M = U[pick][:, :, :-1]
-    exact64 = M.dtype != object and (int(np.abs(M).max()) * k) ** k < INT64_SAFE
-    out[ok] = determinant_signs(M, exact64) != 0
-    return out
 
 
 def unique_rows(H: np.ndarray):
