@@ -801,20 +801,22 @@ def _outward_rows(raw: np.ndarray, inner: tuple):
     there are none or one passes through ``inner``.
 
     Rows are made primitive, oriented by their exact sign at ``inner`` (outward:
-    negative there), so equal hyperplanes give equal rows.  int64 rows are merged by
-    sorting; Python-integer rows by one float key per row (equal rows have equal
-    float images, hence equal keys), candidates with equal keys compared exactly.
+    negative there), so equal hyperplanes give equal rows, merged by one float key per
+    row (equal rows have equal float images, hence equal keys), rows with equal keys
+    compared exactly.
     """
     if raw.dtype != object:
         live = np.any(raw != 0, axis=1)
         if not np.any(live):
             return None
-        uniq, _, inverse = unique_rows(normalise_rows(raw[live]))
-        depth = matrix_signs(uniq, PreparedPoints.of([inner]))[:, 0]
+        H = normalise_rows(raw[live])
+        depth = matrix_signs(H, PreparedPoints.of([inner]))[:, 0]
         if np.any(depth == 0):
             return None
-        uniq[depth > 0] = -uniq[depth > 0]
-        return uniq, live, inverse, scaled_floats(uniq)
+        H[depth > 0] = -H[depth > 0]
+        Hf = scaled_floats(H)
+        first, inverse = _merge_equal_rows(H, Hf)
+        return H[first], live, inverse, Hf[first]
     Hf = scaled_floats(raw)
     live = np.any(Hf != 0, axis=1)  # exact: a nonzero integer row keeps a nonzero float entry
     if not np.any(live):
@@ -836,6 +838,13 @@ def _outward_rows(raw: np.ndarray, inner: tuple):
     flip = depth > 0
     H[flip] = -H[flip]
     Hf[flip] = -Hf[flip]
+    first, inverse = _merge_equal_rows(H, Hf)
+    return H[first], live, inverse, Hf[first]
+
+
+def _merge_equal_rows(H: np.ndarray, Hf: np.ndarray):
+    """``(first, inverse)`` with ``H[first]`` the distinct rows of ``H`` and
+    ``H == H[first][inverse]``, exactly; ``Hf = scaled_floats(H)`` gives the float keys."""
     weights = np.random.default_rng(0).uniform(1.0, 2.0, H.shape[1])
     key = Hf[:, 0] * weights[0]
     for j in range(1, H.shape[1]):  # column by column: the same rounding for every row
@@ -862,7 +871,7 @@ def _outward_rows(raw: np.ndarray, inner: tuple):
     inverse[order] = group
     first = np.full(group.max() + 1, len(H), dtype=np.intp)
     np.minimum.at(first, inverse, np.arange(len(H)))
-    return H[first], live, inverse, Hf[first]
+    return first, inverse
 
 
 def _row_gcds(H: np.ndarray) -> np.ndarray:
