@@ -134,8 +134,13 @@ class Hull:
         """For each facet, the sorted indices of the points on it (memory proportional to
         the incidences, unlike ``masks`` on large inputs)."""
         Z = self.incidence
-        if isinstance(Z, np.ndarray):
-            return tuple(tuple(np.flatnonzero(row).tolist()) for row in Z)
+        if isinstance(Z, np.ndarray):  # one nonzero pass, split by rows
+            if not len(Z):
+                return ()
+            f, i = np.nonzero(Z)
+            cuts = np.searchsorted(f, np.arange(1, Z.shape[0])).tolist()
+            pts = i.tolist()
+            return tuple(tuple(pts[a:b]) for a, b in zip([0] + cuts, cuts + [len(pts)]))
         if hasattr(Z, "tocsr"):
             Z = Z.tocsr()
             Z.sort_indices()
@@ -204,7 +209,7 @@ def certified_hull(G: Sequence[tuple], method: str = "auto", qhull_options=QHULL
     P = list(G) if dim == n else [primitive_row([g[c] for c in coords] + [g[n]]) for g in G]
     facets = None
     if dim >= 2 and method == "auto":
-        pts = PreparedPoints.of(G64 if G64 is not None and dim == n else P)
+        pts = _prepared(G, G64) if G64 is not None and dim == n else PreparedPoints.of(P)
         inner = row_sum([P[i] for i in kept])  # kept: d + 1 affinely independent points
         for options in qhull_options:
             facets, Z, verts = _facets_qhull(pts, inner, options)
@@ -215,6 +220,15 @@ def certified_hull(G: Sequence[tuple], method: str = "auto", qhull_options=QHULL
     facets, masks = _facets_1d(P) if dim == 1 else _facets_dd(P, kept)
     verts = _vertices_from_masks(masks, len(P), dim)
     return Hull(tuple(G), dim, coords, eqs, tuple(facets), tuple(masks), verts)
+
+
+def _prepared(G: list, G64: np.ndarray) -> PreparedPoints:
+    """``PreparedPoints.of(G64)`` reusing the tuples ``G`` already made from it."""
+    A = np.abs(G64)
+    top = int(A.max())
+    if top * G64.shape[1] >= INT64_SAFE:
+        return PreparedPoints.of(G64)
+    return PreparedPoints(G, G64.astype(object), G64, top, int(A.sum(axis=1).max()))
 
 
 def _facets_1d(P):
