@@ -296,8 +296,8 @@ def wrapped_minors(S: np.ndarray, bits: int) -> np.ndarray:
     Returns
     -------
     numpy.ndarray of int64 or object, shape (F, C(m, k))
-        The same minors as ``maximal_minors(S.astype(object))`` (int64 when all are
-        below ``2^61``, object when one may exceed it).
+        The same minors as ``maximal_minors(S.astype(object))`` (int64, every entry
+        below ``2^62``, when the float values prove it; object otherwise).
 
     Examples
     --------
@@ -315,7 +315,7 @@ def wrapped_minors(S: np.ndarray, bits: int) -> np.ndarray:
     n = k * k + 2 * k
     gamma = n * 2.0 ** -53 / (1 - n * 2.0 ** -53)
     ok = np.all(2 * gamma * perm < 2.0 ** 61, axis=1)
-    small = np.abs(f) < 2.0 ** 61
+    small = np.abs(f) < 2.0 ** 60  # then |v| < 2^60 + 2^61 + 1 < 2^62: int64
     mant, ex = np.frexp(f)
     m = np.where(small, 0, mant * 2.0 ** 53).astype(np.int64)  # f = m 2^sh exactly when big
     sh = np.where(small, 0, ex - 53).astype(np.int64)
