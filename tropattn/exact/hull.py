@@ -1072,6 +1072,11 @@ def _certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fa
     star_p = simplices.ravel()
     proved = _star_vertices(U, star_f, star_p, n, k, Uf)
     suspicious = np.concatenate([np.flatnonzero(on_surface & ~proved), others[~interior | boundary]])
+    dense = len(U) * n <= DENSE_ENTRIES
+    if dense and not len(suspicious):  # the common case: the incidence is the stars, built dense
+        Z = np.zeros((len(U), n), dtype=bool)
+        Z[star_f, star_p] = True
+        return list(map(tuple, U.tolist())), Z, proved
     Z = csr_matrix((np.ones(len(star_f), dtype=bool), (star_f, star_p)), shape=(len(U), n))
     if len(suspicious):
         extra = _global_zeros(U, pts, suspicious)
@@ -1082,7 +1087,7 @@ def _certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fa
     vertex = proved.copy()
     if len(suspicious):
         vertex |= meets_alone_any(Z, suspicious)
-    if len(U) * n <= DENSE_ENTRIES:
+    if dense:
         Z = Z.toarray()
     return list(map(tuple, U.tolist())), Z, vertex
 
