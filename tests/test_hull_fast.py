@@ -176,3 +176,28 @@ def test_cross_polytope_vertices_need_the_greedy_choice(d):
     pts = [tuple(s * (i == j) for j in range(d)) for i in range(d) for s in (1, -1)] + [(0,) * d]
     H, c = _same(_rows(pts))
     assert len(H.vertices) == 2 * d and len(H.facets) == 2 ** d
+
+
+def test_nonconvex_edges_of_a_claim_are_flipped_and_recertified(certificate):
+    from tropattn.exact.predicates import PreparedPoints as Prepared
+
+    rng = np.random.default_rng(2)
+    X = rng.integers(-10**4, 10**4, size=(60, 3)).astype(float)
+    X = np.round(X / np.linalg.norm(X, axis=1)[:, None] * 10**6).astype(np.int64)  # near a sphere
+    G = _rows(X)
+    pts = Prepared.of(G)
+    inner = hull_module.row_sum([G[i] for i in hull_module.independent_rows(G)[0]])
+    simplices = hull_module.qhull_simplices(pts.X_scaled, "QJ")[0]
+    assert hull_module.certify_boundary(pts, simplices, inner)[0] is not None
+    # flip one edge of the true triangulation: the claim is a closed surface, not convex there
+    S = np.sort(simplices, axis=1)
+    s1 = 0
+    s2 = next(j for j in range(1, len(S)) if len(set(S[0]) & set(S[j])) == 2)
+    r = (set(S[s1]) - set(S[s2])).pop()
+    t = (set(S[s2]) - set(S[s1])).pop()
+    bad = hull_module._flip_edges(simplices, np.array([s1]), np.array([s2]), np.array([r]), np.array([t]))
+    assert hull_module.certify_boundary(pts, bad, inner)[0] is None
+    facets, Z, vertex = hull_module._certify_with_flips(pts, bad, inner)
+    if certificate == "local":  # the local certificate names the bad edge; flipping it back proves the hull
+        assert facets is not None and vertex.all()
+        assert sorted(facets) == sorted(certified_hull(G, method="exact").facets)

@@ -735,7 +735,34 @@ def _facets_qhull(pts: PreparedPoints, inner: tuple, options=None):
     run = qhull_simplices(pts.X_scaled, options)
     if run is None:
         return None, None, None
-    return certify_boundary(pts, run[0], inner)
+    return _certify_with_flips(pts, run[0], inner)
+
+
+def _certify_with_flips(pts: PreparedPoints, simplices: np.ndarray, inner: tuple):
+    """:func:`certify_boundary`; in 3-D, when it fails only because some edges are not
+    convex (a joggled run can pick the wrong diagonal of four nearly coplanar points),
+    those edges are flipped and the new claim is certified from scratch."""
+    report = {}
+    out = _certify_boundary(pts, simplices, inner, report)
+    if out[0] is None and "ridges" in report and simplices.shape[1] == 3:
+        flipped = _flip_edges(simplices, *report["ridges"])
+        if flipped is not None:
+            out = _certify_boundary(pts, flipped, inner)
+    return out
+
+
+def _flip_edges(simplices: np.ndarray, s1: np.ndarray, s2: np.ndarray, r: np.ndarray, t: np.ndarray):
+    """Triangles ``s1[i] = (p, q, r[i])`` and ``s2[i] = (p, q, t[i])`` replaced by
+    ``(r, t, p)`` and ``(r, t, q)``; None when two edges share a triangle."""
+    both = np.concatenate([s1, s2])
+    if len(np.unique(both)) < len(both):
+        return None
+    A = simplices[s1]
+    pq = A[A != r[:, None]].reshape(len(s1), 2)
+    out = simplices.copy()
+    out[s1] = np.stack([r, t, pq[:, 0]], axis=1)
+    out[s2] = np.stack([r, t, pq[:, 1]], axis=1)
+    return out
 
 
 def _certify_triangulation(pts: PreparedPoints, simplices: np.ndarray, inner: tuple):
@@ -786,6 +813,12 @@ def certify_boundary(pts: PreparedPoints, simplices: np.ndarray, inner: tuple):
     >>> certify_boundary(square, np.array([[0, 1], [1, 3], [3, 0]]), (1, 1, 2))[0] is None   # misses (0, 1)
     True
     """
+    return _certify_boundary(pts, simplices, inner)
+
+
+def _certify_boundary(pts: PreparedPoints, simplices: np.ndarray, inner: tuple, report: dict | None = None):
+    """:func:`certify_boundary`; ``report`` (optional) receives the ridges found not
+    convex by the local certificate (see :func:`_certify_local`)."""
     raw = simplex_normals(pts, simplices)
     rows = _outward_rows(raw, inner)
     if rows is None:
@@ -794,7 +827,7 @@ def certify_boundary(pts: PreparedPoints, simplices: np.ndarray, inner: tuple):
     facet_of = np.zeros(len(simplices), dtype=np.intp)
     facet_of[live] = inverse
     if np.all(live) and len(uniq) * len(pts.P) > LOCAL_ENTRIES:
-        return _certify_local(pts, simplices, uniq, facet_of, inner, raw, Uf)
+        return _certify_local(pts, simplices, uniq, facet_of, inner, raw, Uf, report)
     Z = _global_zeros(uniq, pts)
     if Z is None:
         return None, None, None
@@ -1002,7 +1035,7 @@ def meets_alone_any(Z, cand: np.ndarray) -> np.ndarray:
 
 
 def _certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_of: np.ndarray,
-                   inner: tuple, raw: np.ndarray, Uf: np.ndarray | None = None):
+                   inner: tuple, raw: np.ndarray, Uf: np.ndarray | None = None, report: dict | None = None):
     """The local certificate for non-degenerate simplices with outward rows ``U``
     (``U . inner < 0``; ``facet_of[s]``: the row of simplex ``s``, built from its points,
     so those points are exact zeros of it).  Returns like :func:`_certify_triangulation`.
@@ -1060,7 +1093,11 @@ def _certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fa
     fa, fb = facet_of[sa], facet_of[sb]
     bent = fa != fb
     rows = np.concatenate([fa[bent], fb[bent]])
-    if np.any(prepared_paired_signs(U, Uf, pts, rows, np.concatenate([opp_b[bent], opp_a[bent]])) > 0):
+    convex = prepared_paired_signs(U, Uf, pts, rows, np.concatenate([opp_b[bent], opp_a[bent]])) <= 0
+    if not np.all(convex):
+        if report is not None:  # (simplex, simplex, opposite vertex, opposite vertex) of each bad ridge
+            bad = ~(convex[:len(convex) // 2] & convex[len(convex) // 2:])
+            report["ridges"] = (sa[bent][bad], sb[bent][bad], opp_a[bent][bad], opp_b[bent][bad])
         return None, None, None
     if not _ray_meets_once_local(pts, simplices, U, facet_of, inner, Uf):
         return None, None, None
