@@ -1,6 +1,6 @@
 """Benchmark tropattn's exact, certified hulls against scipy's float Qhull (and PPL / CGAL).
 
-Run:  python scripts/bench_polytope.py [--repeat 3] [--big] [--only NAME ...]
+Run:  python scripts/bench_polytope.py [--repeat 3] [--big] [--only NAME ...] [--without ppl cgal]
 
 Every figure is CPU time (``time.process_time``, best of ``--repeat`` runs), so the
 ratios hold on a loaded machine; ``ours/scipy`` is the figure to watch (goal: <= 3x).
@@ -187,8 +187,10 @@ def main():
     ap.add_argument("--repeat", type=int, default=3, help="runs per timing; the best CPU time counts (default 3)")
     ap.add_argument("--big", action="store_true", help="add the big cases: sphere n=100000, cube d=6 n=5000")
     ap.add_argument("--only", nargs="*", metavar="NAME", help="run only cases whose name contains one of these")
+    ap.add_argument("--without", nargs="*", default=(), choices=("ppl", "cgal"),
+                    help="skip these optional baselines (PPL takes minutes on the d=6 cube)")
     args = ap.parse_args()
-    baselines = [k for k, ok in (("ppl", ppl), ("cgal", convex_hull_3)) if ok is not None]
+    baselines = [k for k, ok in (("ppl", ppl), ("cgal", convex_hull_3)) if ok is not None and k not in args.without]
     head = (f"{'case':24s} {'ours s':>9s} {'scipy s':>9s} " + "".join(f"{k + ' s':>9s} " for k in baselines)
             + f"{'ours/scipy':>10s} " + "".join(f"{'ours/' + k:>10s} " for k in baselines)
             + " counts (ours, scipy" + "".join(", " + k for k in baselines) + ")  certified/fallbacks")

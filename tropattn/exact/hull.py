@@ -35,10 +35,10 @@ from scipy.sparse import csr_matrix
 
 from ..errors import InvalidInputError
 from .counters import record
-from .linalg import maximal_minors, modular_minors, nullspace, solve
+from .linalg import maximal_minors, modular_minors, nullspace, solve, wrapped_minors
 from .numbers import integer_row, primitive_row, set_bits
 from .predicates import (BLOCK_ENTRIES, CACHE_ENTRIES, INT64_SAFE, PreparedPoints, as_small_ints, determinant_signs,
-                         matrix_signs, paired_signs, row_products, scaled_floats, sign_array)
+                         filtered_signs, matrix_signs, prepared_paired_signs, row_products, scaled_floats, sign_array)
 
 __all__ = ["QHULL_OPTIONS", "independent_rows", "Hull", "certified_hull", "simplex_normals", "normalise_rows", "row_sum", "surface_certified", "row_masks", "qhull_simplices", "unique_rows", "meets_alone", "meets_alone_any", "certify_boundary", "LOCAL_ENTRIES", "DENSE_ENTRIES"]
 
@@ -134,8 +134,13 @@ class Hull:
         """For each facet, the sorted indices of the points on it (memory proportional to
         the incidences, unlike ``masks`` on large inputs)."""
         Z = self.incidence
-        if isinstance(Z, np.ndarray):
-            return tuple(tuple(np.flatnonzero(row).tolist()) for row in Z)
+        if isinstance(Z, np.ndarray):  # one nonzero pass, split by rows
+            if not len(Z):
+                return ()
+            f, i = np.nonzero(Z)
+            cuts = np.searchsorted(f, np.arange(1, Z.shape[0])).tolist()
+            pts = i.tolist()
+            return tuple(tuple(pts[a:b]) for a, b in zip([0] + cuts, cuts + [len(pts)]))
         if hasattr(Z, "tocsr"):
             Z = Z.tocsr()
             Z.sort_indices()
@@ -204,7 +209,7 @@ def certified_hull(G: Sequence[tuple], method: str = "auto", qhull_options=QHULL
     P = list(G) if dim == n else [primitive_row([g[c] for c in coords] + [g[n]]) for g in G]
     facets = None
     if dim >= 2 and method == "auto":
-        pts = PreparedPoints.of(G64 if G64 is not None and dim == n else P)
+        pts = _prepared(G, G64) if G64 is not None and dim == n else PreparedPoints.of(P)
         inner = row_sum([P[i] for i in kept])  # kept: d + 1 affinely independent points
         for options in qhull_options:
             facets, Z, verts = _facets_qhull(pts, inner, options)
@@ -215,6 +220,15 @@ def certified_hull(G: Sequence[tuple], method: str = "auto", qhull_options=QHULL
     facets, masks = _facets_1d(P) if dim == 1 else _facets_dd(P, kept)
     verts = _vertices_from_masks(masks, len(P), dim)
     return Hull(tuple(G), dim, coords, eqs, tuple(facets), tuple(masks), verts)
+
+
+def _prepared(G: list, G64: np.ndarray) -> PreparedPoints:
+    """``PreparedPoints.of(G64)`` reusing the tuples ``G`` already made from it."""
+    A = np.abs(G64)
+    top = int(A.max())
+    if top * G64.shape[1] >= INT64_SAFE:
+        return PreparedPoints.of(G64)
+    return PreparedPoints(G, G64.astype(object), G64, top, int(A.sum(axis=1).max()))
 
 
 def _facets_1d(P):
@@ -290,12 +304,15 @@ def simplex_normals(pts: "PreparedPoints", simplices: np.ndarray) -> np.ndarray:
     bits = rows_k * l1.bit_length() + 1
     if integral:  # Hadamard: |minor| <= prod ||x_i - x_0||_2 <= (4 d max|x|^2)^((k-1)/2)
         bits = min(bits, (rows_k * (4 * k * pts.max_abs ** 2).bit_length() + 1) // 2 + 1)
+    floats_exact = pts.P64 is not None and 2 * pts.max_abs < 1 << 53
     step = 1024
     blocks = []
     for lo in range(0, F, step):
         S = stack(simplices[lo:lo + step])
         if small:
             blocks.append(maximal_minors(S))
+        elif floats_exact and bits <= 1000:  # float and wrapped int64 images, modular where unsure
+            blocks.append(wrapped_minors(S, bits))
         elif bits <= 1000:  # |minor| <= product of the rows' L1 norms < 2^bits
             blocks.append(modular_minors(S, bits))
         else:
@@ -304,16 +321,19 @@ def simplex_normals(pts: "PreparedPoints", simplices: np.ndarray) -> np.ndarray:
     minors = np.concatenate(blocks, axis=0) if blocks else np.zeros((0, m), dtype=np.int64)
     if minors.dtype != object and minors.size and not small:
         minors = minors.astype(object) if int(np.abs(minors).max()) >= INT64_SAFE else minors
-    signs = np.array([(-1) ** (j + (k - 1 if integral else 0)) for j in range(m)], dtype=minors.dtype)
-    a = minors[:, ::-1] * signs  # minors[:, i] omits column rows_k - i
+    a = minors[:, ::-1].copy()  # minors[:, i] omits column rows_k - i
+    odd = [j for j in range(m) if (j + (k - 1 if integral else 0)) % 2]
+    a[:, odd] = -a[:, odd]  # the cofactor signs (-1)^j (times (-1)^(k-1) for differences)
     if not integral:
         return a
     x0 = pts.P64[simplices[:, 0], :-1]
     if a.dtype != object and int(np.abs(a).max(initial=0)) * pts.max_abs * k < INT64_SAFE:
         b = -np.einsum("ij,ij->i", a, x0)
     else:
-        a = a.astype(object)
-        b = -(a * x0.astype(object)).sum(axis=1)
+        a, x0 = a.astype(object), x0.astype(object)
+        b = -a[:, 0] * x0[:, 0]
+        for j in range(1, k):  # column by column: fewer object temporaries
+            b -= a[:, j] * x0[:, j]
     return np.concatenate([a, b[:, None]], axis=1)
 
 
@@ -715,7 +735,34 @@ def _facets_qhull(pts: PreparedPoints, inner: tuple, options=None):
     run = qhull_simplices(pts.X_scaled, options)
     if run is None:
         return None, None, None
-    return certify_boundary(pts, run[0], inner)
+    return _certify_with_flips(pts, run[0], inner)
+
+
+def _certify_with_flips(pts: PreparedPoints, simplices: np.ndarray, inner: tuple):
+    """:func:`certify_boundary`; in 3-D, when it fails only because some edges are not
+    convex (a joggled run can pick the wrong diagonal of four nearly coplanar points),
+    those edges are flipped and the new claim is certified from scratch."""
+    report = {}
+    out = _certify_boundary(pts, simplices, inner, report)
+    if out[0] is None and "ridges" in report and simplices.shape[1] == 3:
+        flipped = _flip_edges(simplices, *report["ridges"])
+        if flipped is not None:
+            out = _certify_boundary(pts, flipped, inner)
+    return out
+
+
+def _flip_edges(simplices: np.ndarray, s1: np.ndarray, s2: np.ndarray, r: np.ndarray, t: np.ndarray):
+    """Triangles ``s1[i] = (p, q, r[i])`` and ``s2[i] = (p, q, t[i])`` replaced by
+    ``(r, t, p)`` and ``(r, t, q)``; None when two edges share a triangle."""
+    both = np.concatenate([s1, s2])
+    if len(np.unique(both)) < len(both):
+        return None
+    A = simplices[s1]
+    pq = A[A != r[:, None]].reshape(len(s1), 2)
+    out = simplices.copy()
+    out[s1] = np.stack([r, t, pq[:, 0]], axis=1)
+    out[s2] = np.stack([r, t, pq[:, 1]], axis=1)
+    return out
 
 
 def _certify_triangulation(pts: PreparedPoints, simplices: np.ndarray, inner: tuple):
@@ -766,20 +813,21 @@ def certify_boundary(pts: PreparedPoints, simplices: np.ndarray, inner: tuple):
     >>> certify_boundary(square, np.array([[0, 1], [1, 3], [3, 0]]), (1, 1, 2))[0] is None   # misses (0, 1)
     True
     """
+    return _certify_boundary(pts, simplices, inner)
+
+
+def _certify_boundary(pts: PreparedPoints, simplices: np.ndarray, inner: tuple, report: dict | None = None):
+    """:func:`certify_boundary`; ``report`` (optional) receives the ridges found not
+    convex by the local certificate (see :func:`_certify_local`)."""
     raw = simplex_normals(pts, simplices)
-    H = normalise_rows(raw)
-    live = np.any(H != 0, axis=1)
-    uniq, _, inverse = unique_rows(H[live])
-    if len(uniq) == 0:
+    rows = _outward_rows(raw, inner)
+    if rows is None:
         return None, None, None
-    depth = matrix_signs(uniq, PreparedPoints.of([inner]))[:, 0]
-    if np.any(depth == 0):
-        return None, None, None
-    uniq[depth > 0] = -uniq[depth > 0]
+    uniq, live, inverse, Uf = rows
     facet_of = np.zeros(len(simplices), dtype=np.intp)
     facet_of[live] = inverse
     if np.all(live) and len(uniq) * len(pts.P) > LOCAL_ENTRIES:
-        return _certify_local(pts, simplices, uniq, facet_of, inner, raw)
+        return _certify_local(pts, simplices, uniq, facet_of, inner, raw, Uf, report)
     Z = _global_zeros(uniq, pts)
     if Z is None:
         return None, None, None
@@ -791,6 +839,101 @@ def certify_boundary(pts: PreparedPoints, simplices: np.ndarray, inner: tuple):
     if not surface_certified(pts, simplices, uniq, Z, facet_of, inner, raw):
         return None, None, None
     return [tuple(map(int, h)) for h in uniq.tolist()], Z, meets_alone_any(Z, np.arange(len(pts.P)))
+
+
+def _outward_rows(raw: np.ndarray, inner: tuple):
+    """The distinct primitive outward rows of the simplices' normals ``raw``:
+    ``(rows, live, inverse, floats)`` with ``rows[inverse]`` the rows of the
+    non-degenerate simplices ``live`` and ``floats = scaled_floats(rows)``; None when
+    there are none or one passes through ``inner``.
+
+    Rows are made primitive, oriented by their exact sign at ``inner`` (outward:
+    negative there), so equal hyperplanes give equal rows, merged by one float key per
+    row (equal rows have equal float images, hence equal keys), rows with equal keys
+    compared exactly.
+    """
+    if raw.dtype != object:
+        live = np.any(raw != 0, axis=1)
+        if not np.any(live):
+            return None
+        H = normalise_rows(raw[live])
+        depth = matrix_signs(H, PreparedPoints.of([inner]))[:, 0]
+        if np.any(depth == 0):
+            return None
+        H[depth > 0] = -H[depth > 0]
+        Hf = scaled_floats(H)
+        first, inverse = _merge_equal_rows(H, Hf)
+        return H[first], live, inverse, Hf[first]
+    Hf = scaled_floats(raw)
+    live = np.any(Hf != 0, axis=1)  # exact: a nonzero integer row keeps a nonzero float entry
+    if not np.any(live):
+        return None
+    H, Hf = raw[live], Hf[live]
+    g = _row_gcds(H)
+    big = np.flatnonzero(g != 1)
+    if len(big):
+        H[big] = H[big] // g[big, None]
+        Hf[big] = scaled_floats(H[big])
+    if np.abs(Hf).max() < 2.0 ** 61:
+        H = as_small_ints(H)
+        if H.dtype != object:
+            return _outward_rows(H, inner)
+    o = np.array([inner], dtype=object)
+    depth = filtered_signs(H, o, Hf, scaled_floats(o))[:, 0]
+    if np.any(depth == 0):
+        return None
+    flip = depth > 0
+    H[flip] = -H[flip]
+    Hf[flip] = -Hf[flip]
+    first, inverse = _merge_equal_rows(H, Hf)
+    return H[first], live, inverse, Hf[first]
+
+
+def _merge_equal_rows(H: np.ndarray, Hf: np.ndarray):
+    """``(first, inverse)`` with ``H[first]`` the distinct rows of ``H`` and
+    ``H == H[first][inverse]``, exactly; ``Hf = scaled_floats(H)`` gives the float keys."""
+    weights = np.random.default_rng(0).uniform(1.0, 2.0, H.shape[1])
+    key = Hf[:, 0] * weights[0]
+    for j in range(1, H.shape[1]):  # column by column: the same rounding for every row
+        key = key + Hf[:, j] * weights[j]
+    order = np.argsort(key, kind="stable")
+    ks = key[order]
+    start = np.r_[True, ks[1:] != ks[:-1]]
+    group = np.cumsum(start) - 1  # by key, in key order
+    lead = np.flatnonzero(start)[group]  # the first position of each key's run
+    Hs = H[order]
+    same = np.all(Hs == Hs[lead], axis=1)  # equal keys, equal exact rows: the common case
+    if not np.all(same):  # a float collision of different rows: split those runs exactly
+        label, nxt = group.copy(), group[-1] + 1
+        for grp in np.unique(group[~same]):
+            seen = {}
+            for m in np.flatnonzero(group == grp):
+                r = tuple(Hs[m].tolist())
+                if r not in seen:
+                    seen[r] = grp if not seen else nxt
+                    nxt += len(seen) > 1
+                label[m] = seen[r]
+        group = label
+    inverse = np.empty(len(H), dtype=np.intp)
+    inverse[order] = group
+    first = np.full(group.max() + 1, len(H), dtype=np.intp)
+    np.minimum.at(first, inverse, np.arange(len(H)))
+    return first, inverse
+
+
+def _row_gcds(H: np.ndarray) -> np.ndarray:
+    """The gcd of each row of a nonzero-row object array of ints (object array).
+
+    Column by column, and only for the rows whose gcd so far exceeds 1 (most rows
+    of random data are primitive after two columns)."""
+    g = np.abs(H[:, 0])
+    todo = np.arange(len(H))
+    for j in range(1, H.shape[1]):
+        todo = todo[g[todo] != 1]
+        if not len(todo):
+            break
+        g[todo] = np.gcd(g[todo], H[todo, j])
+    return g
 
 
 #: Above this many facets x points the local certificate is used (:func:`_certify_local`);
@@ -892,7 +1035,7 @@ def meets_alone_any(Z, cand: np.ndarray) -> np.ndarray:
 
 
 def _certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_of: np.ndarray,
-                   inner: tuple, raw: np.ndarray):
+                   inner: tuple, raw: np.ndarray, Uf: np.ndarray | None = None, report: dict | None = None):
     """The local certificate for non-degenerate simplices with outward rows ``U``
     (``U . inner < 0``; ``facet_of[s]``: the row of simplex ``s``, built from its points,
     so those points are exact zeros of it).  Returns like :func:`_certify_triangulation`.
@@ -937,6 +1080,8 @@ def _certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fa
     vertices of ``S``, points on the boundary) are tested against every row.
     """
     n, F, k = len(pts.P), len(simplices), simplices.shape[1]
+    U = as_small_ints(U)
+    Uf = scaled_floats(U) if Uf is None else Uf  # ``U``'s floats, converted once
     sigma = _outward(pts, simplices, U, facet_of, raw)
     pairs = _ridge_pairs(simplices, n)
     if pairs is None or np.any(sigma == 0) or not _consistently_oriented(simplices, sigma, n, pairs):
@@ -948,18 +1093,27 @@ def _certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fa
     fa, fb = facet_of[sa], facet_of[sb]
     bent = fa != fb
     rows = np.concatenate([fa[bent], fb[bent]])
-    if np.any(paired_signs(U, pts, rows, np.concatenate([opp_b[bent], opp_a[bent]])) > 0):
+    convex = prepared_paired_signs(U, Uf, pts, rows, np.concatenate([opp_b[bent], opp_a[bent]])) <= 0
+    if not np.all(convex):
+        if report is not None:  # (simplex, simplex, opposite vertex, opposite vertex) of each bad ridge
+            bad = ~(convex[:len(convex) // 2] & convex[len(convex) // 2:])
+            report["ridges"] = (sa[bent][bad], sb[bent][bad], opp_a[bent][bad], opp_b[bent][bad])
         return None, None, None
-    if not _ray_meets_once_local(pts, simplices, U, facet_of, inner):
+    if not _ray_meets_once_local(pts, simplices, U, facet_of, inner, Uf):
         return None, None, None
     on_surface = np.zeros(n, dtype=bool)
     on_surface[simplices.ravel()] = True
     others = np.flatnonzero(~on_surface)
-    interior, boundary = _in_cones(pts, simplices, U, facet_of, inner, others)
+    interior, boundary = _in_cones(pts, simplices, U, facet_of, inner, others, Uf)
     star_f = np.repeat(facet_of, k)
     star_p = simplices.ravel()
-    proved = _star_vertices(U, star_f, star_p, n, k)
+    proved = _star_vertices(U, star_f, star_p, n, k, Uf)
     suspicious = np.concatenate([np.flatnonzero(on_surface & ~proved), others[~interior | boundary]])
+    dense = len(U) * n <= DENSE_ENTRIES
+    if dense and not len(suspicious):  # the common case: the incidence is the stars, built dense
+        Z = np.zeros((len(U), n), dtype=bool)
+        Z[star_f, star_p] = True
+        return list(map(tuple, U.tolist())), Z, proved
     Z = csr_matrix((np.ones(len(star_f), dtype=bool), (star_f, star_p)), shape=(len(U), n))
     if len(suspicious):
         extra = _global_zeros(U, pts, suspicious)
@@ -970,20 +1124,21 @@ def _certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fa
     vertex = proved.copy()
     if len(suspicious):
         vertex |= meets_alone_any(Z, suspicious)
-    if len(U) * n <= DENSE_ENTRIES:
+    if dense:
         Z = Z.toarray()
     return list(map(tuple, U.tolist())), Z, vertex
 
 
 def _ray_meets_once_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_of: np.ndarray,
-                          inner: tuple) -> bool:
+                          inner: tuple, Uf: np.ndarray) -> bool:
     """Check 3 of :func:`_certify_local` (exact): the ray from ``inner`` through the
-    centroid ``c`` of one simplex meets no other simplex."""
+    centroid ``c`` of one simplex meets no other simplex (``Uf``: ``U``'s scaled floats)."""
     counts = np.bincount(facet_of, minlength=len(U))
     f0 = int(np.argmin(counts))
     here = np.flatnonzero(facet_of == f0)
     c = row_sum([pts.P[i] for i in simplices[here[0]]])
-    at_c = matrix_signs(U, PreparedPoints.of([c]))[:, 0]
+    crow = np.array([c], dtype=object)
+    at_c = filtered_signs(U, as_small_ints(crow), Uf, scaled_floats(crow))[:, 0]
     if at_c[f0] != 0 or np.any(np.delete(at_c, f0) >= 0):
         return False
     if np.any(matrix_signs(U[f0:f0 + 1], pts) > 0):
@@ -992,7 +1147,7 @@ def _ray_meets_once_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndar
 
 
 def _in_cones(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_of: np.ndarray, inner: tuple,
-              idx: np.ndarray):
+              idx: np.ndarray, Uf: np.ndarray):
     """For points ``idx`` off the surface: ``(inside, boundary)`` flags, exact.
 
     ``inside[i]``: the point lies in ``conv(inner, t)`` for the simplex ``t`` tried
@@ -1005,7 +1160,7 @@ def _in_cones(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_o
     if not len(idx):
         return inside, boundary
     o = PreparedPoints.of([inner])
-    Uf = scaled_floats(U)
+    Hf = Uf
     Uf = Uf / np.abs(row_products(Uf, o.F))  # g / |g(inner)|, then one global scale: float32 for the guess
     Uf = (Uf / np.abs(Uf).max()).astype(np.float32)
     first = np.full(len(U), -1)
@@ -1015,32 +1170,50 @@ def _in_cones(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_o
     step = BLOCK_ENTRIES // 4 // len(U) + 1
     row = np.concatenate([np.argmax(Pf[lo:lo + step] @ Uf.T, axis=1) for lo in range(0, len(idx), step)])
     t = first[row]
-    lam_o = paired_signs(U, pts, row, idx)
+    lam_o = prepared_paired_signs(U, Hf, pts, row, idx)
     k = simplices.shape[1]
-    big = pts.P64 is None or any(abs(v) >= INT64_SAFE for v in inner)
-    P = pts.Pa if big else pts.P64
-    orow = np.array(inner, dtype=object if big else np.int64)
+    # det[inner; p_1; ...; p_k] (homogeneous rows (m, w), w > 0) has the sign of (-1)^k det N,
+    # N = the rows w_o m_j - w_j m_o: eliminating the last column against inner's row.  Only
+    # products of two such determinants are tested, so the factor (-1)^k cancels.
+    used, local = np.unique(np.concatenate([simplices[t].ravel(), idx]), return_inverse=True)
+    Q = _eliminated_rows(pts, used, inner)
+    S_loc, X_loc = local[:t.size * k].reshape(len(t), k), local[t.size * k:]
     D = np.zeros((len(t), k + 1), dtype=np.int64)
     step = max(1, 4 * CACHE_ENTRIES // (k + 1) ** 3)
     for lo in range(0, len(t), step):  # blocks bound the memory of the determinant stacks
-        tt, xi = t[lo:lo + step], idx[lo:lo + step]
-        base = np.concatenate([np.broadcast_to(orow, (len(tt), 1, k + 1)), P[simplices[tt]]], axis=1)
+        base = Q[S_loc[lo:lo + step]]  # (block, k, k)
         stack = np.repeat(base[:, None], k + 1, axis=1)  # variant k: the simplex itself
         for i in range(k):
-            stack[:, i, i + 1] = P[xi]
-        D[lo:lo + step] = determinant_signs(stack.reshape(-1, k + 1, k + 1), False).reshape(len(tt), k + 1)
+            stack[:, i, i] = Q[X_loc[lo:lo + step]]
+        D[lo:lo + step] = determinant_signs(stack.reshape(-1, k, k), False).reshape(len(base), k + 1)
     inside = (lam_o <= 0) & np.all(D[:, :k] * D[:, k:] >= 0, axis=1) & (D[:, k] != 0)
     boundary = lam_o == 0
     return inside, boundary
 
 
-def _star_vertices(U: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int, k: int) -> np.ndarray:
+def _eliminated_rows(pts: PreparedPoints, used: np.ndarray, inner: tuple) -> np.ndarray:
+    """The rows ``w_o m_j - w_j m_o`` (all columns but the last) of points ``used``
+    against the homogeneous point ``inner = (m_o, w_o)``: int64 when a bound allows."""
+    o = list(inner)
+    wo, mo = o[-1], o[:-1]
+    bound = (abs(wo) + max(map(abs, mo), default=0)) * pts.max_abs
+    if pts.P64 is not None and bound < INT64_SAFE:
+        P = pts.P64[used]
+        return wo * P[:, :-1] - P[:, -1:] * np.array(mo, dtype=np.int64)
+    P = pts.Pa[used]
+    return as_small_ints(wo * P[:, :-1] - P[:, -1:] * np.array(mo, dtype=object))
+
+
+def _star_vertices(U: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int, k: int,
+                   Uf: np.ndarray) -> np.ndarray:
     """Points proved to be vertices: ``k`` rows through the point (from the simplices
     holding it) whose normals (all columns but the last) are independent (a nonzero
-    ``k x k`` determinant, exact).  The ``k`` rows are chosen greedily in floats (the
-    row farthest from the span of those already chosen), which only guides the exact test.
+    ``k x k`` determinant, exact).  The ``k`` rows are first taken spread over the
+    point's rows; where they are dependent, chosen greedily in floats (the row farthest
+    from the span of those already chosen).  The choice only guides the exact test.
     """
-    key = np.unique(star_p.astype(np.int64) * len(U) + star_f)
+    key = np.sort(star_p.astype(np.int64) * len(U) + star_f)
+    key = key[np.r_[True, key[1:] != key[:-1]]]  # distinct (point, row) pairs
     p, f = key // len(U), key % len(U)
     counts = np.bincount(p, minlength=n)
     ok = np.flatnonzero(counts >= k)
@@ -1048,11 +1221,18 @@ def _star_vertices(U: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int
     if not len(ok):
         return out
     starts = np.searchsorted(p, ok)
+    pick = f[starts[:, None] + (np.arange(k)[None, :] * counts[ok][:, None]) // k]  # distinct rows
+    proved = _independent_normals(U, pick)
+    out[ok] = proved
+    miss = np.flatnonzero(~proved)
+    if not len(miss):
+        return out
+    ok, starts = ok[miss], starts[miss]
     width = min(int(counts[ok].max()), 4 * k)  # a few rows suffice; a miss is only tested in full
     slot = starts[:, None] + np.arange(width)
     valid = np.arange(width)[None, :] < np.minimum(counts[ok], width)[:, None]
     rows = np.where(valid, f[np.minimum(slot, len(f) - 1)], 0)  # (vertices, width)
-    W = scaled_floats(U)[:, :-1]
+    W = Uf[:, :-1]
     W = W / np.linalg.norm(W, axis=1)[:, None]
     R = np.where(valid[:, :, None], W[rows], 0.0)
     pick = np.zeros((len(ok), k), dtype=np.intp)
@@ -1062,10 +1242,17 @@ def _star_vertices(U: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int
         pick[:, i] = rows[at, j]
         q = R[at, j] / np.maximum(np.linalg.norm(R[at, j], axis=1), 1e-300)[:, None]
         R = R - np.einsum("vwd,vd->vw", R, q)[:, :, None] * q[:, None, :]
-    M = U[pick][:, :, :-1]
-    exact64 = M.dtype != object and (int(np.abs(M).max()) * k) ** k < INT64_SAFE
-    out[ok] = determinant_signs(M, exact64) != 0
+    out[ok] = _independent_normals(U, pick)
     return out
+
+
+def _independent_normals(U: np.ndarray, pick: np.ndarray) -> np.ndarray:
+    """For each row of ``pick`` (k row indices): are the normals of those rows of ``U``
+    (all columns but the last) linearly independent?  Exact (a k x k determinant)."""
+    M = U[pick][:, :, :-1]
+    k = M.shape[1]
+    exact64 = M.dtype != object and (int(np.abs(M).max(initial=0)) * k) ** k < INT64_SAFE
+    return determinant_signs(M, exact64) != 0
 
 
 def unique_rows(H: np.ndarray):

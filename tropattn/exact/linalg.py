@@ -24,7 +24,7 @@ from ..errors import InternalError, InvalidInputError
 from .numbers import scaled_ints, to_rational
 
 
-__all__ = ["rank", "nullspace", "solve", "maximal_minors", "modular_minors", "determinants"]
+__all__ = ["rank", "nullspace", "solve", "maximal_minors", "modular_minors", "wrapped_minors", "determinants"]
 
 
 def _rref(rows: Sequence[Sequence[Fraction]]):
@@ -273,6 +273,87 @@ def modular_minors(S: np.ndarray, bits: int) -> np.ndarray:
         total *= p
     residues = [_minors_mod((S % p).astype(np.int64), p) for p in primes]
     return _crt(residues, primes)
+
+
+def wrapped_minors(S: np.ndarray, bits: int) -> np.ndarray:
+    """:func:`maximal_minors` of an int64 stack with float-exact entries, from two cheap images.
+
+    Each minor ``v`` is computed twice in one pass each: in float64 (value ``f`` and the
+    permanent-type bound ``perm`` of its expansion, so ``|f - v| <= E = 2 gamma_n perm``
+    with ``n = k^2 + 2k`` roundings, as in
+    :func:`~tropattn.exact.predicates.determinant_signs`), and in int64 with wrap-around,
+    which is exact modulo ``2^64``.  Where ``E < 2^61``, ``v = round(f) + delta`` with
+    ``delta`` the (centred) difference of the two images modulo ``2^64``: exact.  The
+    minors of matrices where the bound fails come from :func:`modular_minors`.
+
+    Parameters
+    ----------
+    S : numpy.ndarray of int64, shape (F, k, m)
+        A stack of integer matrices, entries below ``2^53`` in absolute value, ``k < 16``.
+    bits : int
+        A bound: every minor is below ``2^bits`` in absolute value (for the fallback).
+
+    Returns
+    -------
+    numpy.ndarray of int64 or object, shape (F, C(m, k))
+        The same minors as ``maximal_minors(S.astype(object))`` (int64, every entry
+        below ``2^62``, when the float values prove it; object otherwise).
+
+    Examples
+    --------
+    >>> S = np.array([[[10**15, 3, 1], [7, 10**15, 1]]], dtype=np.int64)
+    >>> bool((wrapped_minors(S, 110) == maximal_minors(S.astype(object))).all())
+    True
+    """
+    F, k, _ = S.shape
+    T = np.ascontiguousarray(S.transpose(1, 2, 0))  # (k, m, F): contiguous gathers
+    Tf = T.astype(float)
+    f = _expand_last(Tf)
+    perm = _expand_last(np.abs(Tf), absolute=True)
+    with np.errstate(over="ignore"):
+        w = _expand_last(T).view(np.uint64)  # exact modulo 2^64 (int64 arithmetic wraps)
+    n = k * k + 2 * k
+    gamma = n * 2.0 ** -53 / (1 - n * 2.0 ** -53)
+    ok = np.all(2 * gamma * perm < 2.0 ** 61, axis=1)
+    small = np.abs(f) < 2.0 ** 60  # then |v| < 2^60 + 2^61 + 1 < 2^62: int64
+    mant, ex = np.frexp(f)
+    m = np.where(small, 0, mant * 2.0 ** 53).astype(np.int64)  # f = m 2^sh exactly when big
+    sh = np.where(small, 0, ex - 53).astype(np.int64)
+    near = np.where(small, np.rint(f), 0).astype(np.int64)
+    high = np.where(sh < 64, m.view(np.uint64) << np.minimum(sh, 63).astype(np.uint64), np.uint64(0))
+    delta = (w - near.view(np.uint64) - high).view(np.int64)  # v - round(f), centred: |.| < 2^61 + 1
+    if np.all(small | ~ok[:, None]):
+        out = near + delta
+    else:
+        out = (near + delta).astype(object)
+        big = ~small & ok[:, None]
+        out[big] = (m[big].astype(object) << sh[big].astype(object)) + delta[big].astype(object)
+    if not np.all(ok):
+        bad = np.flatnonzero(~ok)
+        rest = modular_minors(S[bad], bits)
+        if out.dtype != object and rest.dtype == object:
+            out = out.astype(object)
+        out[bad] = rest
+        if out.dtype == object and max(out.max(), -out.min()) < 1 << 62:
+            out = out.astype(np.int64)
+    return out
+
+
+def _expand_last(T: np.ndarray, absolute: bool = False) -> np.ndarray:
+    """:func:`maximal_minors` of a stack stored as ``(k, m, F)`` (stack index last), as (F, subsets)."""
+    k, m, _ = T.shape
+    level = T[0]
+    for r in range(1, k):
+        cols, rest = _expansion_tables(m, r)
+        terms = T[r][cols] * level[rest]  # (subsets, r + 1, F)
+        acc = terms[:, 0].copy()
+        for q in range(1, r + 1):
+            if q % 2 and not absolute:
+                acc -= terms[:, q]
+            else:
+                acc += terms[:, q]
+        level = -acc if r % 2 and not absolute else acc
+    return np.ascontiguousarray(level.T)
 
 
 def _minors_mod(S: np.ndarray, p: int) -> np.ndarray:

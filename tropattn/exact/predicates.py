@@ -23,7 +23,7 @@ from ..errors import InvalidInputError
 from .counters import record
 from .linalg import determinants
 
-__all__ = ["dot_signs", "row_products", "paired_signs", "CACHE_ENTRIES", "filtered_signs", "scaled_floats", "BLOCK_ENTRIES", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "small_determinant_signs", "PreparedPoints", "lex_order"]
+__all__ = ["dot_signs", "row_products", "dense_signs", "paired_signs", "prepared_paired_signs", "CACHE_ENTRIES", "filtered_signs", "scaled_floats", "BLOCK_ENTRIES", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "small_determinant_signs", "PreparedPoints", "lex_order"]
 
 
 _U = 2.0**-53  # unit roundoff of float64
@@ -227,6 +227,79 @@ def filtered_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray)
     return out
 
 
+def dense_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray) -> np.ndarray:
+    """:func:`filtered_signs` for wide blocks: the float products by matrix multiplication.
+
+    The same filter: ``|R C^T - fl(R C^T)| <= gamma_{m+3} sum |r_i c_i| + eta`` holds for
+    any order of summation (with or without fused multiply-adds), so the products may
+    come from BLAS; the computed magnitudes are raised by ``1 + 2 gamma_m`` to bound
+    the true ones.  Undecided entries are computed exactly (int64 when
+    ``sum |r_i c_i| < 2^62`` proves it exact, else Python integers, counted as
+    ``filter_failures``).  Blocks of rows bound the memory.
+
+    Parameters
+    ----------
+    R : numpy.ndarray of int64 or object, shape (r, m)
+    C : numpy.ndarray of int64 or object, shape (c, m)
+        Integer matrices.
+    Rf, Cf : numpy.ndarray of float64
+        ``scaled_floats(R)`` and ``scaled_floats(C)``.
+
+    Returns
+    -------
+    numpy.ndarray of int8, shape (r, c)
+        The exact signs of ``R @ C.T``.
+
+    Examples
+    --------
+    >>> R = np.array([[1, -1], [2, 2], [3 ** 40, -(3 ** 40) + 1]], dtype=object)
+    >>> C = np.array([[3, 3], [1, -1], [1, 1]])
+    >>> dense_signs(R, C, scaled_floats(R), scaled_floats(C)).tolist()
+    [[0, 1, 0], [1, 0, 1], [1, 1, 1]]
+    """
+    nr, nc = R.shape[0], C.shape[0]
+    out = np.zeros((nr, nc), dtype=np.int8)
+    if nr == 0 or nc == 0:
+        return out
+    m = R.shape[1]
+    gamma = (m + 3) * _U / (1 - (m + 3) * _U)
+    grow = 1 + 2 * m * _U / (1 - m * _U)
+    eta = (m + 1) * 2.0**-570
+    plain = R.dtype != object and C.dtype != object
+    step = max(1, BLOCK_ENTRIES // 8 // nc)
+    CfT, CaT = np.ascontiguousarray(Cf.T), np.ascontiguousarray(np.abs(Cf).T)
+    failures = 0
+    for lo in range(0, nr, step):
+        hi = min(nr, lo + step)
+        val = Rf[lo:hi] @ CfT
+        mag = np.abs(Rf[lo:hi]) @ CaT
+        if plain:
+            exact_float = mag < _FLOAT_EXACT / grow
+        mag *= gamma * grow
+        mag += eta  # the error bound
+        block = out[lo:hi]
+        np.greater(val, mag, out=block, casting="unsafe")
+        block -= np.less(val, np.negative(mag, out=mag))
+        if plain:
+            block[exact_float] = np.sign(val[exact_float])
+        unsure = np.flatnonzero(block == 0)
+        if plain and len(unsure):
+            unsure = unsure[~exact_float.ravel()[unsure]]
+        if not len(unsure):
+            continue
+        i, k = np.divmod(unsure, nc)
+        if plain:
+            small = mag[i, k] < 2.0**62
+            if np.any(small):
+                block[i[small], k[small]] = np.sign(np.einsum("ij,ij->i", R[lo + i[small]], C[k[small]]))
+            i, k = i[~small], k[~small]
+        if len(i):
+            failures += len(i)
+            block[i, k] = sign_array((R[lo + i].astype(object) * C[k].astype(object)).sum(axis=1))
+    record("filter_failures", failures)
+    return out
+
+
 def paired_signs(H: np.ndarray, pts: "PreparedPoints", rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """Exact signs of ``H[rows[t]] . P[cols[t]]`` for pairs ``t`` (integer rows ``H``).
 
@@ -257,11 +330,42 @@ def paired_signs(H: np.ndarray, pts: "PreparedPoints", rows: np.ndarray, cols: n
     [-1, 1]
     """
     H = as_small_ints(H)
+    return prepared_paired_signs(H, scaled_floats(H), pts, rows, cols)
+
+
+def prepared_paired_signs(H: np.ndarray, Hf: np.ndarray, pts: "PreparedPoints", rows: np.ndarray,
+                          cols: np.ndarray) -> np.ndarray:
+    """:func:`paired_signs` given the rows' scaled floats (for callers that test the same
+    rows many times: no conversion per call).
+
+    Parameters
+    ----------
+    H : numpy.ndarray of int64 or object, shape (F, n)
+        Integer rows (int64 whenever they fit, as :func:`as_small_ints` makes them).
+    Hf : numpy.ndarray of float64, shape (F, n)
+        ``scaled_floats(H)``.
+    pts : PreparedPoints
+        Homogeneous points ``P``, shape (m, n).
+    rows, cols : numpy.ndarray of int, shape (t,)
+        Row and point index of each pair.
+
+    Returns
+    -------
+    numpy.ndarray of int8, shape (t,)
+        The exact signs of ``H[rows[t]] . P[cols[t]]``.
+
+    Examples
+    --------
+    >>> pts = PreparedPoints.of([(1, 1), (3, 1)])
+    >>> H = np.array([[1, -2]])
+    >>> prepared_paired_signs(H, scaled_floats(H), pts, np.array([0, 0]), np.array([0, 1])).tolist()
+    [-1, 1]
+    """
     out = np.zeros(len(rows), dtype=np.int8)
     if not len(rows):
         return out
     P = pts.Pa if pts.P64 is None else pts.P64
-    Hf, Pf = scaled_floats(H), pts.F
+    Pf = pts.F
     m = H.shape[1]
     gamma = (m + 3) * _U / (1 - (m + 3) * _U)
     eta = (m + 1) * 2.0**-570

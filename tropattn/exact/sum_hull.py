@@ -16,7 +16,7 @@ from .counters import record
 from .hull import (QHULL_OPTIONS, Hull, independent_rows, meets_alone, normalise_rows, qhull_simplices, row_sum,
                    simplex_normals, surface_certified, unique_rows)
 from .numbers import primitive_row
-from .predicates import INT64_SAFE, PreparedPoints, matrix_signs
+from .predicates import INT64_SAFE, PreparedPoints, as_small_ints, dense_signs, matrix_signs, scaled_floats
 
 
 #: Above this many vertex pairs the float normal-cone filter of :func:`certified_sum_hull` pays off.
@@ -235,8 +235,10 @@ def _support_signs(normals: np.ndarray, pts: PreparedPoints, corner: np.ndarray)
     if a.dtype == object or base.dtype == object or (
             max(int(a.max()), -int(a.min())) * pts.max_abs * a.shape[1] >= INT64_SAFE):
         a, base = a.astype(object), base.astype(object)
-    rows = np.concatenate([a * base[:, -1:], -(a * base[:, :-1]).sum(axis=1)[:, None]], axis=1)
-    return matrix_signs(rows, pts)
+    rows = as_small_ints(np.concatenate([a * base[:, -1:], -(a * base[:, :-1]).sum(axis=1)[:, None]], axis=1))
+    if rows.dtype != object and pts.P64 is not None:
+        return matrix_signs(rows, pts)
+    return dense_signs(rows, pts.Pa if pts.P64 is None else pts.P64, scaled_floats(rows), pts.F)
 
 
 def pairwise_sums(G, H) -> list:

@@ -1,0 +1,203 @@
+"""The fast exact kernels of certified hulls against the general exact methods.
+
+Minors from float and wrapped int64 images against Python-integer minors; certified
+hulls large enough for the local certificate against exact double description, on
+random and degenerate inputs (cospherical, coplanar, duplicated, flat, huge/tiny).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tropattn import exact
+from tropattn.exact import hull as hull_module
+from tropattn.exact.hull import certified_hull, simplex_normals
+from tropattn.exact.linalg import maximal_minors, wrapped_minors
+from tropattn.exact.predicates import PreparedPoints
+from tropattn.geometry import convex_hull
+
+
+# ------------------------------------------------------------------ minors
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 52), st.integers(0, 2**32 - 1), st.booleans())
+def test_wrapped_minors_equal_python_integer_minors(k, bits, seed, degenerate):
+    rng = np.random.default_rng(seed)
+    top = 1 << bits
+    S = rng.integers(-top + 1, top, size=(30, k, k + 1), dtype=np.int64)
+    S[:3] = top - 1  # the largest entries: all minors zero, products near the bound
+    S[3:5] = -(top - 1)
+    if degenerate and k > 1:
+        S[5:15, 1] = S[5:15, 0]  # repeated rows: every minor is an exact zero
+        S[15:20, -1] = 2 * S[15:20, 0] - S[15:20, 1] if k > 2 else S[15:20, 0]
+    got = wrapped_minors(S, 1000)
+    ref = maximal_minors(S.astype(object))
+    assert got.shape == ref.shape
+    assert all(int(a) == int(b) for a, b in zip(got.ravel(), ref.ravel()))
+
+
+@pytest.mark.parametrize("d, mag", [(3, 10**6), (4, 10**6), (5, 10**6), (6, 10**5), (4, 2**45)])
+def test_simplex_normals_fast_path_is_exact(d, mag):
+    rng = np.random.default_rng(d)
+    X = rng.integers(-mag, mag, size=(40, d))
+    G = np.hstack([X, np.ones((40, 1), dtype=np.int64)])
+    simplices = np.array([rng.choice(40, d, replace=False) for _ in range(200)])
+    simplices[:5, 1] = simplices[:5, 0]  # degenerate simplices: zero rows
+    raw = simplex_normals(PreparedPoints.of(G), simplices)
+    Go = G.astype(object)
+    for s, h in zip(simplices, raw):
+        assert all(sum(int(a) * int(b) for a, b in zip(h, Go[i])) == 0 for i in s)
+    ref = simplex_normals(PreparedPoints.of([tuple(int(v) for v in r) for r in Go.tolist()] + [(2**70,) * (d + 1)]),
+                          simplices)  # a huge extra point forces the Python-integer path
+    assert all(int(a) == int(b) for a, b in zip(np.asarray(raw).ravel(), np.asarray(ref).ravel()))
+
+
+# --------------------------------------------------- certified hull == exact hull
+@pytest.fixture(autouse=True, params=["local", "auto"])
+def certificate(request, monkeypatch):
+    """Each hull test runs twice: with the local certificate forced, and as chosen."""
+    if request.param == "local":
+        monkeypatch.setattr(hull_module, "LOCAL_ENTRIES", 0)
+    return request.param
+
+
+def _same(G):
+    with exact.counting() as c:
+        fast = certified_hull(G)
+    slow = certified_hull(G, method="exact")
+    assert fast.dim == slow.dim and fast.equations == slow.equations
+    assert sorted(fast.facets) == sorted(slow.facets)
+    assert fast.vertices == slow.vertices
+    assert sorted(map(tuple, fast.facet_points)) == sorted(map(tuple, slow.facet_points))
+    return fast, c
+
+
+def _rows(X, den=1):
+    return [tuple(int(v) for v in x) + (den,) for x in X]
+
+
+@pytest.mark.parametrize("d, n, mag", [(3, 160, 10**6), (4, 110, 10**6), (5, 70, 10**5), (4, 90, 2**44)])
+def test_local_certificate_equals_double_description_random(d, n, mag):
+    X = np.random.default_rng(n).integers(-mag, mag, size=(n, d))
+    H, c = _same(_rows(X))
+    assert c.certified == 1 and c.fallbacks == 0
+
+
+def test_local_certificate_on_cospherical_points_in_r4():
+    import math
+
+    r2 = 30
+    pts = set()
+    for a in range(-5, 6):
+        for b in range(-5, 6):
+            for c in range(-5, 6):
+                rest = r2 - a * a - b * b - c * c
+                if rest >= 0 and math.isqrt(rest) ** 2 == rest:
+                    pts |= {(a, b, c, math.isqrt(rest)), (a, b, c, -math.isqrt(rest))}
+    pts = sorted(pts)[::6]  # 96 lattice points on one sphere
+    H, c = _same(_rows(pts))
+    assert len(H.vertices) == len(pts)  # every point is a vertex
+
+
+def test_local_certificate_on_cube_grid_with_interior_and_duplicates():
+    grid = [(x, y, z, w) for x in range(4) for y in range(4) for z in range(4) for w in range(3)]
+    P = convex_hull(grid + grid[:10])  # duplicates, coplanar boundary points, interior points
+    assert (P.vertex_count, P.facet_count) == (16, 8)
+    _same(_rows(grid))
+
+
+def test_local_certificate_on_coplanar_subsets_and_scaled_points():
+    rng = np.random.default_rng(5)
+    X = rng.integers(-1000, 1000, size=(120, 4))
+    X[:40, 3] = 1000  # forty points on one facet hyperplane
+    X[40:60, 0] = -1000
+    _same(_rows(X))
+    _same(_rows(X * 3, den=7))  # rational points x / 7
+
+
+def test_flat_large_input_in_r5():
+    rng = np.random.default_rng(9)
+    Y = rng.integers(-10**5, 10**5, size=(150, 4))
+    X = np.hstack([Y, (Y @ np.array([[1], [2], [-3], [1]])) + 5])  # a hyperplane of R^5
+    _same(_rows(X))
+
+
+def test_huge_and_tiny_coordinates():
+    rng = np.random.default_rng(3)
+    X = rng.integers(-10**6, 10**6, size=(100, 4))
+    _same([tuple(int(v) * 10**30 for v in x) + (1,) for x in X])
+    _same([tuple(int(v) for v in x) + (10**40,) for x in X])
+    assert convex_hull([[F(int(v), 10**40) for v in x] for x in X]).vertex_count == \
+        convex_hull(X.tolist()).vertex_count
+
+
+def test_facet_rows_with_equal_floats_are_split_exactly():
+    big = 2**70  # big + 1 and big round to the same float: the float keys collide
+    raw = np.array([[big + 1, 1, -1], [big, 1, -1], [-big - 1, -1, 1], [3 * big, 3, -3], [2 * big, 2, -2]],
+                   dtype=object)
+    rows, live, inverse, floats = hull_module._outward_rows(raw, (0, 0, 1))
+    assert live.all() and len(rows) == 2
+    got = [tuple(int(v) for v in rows[i]) for i in inverse]
+    assert got == [(big + 1, 1, -1), (big, 1, -1), (big + 1, 1, -1), (big, 1, -1), (big, 1, -1)]
+    assert np.array_equal(floats, hull_module.scaled_floats(rows))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 8), st.sampled_from([10, 2**26, 2**40, 2**70, 2**300]), st.integers(0, 2**32 - 1))
+def test_dense_signs_equal_exact_signs(m, mag, seed):
+    from tropattn.exact.predicates import dense_signs, scaled_floats
+
+    rng = np.random.default_rng(seed)
+    R = np.array([[int(v) * (mag // 16 + 1) + int(w) for v, w in zip(r, q)]
+                  for r, q in zip(rng.integers(-16, 16, size=(25, m)), rng.integers(-3, 3, size=(25, m)))], dtype=object)
+    C = rng.integers(-50, 50, size=(30, m)).astype(object)
+    C[:5] = 0
+    C[5:10] = C[10:15] * 3  # repeated directions
+    R[:5] = R[5:10] * 2
+    R[10, :] = 0
+    if m > 1:  # rows orthogonal to some columns: exact zeros the floats cannot see
+        R[11] = 0
+        R[11, 0], R[11, 1] = C[12, 1], -C[12, 0]
+    for A in (R, R.astype(np.int64) if mag < 2**40 else R):
+        got = dense_signs(A, C if A.dtype == object else C.astype(np.int64), scaled_floats(A),
+                          scaled_floats(C.astype(np.int64)))
+        ref = np.sign(np.array([[sum(int(a) * int(b) for a, b in zip(r, c)) for c in C] for r in R]))
+        assert np.array_equal(got, ref)
+
+
+@pytest.mark.parametrize("d", [3, 4, 5])
+def test_cross_polytope_vertices_need_the_greedy_choice(d):
+    # at a vertex of the cross polytope the facet normals form a cube's vertices: rows spread
+    # over the star are dependent (a face of that cube), so the greedy choice must prove them
+    pts = [tuple(s * (i == j) for j in range(d)) for i in range(d) for s in (1, -1)] + [(0,) * d]
+    H, c = _same(_rows(pts))
+    assert len(H.vertices) == 2 * d and len(H.facets) == 2 ** d
+
+
+def test_nonconvex_edges_of_a_claim_are_flipped_and_recertified(certificate):
+    from tropattn.exact.predicates import PreparedPoints as Prepared
+
+    rng = np.random.default_rng(2)
+    X = rng.integers(-10**4, 10**4, size=(60, 3)).astype(float)
+    X = np.round(X / np.linalg.norm(X, axis=1)[:, None] * 10**6).astype(np.int64)  # near a sphere
+    G = _rows(X)
+    pts = Prepared.of(G)
+    inner = hull_module.row_sum([G[i] for i in hull_module.independent_rows(G)[0]])
+    simplices = hull_module.qhull_simplices(pts.X_scaled, "QJ")[0]
+    assert hull_module.certify_boundary(pts, simplices, inner)[0] is not None
+    # flip one edge of the true triangulation: the claim is a closed surface, not convex there
+    S = np.sort(simplices, axis=1)
+    s1 = 0
+    s2 = next(j for j in range(1, len(S)) if len(set(S[0]) & set(S[j])) == 2)
+    r = (set(S[s1]) - set(S[s2])).pop()
+    t = (set(S[s2]) - set(S[s1])).pop()
+    bad = hull_module._flip_edges(simplices, np.array([s1]), np.array([s2]), np.array([r]), np.array([t]))
+    assert hull_module.certify_boundary(pts, bad, inner)[0] is None
+    facets, Z, vertex = hull_module._certify_with_flips(pts, bad, inner)
+    if certificate == "local":  # the local certificate names the bad edge; flipping it back proves the hull
+        assert facets is not None and vertex.all()
+        assert sorted(facets) == sorted(certified_hull(G, method="exact").facets)
