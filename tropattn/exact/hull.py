@@ -876,8 +876,9 @@ def _outward_rows(raw: np.ndarray, inner: tuple):
         Hf[big] = scaled_floats(H[big])
     if np.abs(Hf).max() < 2.0 ** 61:
         H = as_small_ints(H)
-        if H.dtype != object:
-            return _outward_rows(H, inner)
+        if H.dtype != object:            # every row of H is live: keep the mask of the raw rows
+            small = _outward_rows(H, inner)
+            return None if small is None else (small[0], live, small[2], small[3])
     o = np.array([inner], dtype=object)
     depth = filtered_signs(H, o, Hf, scaled_floats(o))[:, 0]
     if np.any(depth == 0):
