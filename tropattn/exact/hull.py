@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
@@ -38,7 +39,8 @@ from .counters import record
 from .linalg import maximal_minors, modular_minors, nullspace, solve, wrapped_minors
 from .numbers import integer_row, primitive_row, set_bits
 from .predicates import (BLOCK_ENTRIES, CACHE_ENTRIES, INT64_SAFE, PreparedPoints, as_small_ints, determinant_signs,
-                         filtered_signs, matrix_signs, prepared_paired_signs, row_products, scaled_floats, sign_array)
+                         filtered_signs, matrix_signs, prepared_paired_signs, row_products, scaled_floats, sign_array,
+                         small_determinant_signs)
 
 __all__ = ["QHULL_OPTIONS", "independent_rows", "Hull", "certified_hull", "simplex_normals", "normalise_rows", "row_sum", "surface_certified", "row_masks", "qhull_simplices", "unique_rows", "meets_alone", "meets_alone_any", "certify_boundary", "LOCAL_ENTRIES", "DENSE_ENTRIES"]
 
@@ -903,7 +905,10 @@ def _merge_equal_rows(H: np.ndarray, Hf: np.ndarray):
     group = np.cumsum(start) - 1  # by key, in key order
     lead = np.flatnonzero(start)[group]  # the first position of each key's run
     Hs = H[order]
-    same = np.all(Hs == Hs[lead], axis=1)  # equal keys, equal exact rows: the common case
+    same = np.ones(len(H), dtype=bool)  # a key of its own: nothing to compare
+    shared = np.flatnonzero(np.r_[~start[1:], False] | ~start)  # positions in runs of two or more keys
+    if len(shared):  # equal keys, equal exact rows: the common case
+        same[shared] = np.all(Hs[shared] == Hs[lead[shared]], axis=1)
     if not np.all(same):  # a float collision of different rows: split those runs exactly
         label, nxt = group.copy(), group[-1] + 1
         for grp in np.unique(group[~same]):
@@ -925,16 +930,8 @@ def _merge_equal_rows(H: np.ndarray, Hf: np.ndarray):
 def _row_gcds(H: np.ndarray) -> np.ndarray:
     """The gcd of each row of a nonzero-row object array of ints (object array).
 
-    Column by column, and only for the rows whose gcd so far exceeds 1 (most rows
-    of random data are primitive after two columns)."""
-    g = np.abs(H[:, 0])
-    todo = np.arange(len(H))
-    for j in range(1, H.shape[1]):
-        todo = todo[g[todo] != 1]
-        if not len(todo):
-            break
-        g[todo] = np.gcd(g[todo], H[todo, j])
-    return g
+    One ``math.gcd`` call (C, any number of arguments) per row."""
+    return np.array(list(map(math.gcd, *H.T.tolist())), dtype=object)
 
 
 #: Above this many facets x points the local certificate is used (:func:`_certify_local`);
@@ -1186,7 +1183,7 @@ def _in_cones(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_o
         stack = np.repeat(base[:, None], k + 1, axis=1)  # variant k: the simplex itself
         for i in range(k):
             stack[:, i, i] = Q[X_loc[lo:lo + step]]
-        D[lo:lo + step] = determinant_signs(stack.reshape(-1, k, k), False).reshape(len(base), k + 1)
+        D[lo:lo + step] = small_determinant_signs(stack.reshape(-1, k, k)).reshape(len(base), k + 1)
     inside = (lam_o <= 0) & np.all(D[:, :k] * D[:, k:] >= 0, axis=1) & (D[:, k] != 0)
     boundary = lam_o == 0
     return inside, boundary
@@ -1253,7 +1250,7 @@ def _independent_normals(U: np.ndarray, pick: np.ndarray) -> np.ndarray:
     M = U[pick][:, :, :-1]
     k = M.shape[1]
     exact64 = M.dtype != object and (int(np.abs(M).max(initial=0)) * k) ** k < INT64_SAFE
-    return determinant_signs(M, exact64) != 0
+    return (determinant_signs(M, True) if exact64 else small_determinant_signs(M)) != 0
 
 
 def unique_rows(H: np.ndarray):
