@@ -39,6 +39,7 @@ the downward ray into a single apex point (see :func:`upper_hull`).
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -341,8 +342,10 @@ def convex_hull(points, method: str = "auto") -> Polytope:
     """
     ints = _integer_array(points)
     if ints is not None:  # integer input: rows (x, 1) built in numpy, Fractions only for the vertices
-        _, first = np.unique(ints, axis=0, return_index=True)
-        G = np.hstack([ints[np.sort(first)], np.ones((len(first), 1), dtype=np.int64)])
+        if len(set(map(tuple, ints.tolist()))) < len(ints):  # duplicates: keep the first of each
+            _, first = np.unique(ints, axis=0, return_index=True)
+            ints = ints[np.sort(first)]
+        G = np.hstack([ints, np.ones((len(ints), 1), dtype=np.int64)])
         return _polytope_from_hull(certified_hull(G, method))
     pts = _to_points(points, "points")
     rows = {}
@@ -362,7 +365,7 @@ def _integer_array(points):
             A = np.array(points)
         except (ValueError, OverflowError):
             return None
-        if A.dtype.kind in "iu" and any(type(v) is not int for row in points for v in row):
+        if A.dtype.kind in "iu" and set(map(type, itertools.chain.from_iterable(points))) != {int}:
             return None  # numpy ints, booleans: the general path converts (or refuses) each
     else:
         return None
