@@ -18,7 +18,7 @@ from tropattn import exact
 from tropattn.exact import hull as hull_module
 from tropattn.exact.hull import certified_hull, simplex_normals
 from tropattn.exact.linalg import maximal_minors, wrapped_minors
-from tropattn.exact.predicates import PreparedPoints
+from tropattn.exact.predicates import PreparedPoints, negative_columns, scaled_floats
 from tropattn.geometry import convex_hull
 
 
@@ -57,11 +57,14 @@ def test_simplex_normals_fast_path_is_exact(d, mag):
 
 
 # --------------------------------------------------- certified hull == exact hull
-@pytest.fixture(autouse=True, params=["local", "auto"])
+@pytest.fixture(autouse=True, params=["local", "cones", "auto"])
 def certificate(request, monkeypatch):
-    """Each hull test runs twice: with the local certificate forced, and as chosen."""
-    if request.param == "local":
+    """Each hull test runs three times: with the local certificate forced (with and without
+    its float filter for interior points, "cones": every point by the cone test), and as chosen."""
+    if request.param in ("local", "cones"):
         monkeypatch.setattr(hull_module, "LOCAL_ENTRIES", 0)
+    if request.param == "cones":
+        monkeypatch.setattr(hull_module, "INSIDE_FILTER_ENTRIES", -1)
     return request.param
 
 
@@ -201,3 +204,38 @@ def test_nonconvex_edges_of_a_claim_are_flipped_and_recertified(certificate):
     if certificate == "local":  # the local certificate names the bad edge; flipping it back proves the hull
         assert facets is not None and vertex.all()
         assert sorted(facets) == sorted(certified_hull(G, method="exact").facets)
+
+
+# ------------------------------------------------ interior points by one float filter
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 7), st.sampled_from([1, 10, 2**26, 2**52, 2**70, 2**400]), st.integers(0, 2**32 - 1))
+def test_negative_columns_proves_only_true_negatives(m, mag, seed):
+    rng = np.random.default_rng(seed)
+    H = np.array([[int(v) * (mag // 8 + 1) + int(w) for v, w in zip(r, q)]
+                  for r, q in zip(rng.integers(-8, 8, size=(20, m)), rng.integers(-2, 3, size=(20, m)))], dtype=object)
+    H[:, -1] = -np.abs(H[:, -1]) - mag  # rows negative at (0, ..., 0, 1): some columns are inside
+    P = rng.integers(-3, 4, size=(40, m)).astype(object)
+    P[:, -1] = rng.integers(1, 50, size=40)
+    P[:5, :-1] = 0  # the origin, with various denominators: inside every row
+    if m > 1:  # a point on a row (an exact zero the floats see as tiny) and a point beyond it
+        P[5], H[0] = 0, 0
+        P[5, 0], P[5, -1], H[0, 0], H[0, -1] = 1, 1, mag, -mag
+        P[6, 0], P[6, -1] = 2, 1
+    exact_max = np.array([max(sum(int(a) * int(b) for a, b in zip(h, p)) for h in H) for p in P])
+    got = negative_columns(scaled_floats(H), scaled_floats(P))
+    assert np.all(exact_max[got] < 0)
+    assert got[:5].all()  # clearly inside: the filter must prove them
+    if m > 1:
+        assert not got[5] and not got[6]
+
+
+def test_interior_points_skip_the_cone_test(monkeypatch, certificate):
+    if certificate == "cones":
+        pytest.skip("the float filter is switched off")
+    seen = []
+    cones = hull_module._in_cones
+    monkeypatch.setattr(hull_module, "_in_cones", lambda *a: (seen.append(len(a[5])), cones(*a))[1])
+    X = np.random.default_rng(11).integers(-10**6, 10**6, size=(300, 4))
+    H, c = _same(_rows(X))
+    assert c.certified == 1 and len(H.vertices) < 200  # over a hundred interior points ...
+    assert seen and max(seen) == 0  # ... all proved by the float filter

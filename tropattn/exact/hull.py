@@ -39,10 +39,10 @@ from .counters import record
 from .linalg import maximal_minors, modular_minors, nullspace, solve, wrapped_minors
 from .numbers import integer_row, primitive_row, set_bits
 from .predicates import (BLOCK_ENTRIES, CACHE_ENTRIES, INT64_SAFE, PreparedPoints, as_small_ints, determinant_signs,
-                         filtered_signs, matrix_signs, prepared_paired_signs, row_products, scaled_floats, sign_array,
-                         small_determinant_signs)
+                         filtered_signs, matrix_signs, negative_columns, prepared_paired_signs, row_products, scaled_floats,
+                         sign_array, small_determinant_signs)
 
-__all__ = ["QHULL_OPTIONS", "independent_rows", "Hull", "certified_hull", "simplex_normals", "normalise_rows", "row_sum", "surface_certified", "row_masks", "qhull_simplices", "unique_rows", "meets_alone", "meets_alone_any", "certify_boundary", "LOCAL_ENTRIES", "DENSE_ENTRIES"]
+__all__ = ["QHULL_OPTIONS", "independent_rows", "Hull", "certified_hull", "simplex_normals", "normalise_rows", "row_sum", "surface_certified", "row_masks", "qhull_simplices", "unique_rows", "meets_alone", "meets_alone_any", "certify_boundary", "LOCAL_ENTRIES", "INSIDE_FILTER_ENTRIES", "DENSE_ENTRIES"]
 
 
 #: Qhull runs tried in turn: joggled input ("QJ") first, whose output is simplicial with
@@ -938,6 +938,11 @@ def _row_gcds(H: np.ndarray) -> np.ndarray:
 #: below, every point is tested against every facet row.
 LOCAL_ENTRIES = 1 << 14
 
+#: Up to this many facets x (points off the surface), the local certificate first proves
+#: points strictly inside every row in floats (:func:`~tropattn.exact.predicates.negative_columns`,
+#: one matrix product); above, the cone test alone is cheaper (its float guess is float32).
+INSIDE_FILTER_ENTRIES = 1 << 23
+
 #: Above this many facets x points an incidence is kept as a sparse matrix.
 DENSE_ENTRIES = 1 << 25
 
@@ -1063,7 +1068,10 @@ def _certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fa
     the ray shows that the winding number is 1.)  The vertices of ``S`` are input
     points, so ``K`` is contained in their hull; it remains that
 
-    4. every other point ``x`` lies in ``K``: in ``conv(inner, t)`` for a simplex ``t``
+    4. every other point ``x`` lies in ``K``: strictly inside every row (a one-sided
+       float filter with a rigorous bound, :func:`~tropattn.exact.predicates.negative_columns`;
+       every facet hyperplane of ``K`` holds a simplex of ``S``, hence is a row, so the
+       rows cut out ``K``), else in ``conv(inner, t)`` for a simplex ``t``
        (nonnegative barycentric coordinates, exact determinants; ``t`` is guessed in
        floats as the row maximising ``g(x) / |g(inner)|``, the one the ray from
        ``inner`` through ``x`` leaves by), else tested against every row.
@@ -1102,7 +1110,13 @@ def _certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fa
     on_surface = np.zeros(n, dtype=bool)
     on_surface[simplices.ravel()] = True
     others = np.flatnonzero(~on_surface)
-    interior, boundary = _in_cones(pts, simplices, U, facet_of, inner, others, Uf)
+    if len(U) * len(others) <= INSIDE_FILTER_ENTRIES:  # 4, first: strictly inside every row (float filter)
+        interior = negative_columns(Uf, pts.F[others])
+    else:
+        interior = np.zeros(len(others), dtype=bool)
+    boundary = np.zeros(len(others), dtype=bool)
+    rest = np.flatnonzero(~interior)
+    interior[rest], boundary[rest] = _in_cones(pts, simplices, U, facet_of, inner, others[rest], Uf)
     star_f = np.repeat(facet_of, k)
     star_p = simplices.ravel()
     proved = _star_vertices(U, star_f, star_p, n, k, Uf)

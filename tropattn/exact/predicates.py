@@ -23,7 +23,7 @@ from ..errors import InvalidInputError
 from .counters import record
 from .linalg import determinants
 
-__all__ = ["dot_signs", "row_products", "dense_signs", "paired_signs", "prepared_paired_signs", "CACHE_ENTRIES", "filtered_signs", "scaled_floats", "BLOCK_ENTRIES", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "small_determinant_signs", "PreparedPoints", "lex_order"]
+__all__ = ["dot_signs", "row_products", "dense_signs", "paired_signs", "prepared_paired_signs", "CACHE_ENTRIES", "filtered_signs", "scaled_floats", "BLOCK_ENTRIES", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "small_determinant_signs", "negative_columns", "PreparedPoints", "lex_order"]
 
 
 _U = 2.0**-53  # unit roundoff of float64
@@ -530,6 +530,57 @@ def sign_array(x: np.ndarray) -> np.ndarray:
     [-1, 0, 1]
     """
     return (x > 0).astype(np.int64) - (x < 0).astype(np.int64)
+
+
+def negative_columns(Hf: np.ndarray, Pf: np.ndarray) -> np.ndarray:
+    """Which columns are proved strictly negative against every row: ``H[i] . P[j] < 0`` for all ``i``.
+
+    A one-sided float filter (True is a proof, False only "not proved").  ``Hf`` and
+    ``Pf`` are rounded positive multiples of the integer rows (``scaled_floats``).  Each
+    row is divided by its float L1 norm and each point by its largest float entry (positive
+    factors: no sign changes), both rounded to float32, and ``v = max_i fl(a_i . b_j)`` is
+    one matrix product per block of points.  With ``alpha``, ``beta`` the exact scaled
+    rows (``|alpha|_1``, ``|beta|_inf`` within ``1 + 2^-40`` of 1), every entry of
+    ``a`` and ``b`` is within a relative ``u (1 + 2^-20)`` of theirs (``u = 2^-24``, two
+    float64 roundings and one float32 rounding) and the product adds at most ``gamma_m``
+    (any summation order, fused or not), so ``|fl(a . b) - alpha . beta| <= (m + 3) u``
+    plus ``2^-100`` for underflow; columns with ``v < -2 (m + 4) u - 2^-100`` are proved.
+
+    Parameters
+    ----------
+    Hf : numpy.ndarray of float64, shape (F, m)
+        ``scaled_floats(H)`` of integer rows ``H``.
+    Pf : numpy.ndarray of float64, shape (n, m)
+        ``scaled_floats(P)`` of integer points ``P`` (e.g. ``PreparedPoints.F``).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n,)
+        True where every product is proved negative.
+
+    Examples
+    --------
+    The square ``0 <= x, y <= 1`` (rows over ``(x, y, 1)``): its centre is proved inside,
+    a corner (a zero) and an outside point are not:
+
+    >>> H = np.array([[-1., 0., 0.], [0., -1., 0.], [1., 0., -1.], [0., 1., -1.]])
+    >>> negative_columns(H, np.array([[1., 1., 2.], [0., 0., 1.], [3., 0., 1.]])).tolist()
+    [True, False, False]
+    """
+    out = np.zeros(len(Pf), dtype=bool)
+    L = np.abs(Hf).sum(axis=1)
+    s = np.abs(Pf).max(axis=1, initial=0.0)
+    if not len(Hf) or not len(Pf) or not np.all(L > 0):
+        return out
+    m = Hf.shape[1]
+    AT = np.ascontiguousarray((Hf / L[:, None]).T)
+    live = np.flatnonzero(s > 0)
+    B = Pf[live] / s[live, None]
+    bound = 2 * (m + 4) * _U + 2.0**-1000
+    step = max(32, 2 * CACHE_ENTRIES // len(Hf))  # in cache, but never a thin product
+    for lo in range(0, len(B), step):
+        out[live[lo:lo + step]] = (B[lo:lo + step] @ AT).max(axis=1) < -bound
+    return out
 
 
 def determinant_signs(M: np.ndarray, int64_exact: bool) -> np.ndarray:
