@@ -40,6 +40,20 @@ def test_wrapped_minors_equal_python_integer_minors(k, bits, seed, degenerate):
     assert all(int(a) == int(b) for a, b in zip(got.ravel(), ref.ravel()))
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_wrapped_minors_near_the_int64_limit(seed):
+    # 2 x 2 and 3 x 3 minors of entries near 2^31 and 2^20.7: values around 2^62, the int64 limit
+    rng = np.random.default_rng(seed)
+    for k, top in ((2, 2**31), (3, 1 << 20), (3, 1700000)):
+        S = rng.integers(-top, top, size=(400, k, k + 1), dtype=np.int64)
+        S[:20] = top - 1
+        S[20:40, 0], S[20:40, 1:] = top - 1, -(top - 1)
+        got = wrapped_minors(S, 200)
+        ref = maximal_minors(S.astype(object))
+        assert all(int(a) == int(b) for a, b in zip(got.ravel(), ref.ravel()))
+        assert got.dtype == object or int(np.abs(got).max()) < 2**62
+
+
 @pytest.mark.parametrize("d, mag", [(3, 10**6), (4, 10**6), (5, 10**6), (6, 10**5), (4, 2**45)])
 def test_simplex_normals_fast_path_is_exact(d, mag):
     rng = np.random.default_rng(d)
@@ -239,3 +253,23 @@ def test_interior_points_skip_the_cone_test(monkeypatch, certificate):
     H, c = _same(_rows(X))
     assert c.certified == 1 and len(H.vertices) < 200  # over a hundred interior points ...
     assert seen and max(seen) == 0  # ... all proved by the float filter
+
+
+@pytest.mark.parametrize("d, mag", [(3, 10**6), (4, 10**6), (4, 10**3), (5, 10**4)])
+def test_primitive_normals_are_positive_multiples_of_the_normals(d, mag):
+    import math
+
+    rng = np.random.default_rng(d + mag)
+    X = rng.integers(-mag, mag, size=(60, d))
+    X[:10] = X[:10] // 4 * 4  # common factors in some normals
+    pts = PreparedPoints.of(np.hstack([X, np.ones((60, 1), dtype=np.int64)]))
+    simplices = np.array([rng.choice(60, d, replace=False) for _ in range(150)])
+    simplices[:3, 1] = simplices[:3, 0]  # degenerate: zero rows
+    simplices[3:6] = np.arange(d)  # the same simplex, often with a common factor
+    raw, floats = hull_module._primitive_normals(pts, simplices)
+    ref = simplex_normals(pts, simplices)
+    for r, h in zip(raw.tolist(), ref.tolist()):
+        g = math.gcd(*map(int, h))
+        assert [int(v) for v in r] == [int(v) // (g or 1) for v in h]
+    if floats is not None:
+        assert np.array_equal(floats, scaled_floats(raw))

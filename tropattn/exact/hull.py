@@ -293,6 +293,39 @@ def simplex_normals(pts: "PreparedPoints", simplices: np.ndarray) -> np.ndarray:
     >>> simplex_normals(tri, np.array([[0, 1], [0, 2]])).tolist()
     [[0, 1, 0], [-1, 0, 0]]
     """
+    a, integral = _normal_parts(pts, simplices)
+    return _with_offsets(pts, simplices, a) if integral else a
+
+
+def _primitive_normals(pts: "PreparedPoints", simplices: np.ndarray):
+    """``(raw, floats)``: :func:`simplex_normals` divided by positive integers, and
+    ``scaled_floats(raw)`` when known (else None).
+
+    For integer points whose normals ``a`` fit int64, ``a`` is made primitive there
+    (``np.gcd``) before the offsets ``b = -a . x_0`` are formed: ``gcd(a) = 1`` makes
+    the row ``(a, b)`` primitive, and the floats of ``a`` come from int64.
+    """
+    a, integral = _normal_parts(pts, simplices)
+    if not integral:
+        return a, None
+    if a.dtype == object:
+        return _with_offsets(pts, simplices, a), None
+    g = np.gcd.reduce(a, axis=1)
+    g[g == 0] = 1
+    a = a // g[:, None]
+    raw = _with_offsets(pts, simplices, a)
+    if raw.dtype != object:
+        return raw, None
+    bf = raw[:, -1].astype(float)
+    if not np.all(np.abs(bf) < 2.0**500):
+        return raw, None
+    return raw, np.concatenate([a.astype(float), bf[:, None]], axis=1)
+
+
+def _normal_parts(pts: "PreparedPoints", simplices: np.ndarray):
+    """``(a, integral)``: for integer points (``integral``) the normals ``a`` of the
+    coordinates (the offsets follow, :func:`_with_offsets`), else the full homogeneous
+    normals (see :func:`simplex_normals`)."""
     F, k = simplices.shape
     integral = pts.P64 is not None and k >= 2 and bool(np.all(pts.P64[:, -1] == 1))
     if integral:
@@ -326,8 +359,13 @@ def simplex_normals(pts: "PreparedPoints", simplices: np.ndarray) -> np.ndarray:
     a = minors[:, ::-1].copy()  # minors[:, i] omits column rows_k - i
     odd = [j for j in range(m) if (j + (k - 1 if integral else 0)) % 2]
     a[:, odd] = -a[:, odd]  # the cofactor signs (-1)^j (times (-1)^(k-1) for differences)
-    if not integral:
-        return a
+    return a, integral
+
+
+def _with_offsets(pts: "PreparedPoints", simplices: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """The rows ``(a, -a . x_0)`` of integer points: ``a`` the normals of the
+    coordinates, ``x_0`` each simplex's first point."""
+    k = simplices.shape[1]
     x0 = pts.P64[simplices[:, 0], :-1]
     if a.dtype != object and int(np.abs(a).max(initial=0)) * pts.max_abs * k < INT64_SAFE:
         b = -np.einsum("ij,ij->i", a, x0)
@@ -821,8 +859,8 @@ def certify_boundary(pts: PreparedPoints, simplices: np.ndarray, inner: tuple):
 def _certify_boundary(pts: PreparedPoints, simplices: np.ndarray, inner: tuple, report: dict | None = None):
     """:func:`certify_boundary`; ``report`` (optional) receives the ridges found not
     convex by the local certificate (see :func:`_certify_local`)."""
-    raw = simplex_normals(pts, simplices)
-    rows = _outward_rows(raw, inner)
+    raw, floats = _primitive_normals(pts, simplices)
+    rows = _outward_rows(raw, inner, floats)
     if rows is None:
         return None, None, None
     uniq, live, inverse, Uf = rows
@@ -843,7 +881,7 @@ def _certify_boundary(pts: PreparedPoints, simplices: np.ndarray, inner: tuple, 
     return [tuple(map(int, h)) for h in uniq.tolist()], Z, meets_alone_any(Z, np.arange(len(pts.P)))
 
 
-def _outward_rows(raw: np.ndarray, inner: tuple):
+def _outward_rows(raw: np.ndarray, inner: tuple, floats: np.ndarray | None = None):
     """The distinct primitive outward rows of the simplices' normals ``raw``:
     ``(rows, live, inverse, floats)`` with ``rows[inverse]`` the rows of the
     non-degenerate simplices ``live`` and ``floats = scaled_floats(rows)``; None when
@@ -852,7 +890,8 @@ def _outward_rows(raw: np.ndarray, inner: tuple):
     Rows are made primitive, oriented by their exact sign at ``inner`` (outward:
     negative there), so equal hyperplanes give equal rows, merged by one float key per
     row (equal rows have equal float images, hence equal keys), rows with equal keys
-    compared exactly.
+    compared exactly.  ``floats`` (optional, object ``raw`` only): the caller's
+    ``scaled_floats(raw)`` of rows already primitive (:func:`_primitive_normals`).
     """
     if raw.dtype != object:
         live = np.any(raw != 0, axis=1)
@@ -866,16 +905,17 @@ def _outward_rows(raw: np.ndarray, inner: tuple):
         Hf = scaled_floats(H)
         first, inverse = _merge_equal_rows(H, Hf)
         return H[first], live, inverse, Hf[first]
-    Hf = scaled_floats(raw)
+    Hf = scaled_floats(raw) if floats is None else floats
     live = np.any(Hf != 0, axis=1)  # exact: a nonzero integer row keeps a nonzero float entry
     if not np.any(live):
         return None
     H, Hf = raw[live], Hf[live]
-    g = _row_gcds(H)
-    big = np.flatnonzero(g != 1)
-    if len(big):
-        H[big] = H[big] // g[big, None]
-        Hf[big] = scaled_floats(H[big])
+    if floats is None:
+        g = _row_gcds(H)
+        big = np.flatnonzero(g != 1)
+        if len(big):
+            H[big] = H[big] // g[big, None]
+            Hf[big] = scaled_floats(H[big])
     if np.abs(Hf).max() < 2.0 ** 61:
         H = as_small_ints(H)
         if H.dtype != object:            # every row of H is live: keep the mask of the raw rows

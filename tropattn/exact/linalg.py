@@ -315,7 +315,7 @@ def wrapped_minors(S: np.ndarray, bits: int) -> np.ndarray:
     n = k * k + 2 * k
     gamma = n * 2.0 ** -53 / (1 - n * 2.0 ** -53)
     ok = np.all(2 * gamma * perm < 2.0 ** 61, axis=1)
-    small = np.abs(f) < 2.0 ** 60  # then |v| < 2^60 + 2^61 + 1 < 2^62: int64
+    small = np.abs(f) + 2 * gamma * perm < 2.0 ** 62 * (1 - 2.0 ** -50)  # then |v| < 2^62: int64
     mant, ex = np.frexp(f)
     m = np.where(small, 0, mant * 2.0 ** 53).astype(np.int64)  # f = m 2^sh exactly when big
     sh = np.where(small, 0, ex - 53).astype(np.int64)
