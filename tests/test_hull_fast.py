@@ -273,3 +273,20 @@ def test_primitive_normals_are_positive_multiples_of_the_normals(d, mag):
         assert [int(v) for v in r] == [int(v) // (g or 1) for v in h]
     if floats is not None:
         assert np.array_equal(floats, scaled_floats(raw))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 7), st.integers(1, 62), st.integers(1, 62), st.integers(0, 2**32 - 1))
+def test_wrapped_dots_equal_python_integer_dots(m, abits, bbits, seed):
+    from tropattn.exact.linalg import wrapped_dots
+
+    rng = np.random.default_rng(seed)
+    A = rng.integers(-(1 << abits) + 1, 1 << abits, size=(50, m), dtype=np.int64)
+    B = rng.integers(-(1 << bbits) + 1, 1 << bbits, size=(50, m), dtype=np.int64)
+    A[:5], B[:5] = (1 << abits) - 1, (1 << bbits) - 1  # the largest products
+    if m > 1:  # cancellation to an exact zero
+        A[5:10, 1], B[5:10, 1] = A[5:10, 0], -B[5:10, 0]
+        A[5:10, 2:] = 0
+    got = wrapped_dots(A, B)
+    ref = [sum(int(a) * int(b) for a, b in zip(r, q)) for r, q in zip(A.tolist(), B.tolist())]
+    assert [int(v) for v in got] == ref

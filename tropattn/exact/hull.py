@@ -36,7 +36,7 @@ from scipy.sparse import csr_matrix
 
 from ..errors import InvalidInputError
 from .counters import record
-from .linalg import maximal_minors, modular_minors, nullspace, solve, wrapped_minors
+from .linalg import maximal_minors, modular_minors, nullspace, solve, wrapped_dots, wrapped_minors
 from .numbers import integer_row, primitive_row, set_bits
 from .predicates import (BLOCK_ENTRIES, CACHE_ENTRIES, INT64_SAFE, PreparedPoints, as_small_ints, determinant_signs,
                          filtered_signs, matrix_signs, negative_columns, prepared_paired_signs, row_products, scaled_floats,
@@ -369,6 +369,9 @@ def _with_offsets(pts: "PreparedPoints", simplices: np.ndarray, a: np.ndarray) -
     x0 = pts.P64[simplices[:, 0], :-1]
     if a.dtype != object and int(np.abs(a).max(initial=0)) * pts.max_abs * k < INT64_SAFE:
         b = -np.einsum("ij,ij->i", a, x0)
+    elif a.dtype != object:  # the float and wrapped int64 images of the products
+        b = -wrapped_dots(a, x0)
+        a = a.astype(object) if b.dtype == object else a
     else:
         a, x0 = a.astype(object), x0.astype(object)
         b = -a[:, 0] * x0[:, 0]
@@ -1159,7 +1162,7 @@ def _certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fa
     interior[rest], boundary[rest] = _in_cones(pts, simplices, U, facet_of, inner, others[rest], Uf)
     star_f = np.repeat(facet_of, k)
     star_p = simplices.ravel()
-    proved = _star_vertices(U, star_f, star_p, n, k, Uf)
+    proved = _star_vertices(as_small_ints(U[:, :-1]), star_f, star_p, n, k, Uf)
     suspicious = np.concatenate([np.flatnonzero(on_surface & ~proved), others[~interior | boundary]])
     dense = len(U) * n <= DENSE_ENTRIES
     if dense and not len(suspicious):  # the common case: the incidence is the stars, built dense
@@ -1256,17 +1259,18 @@ def _eliminated_rows(pts: PreparedPoints, used: np.ndarray, inner: tuple) -> np.
     return as_small_ints(wo * P[:, :-1] - P[:, -1:] * np.array(mo, dtype=object))
 
 
-def _star_vertices(U: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int, k: int,
+def _star_vertices(A: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int, k: int,
                    Uf: np.ndarray) -> np.ndarray:
-    """Points proved to be vertices: ``k`` rows through the point (from the simplices
+    """Points proved to be vertices (``A``: the normals of the rows, all columns but the
+    last, int64 when they fit): ``k`` rows through the point (from the simplices
     holding it) whose normals (all columns but the last) are independent (a nonzero
     ``k x k`` determinant, exact).  The ``k`` rows are first taken spread over the
     point's rows; where they are dependent, chosen greedily in floats (the row farthest
     from the span of those already chosen).  The choice only guides the exact test.
     """
-    key = np.sort(star_p.astype(np.int64) * len(U) + star_f)
+    key = np.sort(star_p.astype(np.int64) * len(A) + star_f)
     key = key[np.r_[True, key[1:] != key[:-1]]]  # distinct (point, row) pairs
-    p, f = key // len(U), key % len(U)
+    p, f = key // len(A), key % len(A)
     counts = np.bincount(p, minlength=n)
     ok = np.flatnonzero(counts >= k)
     out = np.zeros(n, dtype=bool)
@@ -1274,7 +1278,7 @@ def _star_vertices(U: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int
         return out
     starts = np.searchsorted(p, ok)
     pick = f[starts[:, None] + (np.arange(k)[None, :] * counts[ok][:, None]) // k]  # distinct rows
-    proved = _independent_normals(U, pick)
+    proved = _independent_normals(A, pick)
     out[ok] = proved
     miss = np.flatnonzero(~proved)
     if not len(miss):
@@ -1294,14 +1298,14 @@ def _star_vertices(U: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int
         pick[:, i] = rows[at, j]
         q = R[at, j] / np.maximum(np.linalg.norm(R[at, j], axis=1), 1e-300)[:, None]
         R = R - np.einsum("vwd,vd->vw", R, q)[:, :, None] * q[:, None, :]
-    out[ok] = _independent_normals(U, pick)
+    out[ok] = _independent_normals(A, pick)
     return out
 
 
-def _independent_normals(U: np.ndarray, pick: np.ndarray) -> np.ndarray:
-    """For each row of ``pick`` (k row indices): are the normals of those rows of ``U``
-    (all columns but the last) linearly independent?  Exact (a k x k determinant)."""
-    M = U[pick][:, :, :-1]
+def _independent_normals(A: np.ndarray, pick: np.ndarray) -> np.ndarray:
+    """For each row of ``pick`` (k row indices): are those normals (rows of ``A``)
+    linearly independent?  Exact (a k x k determinant)."""
+    M = A[pick]
     k = M.shape[1]
     exact64 = M.dtype != object and (int(np.abs(M).max(initial=0)) * k) ** k < INT64_SAFE
     return (determinant_signs(M, True) if exact64 else small_determinant_signs(M)) != 0
