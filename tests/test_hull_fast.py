@@ -290,3 +290,12 @@ def test_wrapped_dots_equal_python_integer_dots(m, abits, bbits, seed):
     got = wrapped_dots(A, B)
     ref = [sum(int(a) * int(b) for a, b in zip(r, q)) for r, q in zip(A.tolist(), B.tolist())]
     assert [int(v) for v in got] == ref
+
+
+@pytest.mark.parametrize("v", [2**62 - 1, 2**62, -(2**62) + 1, -(2**62), 2**63 - 1, 2**63, -(2**63), 2**64, -(2**70), 0])
+def test_as_small_ints_at_the_limits(v):
+    from tropattn.exact.predicates import as_small_ints
+
+    out = as_small_ints(np.array([[1, v], [-3, 2]], dtype=object))
+    assert (out.dtype == np.int64) == (abs(v) < 2**62)
+    assert [int(x) for x in out.ravel()] == [1, v, -3, 2]

@@ -947,25 +947,25 @@ def _merge_equal_rows(H: np.ndarray, Hf: np.ndarray):
     start = np.r_[True, ks[1:] != ks[:-1]]
     group = np.cumsum(start) - 1  # by key, in key order
     lead = np.flatnonzero(start)[group]  # the first position of each key's run
-    Hs = H[order]
     same = np.ones(len(H), dtype=bool)  # a key of its own: nothing to compare
     shared = np.flatnonzero(np.r_[~start[1:], False] | ~start)  # positions in runs of two or more keys
     if len(shared):  # equal keys, equal exact rows: the common case
-        same[shared] = np.all(Hs[shared] == Hs[lead[shared]], axis=1)
-    if not np.all(same):  # a float collision of different rows: split those runs exactly
-        label, nxt = group.copy(), group[-1] + 1
-        for grp in np.unique(group[~same]):
-            seen = {}
-            for m in np.flatnonzero(group == grp):
-                r = tuple(Hs[m].tolist())
-                if r not in seen:
-                    seen[r] = grp if not seen else nxt
-                    nxt += len(seen) > 1
-                label[m] = seen[r]
-        group = label
+        same[shared] = np.all(H[order[shared]] == H[order[lead[shared]]], axis=1)
     inverse = np.empty(len(H), dtype=np.intp)
-    inverse[order] = group
-    first = np.full(group.max() + 1, len(H), dtype=np.intp)
+    if np.all(same):  # a stable sort puts each run's smallest index first
+        inverse[order] = group
+        return order[start], inverse
+    label, nxt = group.copy(), group[-1] + 1  # a float collision of different rows: split those runs exactly
+    for grp in np.unique(group[~same]):
+        seen = {}
+        for m in np.flatnonzero(group == grp):
+            r = tuple(H[order[m]].tolist())
+            if r not in seen:
+                seen[r] = grp if not seen else nxt
+                nxt += len(seen) > 1
+            label[m] = seen[r]
+    inverse[order] = label
+    first = np.full(label.max() + 1, len(H), dtype=np.intp)
     np.minimum.at(first, inverse, np.arange(len(H)))
     return first, inverse
 

@@ -428,9 +428,13 @@ def as_small_ints(H: np.ndarray) -> np.ndarray:
     >>> as_small_ints(np.array([1, -2], dtype=object)).dtype, as_small_ints(np.array([2 ** 63], dtype=object)).dtype
     (dtype('int64'), dtype('O'))
     """
-    if H.dtype == object and H.size and max(H.max(), -H.min()) < INT64_SAFE:
-        return H.astype(np.int64)
-    return H
+    if H.dtype != object or not H.size:
+        return H
+    try:  # one C pass, which stops at the first entry beyond int64
+        A = H.astype(np.int64)
+    except OverflowError:
+        return H
+    return A if max(int(A.max()), -int(A.min())) < INT64_SAFE else H
 
 
 def matrix_signs(H: np.ndarray, pts: "PreparedPoints") -> np.ndarray:
