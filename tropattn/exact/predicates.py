@@ -542,13 +542,14 @@ def negative_columns(Hf: np.ndarray, Pf: np.ndarray) -> np.ndarray:
     A one-sided float filter (True is a proof, False only "not proved").  ``Hf`` and
     ``Pf`` are rounded positive multiples of the integer rows (``scaled_floats``).  Each
     row is divided by its float L1 norm and each point by its largest float entry (positive
-    factors: no sign changes), both rounded to float32, and ``v = max_i fl(a_i . b_j)`` is
-    one matrix product per block of points.  With ``alpha``, ``beta`` the exact scaled
-    rows (``|alpha|_1``, ``|beta|_inf`` within ``1 + 2^-40`` of 1), every entry of
-    ``a`` and ``b`` is within a relative ``u (1 + 2^-20)`` of theirs (``u = 2^-24``, two
-    float64 roundings and one float32 rounding) and the product adds at most ``gamma_m``
-    (any summation order, fused or not), so ``|fl(a . b) - alpha . beta| <= (m + 3) u``
-    plus ``2^-100`` for underflow; columns with ``v < -2 (m + 4) u - 2^-100`` are proved.
+    factors: no sign changes), and ``v_j = max_i fl(a_i . b_j)`` comes from one matrix
+    product per block of points.  With ``alpha``, ``beta`` the exact positive multiples of
+    the rows that ``a``, ``b`` approximate (``|alpha|_1`` and ``|beta|_inf`` within
+    ``1 + 2^-40`` of 1), every entry of ``a`` and ``b`` is within a relative ``2u`` of
+    theirs (``u = 2^-53``: the rounding to float and the division) and the product adds
+    at most ``gamma_m`` (any summation order, fused or not), so
+    ``|fl(a . b) - alpha . beta| <= (m + 4) u (1 + 2^-40)`` plus ``2^-1000`` for
+    underflow; columns with ``v_j < -2 (m + 4) u - 2^-1000`` are proved.
 
     Parameters
     ----------
