@@ -562,7 +562,10 @@ def _ridge_pairs(simplices: np.ndarray, npoints: int):
     ridges = np.concatenate([np.delete(S, j, axis=1) for j in range(k)], axis=0)
     if npoints ** (k - 1) < INT64_SAFE:  # one int64 key per ridge, one sort
         keys = ridges.astype(np.int64) @ (npoints ** np.arange(k - 1, dtype=np.int64))
-        order = np.argsort(keys, kind="stable")
+        if npoints ** (k - 1) * len(keys) < INT64_SAFE:  # (key, row) packed: one plain sort, same order
+            order = np.sort(keys * len(keys) + np.arange(len(keys))) % len(keys)
+        else:
+            order = np.argsort(keys, kind="stable")
         ks = keys[order]
         if len(ks) % 2 or np.any(ks[0::2] != ks[1::2]) or np.any(ks[2::2] == ks[1:-1:2]):
             return None

@@ -261,7 +261,10 @@ def _polytope_from_hull(hull: Hull, fracs=None) -> Polytope:
     """
     n = len(hull.G[0]) - 1
     rows = [hull.G[i] for i in hull.vertices]
-    order = lex_order(rows)
+    if all(r[-1] == 1 for r in rows):  # integer points: the tuples themselves sort lexicographically
+        order = sorted(range(len(rows)), key=rows.__getitem__)
+    else:
+        order = lex_order(rows)
     P = object.__new__(Polytope)  # the fields are set below (or built lazily), as __init__ would
     state = P.__dict__
     state["_vertex_rows"] = tuple(rows[j] for j in order)
