@@ -345,7 +345,7 @@ def convex_hull(points, method: str = "auto") -> Polytope:
     """
     ints = _integer_array(points)
     if ints is not None:  # integer input: rows (x, 1) built in numpy, Fractions only for the vertices
-        if len(set(map(tuple, ints.tolist()))) < len(ints):  # duplicates: keep the first of each
+        if _may_repeat(ints):  # duplicates: keep the first of each
             _, first = np.unique(ints, axis=0, return_index=True)
             ints = ints[np.sort(first)]
         G = np.hstack([ints, np.ones((len(ints), 1), dtype=np.int64)])
@@ -355,6 +355,20 @@ def convex_hull(points, method: str = "auto") -> Polytope:
     for p in pts:
         rows.setdefault(homogeneous_row(p), p)
     return _polytope_from_hull(certified_hull(list(rows), method), list(rows.values()))
+
+
+def _may_repeat(A: np.ndarray) -> bool:
+    """False only when the rows of the int64 array ``A`` are proved distinct: their
+    hashes (one wrapping int64 dot product with fixed odd weights; equal rows, equal
+    hashes) are distinct, else the row tuples are."""
+    weights = np.array([0x9E3779B97F4A7C15 - (1 << 64), 0x632BE59BD9B4E019, 0x5851F42D4C957F2D,
+                        0x2545F4914F6CDD1D] * (A.shape[1] // 4 + 1), dtype=np.int64)[:A.shape[1]]
+    with np.errstate(over="ignore"):
+        keys = A @ weights
+    keys.sort()
+    if not np.any(keys[1:] == keys[:-1]):
+        return False
+    return len(set(map(tuple, A.tolist()))) < len(A)
 
 
 def _integer_array(points):
