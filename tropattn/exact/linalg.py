@@ -279,7 +279,9 @@ def wrapped_minors(S: np.ndarray, bits: int) -> np.ndarray:
     """:func:`maximal_minors` of an int64 stack with float-exact entries, from two cheap images.
 
     Each minor ``v`` is computed twice in one pass each: in float64 (value ``f`` and the
-    permanent-type bound ``perm`` of its expansion, so ``|f - v| <= E = 2 gamma_n perm``
+    permanent-type bound ``perm`` of its expansion, or when that is small enough the
+    product of the matrix's row L1 norms, which bounds every permanent; so
+    ``|f - v| <= E = 2 gamma_n perm``
     with ``n = k^2 + 2k`` roundings, as in
     :func:`~tropattn.exact.predicates.determinant_signs`), and in int64 with wrap-around,
     which is exact modulo ``2^64``.  Where ``E < 2^61``, ``v = round(f) + delta`` with
@@ -309,11 +311,14 @@ def wrapped_minors(S: np.ndarray, bits: int) -> np.ndarray:
     T = np.ascontiguousarray(S.transpose(1, 2, 0))  # (k, m, F): contiguous gathers
     Tf = T.astype(float)
     f = _expand_last(Tf)
-    perm = _expand_last(np.abs(Tf), absolute=True)
-    with np.errstate(over="ignore"):
-        w = _expand_last(T).view(np.uint64)  # exact modulo 2^64 (int64 arithmetic wraps)
     n = k * k + 2 * k
     gamma = n * 2.0 ** -53 / (1 - n * 2.0 ** -53)
+    At = np.abs(Tf)
+    perm = At.sum(axis=1).prod(axis=0)[:, None]  # >= every minor's permanent: one choice per row
+    if not np.all(2 * gamma * perm < 2.0 ** 61):  # too coarse somewhere: the permanents themselves
+        perm = _expand_last(At, absolute=True)
+    with np.errstate(over="ignore"):
+        w = _expand_last(T).view(np.uint64)  # exact modulo 2^64 (int64 arithmetic wraps)
     ok = np.all(2 * gamma * perm < 2.0 ** 61, axis=1)
     out = _from_images(f, 2 * gamma * perm, w, ok[:, None])
     if not np.all(ok):
