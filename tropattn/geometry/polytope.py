@@ -378,12 +378,14 @@ def _integer_array(points):
         A = points
     elif isinstance(points, (list, tuple)) and points and isinstance(points[0], (list, tuple)) \
             and points[0] and type(points[0][0]) is int:
+        d = len(points[0])
+        if set(map(len, points)) != {d} or set(map(type, itertools.chain.from_iterable(points))) != {int}:
+            return None  # ragged; numpy ints, booleans, floats: the general path converts (or refuses) each
         try:
-            A = np.array(points)
-        except (ValueError, OverflowError):
+            A = np.fromiter(itertools.chain.from_iterable(points), dtype=np.int64, count=len(points) * d)
+        except OverflowError:
             return None
-        if A.dtype.kind in "iu" and set(map(type, itertools.chain.from_iterable(points))) != {int}:
-            return None  # numpy ints, booleans: the general path converts (or refuses) each
+        A = A.reshape(len(points), d)
     else:
         return None
     if A.dtype.kind not in "iu" or A.ndim != 2 or A.size == 0 or np.abs(A).max() >= 1 << 40:
