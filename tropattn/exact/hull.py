@@ -1291,9 +1291,8 @@ def _star_vertices(A: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int
     slot = starts[:, None] + np.arange(width)
     valid = np.arange(width)[None, :] < np.minimum(counts[ok], width)[:, None]
     rows = np.where(valid, f[np.minimum(slot, len(f) - 1)], 0)  # (vertices, width)
-    W = Uf[:, :-1]
-    W = W / np.linalg.norm(W, axis=1)[:, None]
-    R = np.where(valid[:, :, None], W[rows], 0.0)
+    W = Uf[rows, :-1]  # only the rows of the misses, normalised
+    R = np.where(valid[:, :, None], W / np.linalg.norm(W, axis=2)[:, :, None], 0.0)
     pick = np.zeros((len(ok), k), dtype=np.intp)
     at = np.arange(len(ok))
     for i in range(k):
