@@ -18,7 +18,7 @@ from tropattn import exact
 from tropattn.exact import hull as hull_module
 from tropattn.exact.hull import certified_hull, simplex_normals
 from tropattn.exact.linalg import maximal_minors, wrapped_minors
-from tropattn.exact.predicates import PreparedPoints
+from tropattn.exact.predicates import PreparedPoints, negative_columns, scaled_floats
 from tropattn.geometry import convex_hull
 
 
@@ -40,6 +40,20 @@ def test_wrapped_minors_equal_python_integer_minors(k, bits, seed, degenerate):
     assert all(int(a) == int(b) for a, b in zip(got.ravel(), ref.ravel()))
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_wrapped_minors_near_the_int64_limit(seed):
+    # 2 x 2 and 3 x 3 minors of entries near 2^31 and 2^20.7: values around 2^62, the int64 limit
+    rng = np.random.default_rng(seed)
+    for k, top in ((2, 2**31), (3, 1 << 20), (3, 1700000)):
+        S = rng.integers(-top, top, size=(400, k, k + 1), dtype=np.int64)
+        S[:20] = top - 1
+        S[20:40, 0], S[20:40, 1:] = top - 1, -(top - 1)
+        got = wrapped_minors(S, 200)
+        ref = maximal_minors(S.astype(object))
+        assert all(int(a) == int(b) for a, b in zip(got.ravel(), ref.ravel()))
+        assert got.dtype == object or int(np.abs(got).max()) < 2**62
+
+
 @pytest.mark.parametrize("d, mag", [(3, 10**6), (4, 10**6), (5, 10**6), (6, 10**5), (4, 2**45)])
 def test_simplex_normals_fast_path_is_exact(d, mag):
     rng = np.random.default_rng(d)
@@ -57,11 +71,14 @@ def test_simplex_normals_fast_path_is_exact(d, mag):
 
 
 # --------------------------------------------------- certified hull == exact hull
-@pytest.fixture(autouse=True, params=["local", "auto"])
+@pytest.fixture(autouse=True, params=["local", "cones", "auto"])
 def certificate(request, monkeypatch):
-    """Each hull test runs twice: with the local certificate forced, and as chosen."""
-    if request.param == "local":
+    """Each hull test runs three times: with the local certificate forced (with and without
+    its float filter for interior points, "cones": every point by the cone test), and as chosen."""
+    if request.param in ("local", "cones"):
         monkeypatch.setattr(hull_module, "LOCAL_ENTRIES", 0)
+    if request.param == "cones":
+        monkeypatch.setattr(hull_module, "INSIDE_FILTER_ENTRIES", -1)
     return request.param
 
 
@@ -201,3 +218,84 @@ def test_nonconvex_edges_of_a_claim_are_flipped_and_recertified(certificate):
     if certificate == "local":  # the local certificate names the bad edge; flipping it back proves the hull
         assert facets is not None and vertex.all()
         assert sorted(facets) == sorted(certified_hull(G, method="exact").facets)
+
+
+# ------------------------------------------------ interior points by one float filter
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 7), st.sampled_from([1, 10, 2**26, 2**52, 2**70, 2**400]), st.integers(0, 2**32 - 1))
+def test_negative_columns_proves_only_true_negatives(m, mag, seed):
+    rng = np.random.default_rng(seed)
+    H = np.array([[int(v) * (mag // 8 + 1) + int(w) for v, w in zip(r, q)]
+                  for r, q in zip(rng.integers(-8, 8, size=(20, m)), rng.integers(-2, 3, size=(20, m)))], dtype=object)
+    H[:, -1] = -np.abs(H[:, -1]) - mag  # rows negative at (0, ..., 0, 1): some columns are inside
+    P = rng.integers(-3, 4, size=(40, m)).astype(object)
+    P[:, -1] = rng.integers(1, 50, size=40)
+    P[:5, :-1] = 0  # the origin, with various denominators: inside every row
+    if m > 1:  # a point on a row (an exact zero the floats see as tiny) and a point beyond it
+        P[5], H[0] = 0, 0
+        P[5, 0], P[5, -1], H[0, 0], H[0, -1] = 1, 1, mag, -mag
+        P[6, 0], P[6, -1] = 2, 1
+    exact_max = np.array([max(sum(int(a) * int(b) for a, b in zip(h, p)) for h in H) for p in P])
+    got = negative_columns(scaled_floats(H), scaled_floats(P))
+    assert np.all(exact_max[got] < 0)
+    assert got[:5].all()  # clearly inside: the filter must prove them
+    if m > 1:
+        assert not got[5] and not got[6]
+
+
+def test_interior_points_skip_the_cone_test(monkeypatch, certificate):
+    if certificate == "cones":
+        pytest.skip("the float filter is switched off")
+    seen = []
+    cones = hull_module._in_cones
+    monkeypatch.setattr(hull_module, "_in_cones", lambda *a: (seen.append(len(a[5])), cones(*a))[1])
+    X = np.random.default_rng(11).integers(-10**6, 10**6, size=(300, 4))
+    H, c = _same(_rows(X))
+    assert c.certified == 1 and len(H.vertices) < 200  # over a hundred interior points ...
+    assert seen and max(seen) == 0  # ... all proved by the float filter
+
+
+@pytest.mark.parametrize("d, mag", [(3, 10**6), (4, 10**6), (4, 10**3), (5, 10**4)])
+def test_primitive_normals_are_positive_multiples_of_the_normals(d, mag):
+    import math
+
+    rng = np.random.default_rng(d + mag)
+    X = rng.integers(-mag, mag, size=(60, d))
+    X[:10] = X[:10] // 4 * 4  # common factors in some normals
+    pts = PreparedPoints.of(np.hstack([X, np.ones((60, 1), dtype=np.int64)]))
+    simplices = np.array([rng.choice(60, d, replace=False) for _ in range(150)])
+    simplices[:3, 1] = simplices[:3, 0]  # degenerate: zero rows
+    simplices[3:6] = np.arange(d)  # the same simplex, often with a common factor
+    raw, floats = hull_module._primitive_normals(pts, simplices)
+    ref = simplex_normals(pts, simplices)
+    for r, h in zip(raw.tolist(), ref.tolist()):
+        g = math.gcd(*map(int, h))
+        assert [int(v) for v in r] == [int(v) // (g or 1) for v in h]
+    if floats is not None:
+        assert np.array_equal(floats, scaled_floats(raw))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 7), st.integers(1, 62), st.integers(1, 62), st.integers(0, 2**32 - 1))
+def test_wrapped_dots_equal_python_integer_dots(m, abits, bbits, seed):
+    from tropattn.exact.linalg import wrapped_dots
+
+    rng = np.random.default_rng(seed)
+    A = rng.integers(-(1 << abits) + 1, 1 << abits, size=(50, m), dtype=np.int64)
+    B = rng.integers(-(1 << bbits) + 1, 1 << bbits, size=(50, m), dtype=np.int64)
+    A[:5], B[:5] = (1 << abits) - 1, (1 << bbits) - 1  # the largest products
+    if m > 1:  # cancellation to an exact zero
+        A[5:10, 1], B[5:10, 1] = A[5:10, 0], -B[5:10, 0]
+        A[5:10, 2:] = 0
+    got = wrapped_dots(A, B)
+    ref = [sum(int(a) * int(b) for a, b in zip(r, q)) for r, q in zip(A.tolist(), B.tolist())]
+    assert [int(v) for v in got] == ref
+
+
+@pytest.mark.parametrize("v", [2**62 - 1, 2**62, -(2**62) + 1, -(2**62), 2**63 - 1, 2**63, -(2**63), 2**64, -(2**70), 0])
+def test_as_small_ints_at_the_limits(v):
+    from tropattn.exact.predicates import as_small_ints
+
+    out = as_small_ints(np.array([[1, v], [-3, 2]], dtype=object))
+    assert (out.dtype == np.int64) == (abs(v) < 2**62)
+    assert [int(x) for x in out.ravel()] == [1, v, -3, 2]

@@ -799,3 +799,18 @@ def test_integer_fast_path_equals_the_general_path():
     assert same_polytope(convex_hull(A), general) and same_polytope(convex_hull(A.tolist()), general)
     with pytest.raises(InvalidInputError, match="boolean"):
         convex_hull([[1, True], [0, 0]])
+
+
+def test_integer_rows_are_proved_distinct_or_checked_exactly():
+    from tropattn.geometry.polytope import _may_repeat
+
+    A = np.random.default_rng(1).integers(-10**6, 10**6, size=(500, 4))
+    assert not _may_repeat(A)
+    assert _may_repeat(np.vstack([A, A[7:8]]))
+    w = np.array([0x9E3779B97F4A7C15 - (1 << 64), 0x632BE59BD9B4E019], dtype=np.int64)
+    B = np.array([[0, 0], [int(w[1]), -int(w[0])]], dtype=np.int64)  # distinct rows, equal hashes
+    with np.errstate(over="ignore"):
+        assert (B @ w)[0] == (B @ w)[1]
+    assert not _may_repeat(B)  # the hash collision is resolved exactly
+    P = convex_hull(np.vstack([A[:60], A[:60]]).tolist())
+    assert P == convex_hull(A[:60].tolist())

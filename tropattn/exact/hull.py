@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
@@ -35,12 +36,13 @@ from scipy.sparse import csr_matrix
 
 from ..errors import InvalidInputError
 from .counters import record
-from .linalg import maximal_minors, modular_minors, nullspace, solve, wrapped_minors
+from .linalg import maximal_minors, modular_minors, nullspace, solve, wrapped_dots, wrapped_minors
 from .numbers import integer_row, primitive_row, set_bits
 from .predicates import (BLOCK_ENTRIES, CACHE_ENTRIES, INT64_SAFE, PreparedPoints, as_small_ints, determinant_signs,
-                         filtered_signs, matrix_signs, prepared_paired_signs, row_products, scaled_floats, sign_array)
+                         filtered_signs, matrix_signs, negative_columns, prepared_paired_signs, row_products, scaled_floats,
+                         sign_array, small_determinant_signs)
 
-__all__ = ["QHULL_OPTIONS", "independent_rows", "Hull", "certified_hull", "simplex_normals", "normalise_rows", "row_sum", "surface_certified", "row_masks", "qhull_simplices", "unique_rows", "meets_alone", "meets_alone_any", "certify_boundary", "LOCAL_ENTRIES", "DENSE_ENTRIES"]
+__all__ = ["QHULL_OPTIONS", "independent_rows", "Hull", "certified_hull", "simplex_normals", "normalise_rows", "row_sum", "surface_certified", "row_masks", "qhull_simplices", "unique_rows", "meets_alone", "meets_alone_any", "certify_boundary", "LOCAL_ENTRIES", "INSIDE_FILTER_ENTRIES", "DENSE_ENTRIES"]
 
 
 #: Qhull runs tried in turn: joggled input ("QJ") first, whose output is simplicial with
@@ -291,6 +293,39 @@ def simplex_normals(pts: "PreparedPoints", simplices: np.ndarray) -> np.ndarray:
     >>> simplex_normals(tri, np.array([[0, 1], [0, 2]])).tolist()
     [[0, 1, 0], [-1, 0, 0]]
     """
+    a, integral = _normal_parts(pts, simplices)
+    return _with_offsets(pts, simplices, a) if integral else a
+
+
+def _primitive_normals(pts: "PreparedPoints", simplices: np.ndarray):
+    """``(raw, floats)``: :func:`simplex_normals` divided by positive integers, and
+    ``scaled_floats(raw)`` when known (else None).
+
+    For integer points whose normals ``a`` fit int64, ``a`` is made primitive there
+    (``np.gcd``) before the offsets ``b = -a . x_0`` are formed: ``gcd(a) = 1`` makes
+    the row ``(a, b)`` primitive, and the floats of ``a`` come from int64.
+    """
+    a, integral = _normal_parts(pts, simplices)
+    if not integral:
+        return a, None
+    if a.dtype == object:
+        return _with_offsets(pts, simplices, a), None
+    g = np.gcd.reduce(a, axis=1)
+    g[g == 0] = 1
+    a = a // g[:, None]
+    raw = _with_offsets(pts, simplices, a)
+    if raw.dtype != object:
+        return raw, None
+    bf = raw[:, -1].astype(float)
+    if not np.all(np.abs(bf) < 2.0**500):
+        return raw, None
+    return raw, np.concatenate([a.astype(float), bf[:, None]], axis=1)
+
+
+def _normal_parts(pts: "PreparedPoints", simplices: np.ndarray):
+    """``(a, integral)``: for integer points (``integral``) the normals ``a`` of the
+    coordinates (the offsets follow, :func:`_with_offsets`), else the full homogeneous
+    normals (see :func:`simplex_normals`)."""
     F, k = simplices.shape
     integral = pts.P64 is not None and k >= 2 and bool(np.all(pts.P64[:, -1] == 1))
     if integral:
@@ -324,11 +359,19 @@ def simplex_normals(pts: "PreparedPoints", simplices: np.ndarray) -> np.ndarray:
     a = minors[:, ::-1].copy()  # minors[:, i] omits column rows_k - i
     odd = [j for j in range(m) if (j + (k - 1 if integral else 0)) % 2]
     a[:, odd] = -a[:, odd]  # the cofactor signs (-1)^j (times (-1)^(k-1) for differences)
-    if not integral:
-        return a
+    return a, integral
+
+
+def _with_offsets(pts: "PreparedPoints", simplices: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """The rows ``(a, -a . x_0)`` of integer points: ``a`` the normals of the
+    coordinates, ``x_0`` each simplex's first point."""
+    k = simplices.shape[1]
     x0 = pts.P64[simplices[:, 0], :-1]
     if a.dtype != object and int(np.abs(a).max(initial=0)) * pts.max_abs * k < INT64_SAFE:
         b = -np.einsum("ij,ij->i", a, x0)
+    elif a.dtype != object:  # the float and wrapped int64 images of the products
+        b = -wrapped_dots(a, x0)
+        a = a.astype(object) if b.dtype == object else a
     else:
         a, x0 = a.astype(object), x0.astype(object)
         b = -a[:, 0] * x0[:, 0]
@@ -519,7 +562,10 @@ def _ridge_pairs(simplices: np.ndarray, npoints: int):
     ridges = np.concatenate([np.delete(S, j, axis=1) for j in range(k)], axis=0)
     if npoints ** (k - 1) < INT64_SAFE:  # one int64 key per ridge, one sort
         keys = ridges.astype(np.int64) @ (npoints ** np.arange(k - 1, dtype=np.int64))
-        order = np.argsort(keys, kind="stable")
+        if npoints ** (k - 1) * len(keys) < INT64_SAFE:  # (key, row) packed: one plain sort, same order
+            order = np.sort(keys * len(keys) + np.arange(len(keys))) % len(keys)
+        else:
+            order = np.argsort(keys, kind="stable")
         ks = keys[order]
         if len(ks) % 2 or np.any(ks[0::2] != ks[1::2]) or np.any(ks[2::2] == ks[1:-1:2]):
             return None
@@ -819,8 +865,8 @@ def certify_boundary(pts: PreparedPoints, simplices: np.ndarray, inner: tuple):
 def _certify_boundary(pts: PreparedPoints, simplices: np.ndarray, inner: tuple, report: dict | None = None):
     """:func:`certify_boundary`; ``report`` (optional) receives the ridges found not
     convex by the local certificate (see :func:`_certify_local`)."""
-    raw = simplex_normals(pts, simplices)
-    rows = _outward_rows(raw, inner)
+    raw, floats = _primitive_normals(pts, simplices)
+    rows = _outward_rows(raw, inner, floats)
     if rows is None:
         return None, None, None
     uniq, live, inverse, Uf = rows
@@ -841,7 +887,7 @@ def _certify_boundary(pts: PreparedPoints, simplices: np.ndarray, inner: tuple, 
     return [tuple(map(int, h)) for h in uniq.tolist()], Z, meets_alone_any(Z, np.arange(len(pts.P)))
 
 
-def _outward_rows(raw: np.ndarray, inner: tuple):
+def _outward_rows(raw: np.ndarray, inner: tuple, floats: np.ndarray | None = None):
     """The distinct primitive outward rows of the simplices' normals ``raw``:
     ``(rows, live, inverse, floats)`` with ``rows[inverse]`` the rows of the
     non-degenerate simplices ``live`` and ``floats = scaled_floats(rows)``; None when
@@ -850,7 +896,8 @@ def _outward_rows(raw: np.ndarray, inner: tuple):
     Rows are made primitive, oriented by their exact sign at ``inner`` (outward:
     negative there), so equal hyperplanes give equal rows, merged by one float key per
     row (equal rows have equal float images, hence equal keys), rows with equal keys
-    compared exactly.
+    compared exactly.  ``floats`` (optional, object ``raw`` only): the caller's
+    ``scaled_floats(raw)`` of rows already primitive (:func:`_primitive_normals`).
     """
     if raw.dtype != object:
         live = np.any(raw != 0, axis=1)
@@ -864,16 +911,17 @@ def _outward_rows(raw: np.ndarray, inner: tuple):
         Hf = scaled_floats(H)
         first, inverse = _merge_equal_rows(H, Hf)
         return H[first], live, inverse, Hf[first]
-    Hf = scaled_floats(raw)
+    Hf = scaled_floats(raw) if floats is None else floats
     live = np.any(Hf != 0, axis=1)  # exact: a nonzero integer row keeps a nonzero float entry
     if not np.any(live):
         return None
     H, Hf = raw[live], Hf[live]
-    g = _row_gcds(H)
-    big = np.flatnonzero(g != 1)
-    if len(big):
-        H[big] = H[big] // g[big, None]
-        Hf[big] = scaled_floats(H[big])
+    if floats is None:
+        g = _row_gcds(H)
+        big = np.flatnonzero(g != 1)
+        if len(big):
+            H[big] = H[big] // g[big, None]
+            Hf[big] = scaled_floats(H[big])
     if np.abs(Hf).max() < 2.0 ** 61:
         H = as_small_ints(H)
         if H.dtype != object:            # every row of H is live: keep the mask of the raw rows
@@ -902,22 +950,25 @@ def _merge_equal_rows(H: np.ndarray, Hf: np.ndarray):
     start = np.r_[True, ks[1:] != ks[:-1]]
     group = np.cumsum(start) - 1  # by key, in key order
     lead = np.flatnonzero(start)[group]  # the first position of each key's run
-    Hs = H[order]
-    same = np.all(Hs == Hs[lead], axis=1)  # equal keys, equal exact rows: the common case
-    if not np.all(same):  # a float collision of different rows: split those runs exactly
-        label, nxt = group.copy(), group[-1] + 1
-        for grp in np.unique(group[~same]):
-            seen = {}
-            for m in np.flatnonzero(group == grp):
-                r = tuple(Hs[m].tolist())
-                if r not in seen:
-                    seen[r] = grp if not seen else nxt
-                    nxt += len(seen) > 1
-                label[m] = seen[r]
-        group = label
+    same = np.ones(len(H), dtype=bool)  # a key of its own: nothing to compare
+    shared = np.flatnonzero(np.r_[~start[1:], False] | ~start)  # positions in runs of two or more keys
+    if len(shared):  # equal keys, equal exact rows: the common case
+        same[shared] = np.all(H[order[shared]] == H[order[lead[shared]]], axis=1)
     inverse = np.empty(len(H), dtype=np.intp)
-    inverse[order] = group
-    first = np.full(group.max() + 1, len(H), dtype=np.intp)
+    if np.all(same):  # a stable sort puts each run's smallest index first
+        inverse[order] = group
+        return order[start], inverse
+    label, nxt = group.copy(), group[-1] + 1  # a float collision of different rows: split those runs exactly
+    for grp in np.unique(group[~same]):
+        seen = {}
+        for m in np.flatnonzero(group == grp):
+            r = tuple(H[order[m]].tolist())
+            if r not in seen:
+                seen[r] = grp if not seen else nxt
+                nxt += len(seen) > 1
+            label[m] = seen[r]
+    inverse[order] = label
+    first = np.full(label.max() + 1, len(H), dtype=np.intp)
     np.minimum.at(first, inverse, np.arange(len(H)))
     return first, inverse
 
@@ -925,21 +976,18 @@ def _merge_equal_rows(H: np.ndarray, Hf: np.ndarray):
 def _row_gcds(H: np.ndarray) -> np.ndarray:
     """The gcd of each row of a nonzero-row object array of ints (object array).
 
-    Column by column, and only for the rows whose gcd so far exceeds 1 (most rows
-    of random data are primitive after two columns)."""
-    g = np.abs(H[:, 0])
-    todo = np.arange(len(H))
-    for j in range(1, H.shape[1]):
-        todo = todo[g[todo] != 1]
-        if not len(todo):
-            break
-        g[todo] = np.gcd(g[todo], H[todo, j])
-    return g
+    One ``math.gcd`` call (C, any number of arguments) per row."""
+    return np.array(list(map(math.gcd, *H.T.tolist())), dtype=object)
 
 
 #: Above this many facets x points the local certificate is used (:func:`_certify_local`);
 #: below, every point is tested against every facet row.
 LOCAL_ENTRIES = 1 << 14
+
+#: Up to this many facets x (points off the surface), the local certificate first proves
+#: points strictly inside every row in floats (:func:`~tropattn.exact.predicates.negative_columns`,
+#: one matrix product); above, the cone test alone is cheaper (its float guess is float32).
+INSIDE_FILTER_ENTRIES = 1 << 23
 
 #: Above this many facets x points an incidence is kept as a sparse matrix.
 DENSE_ENTRIES = 1 << 25
@@ -1066,7 +1114,10 @@ def _certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fa
     the ray shows that the winding number is 1.)  The vertices of ``S`` are input
     points, so ``K`` is contained in their hull; it remains that
 
-    4. every other point ``x`` lies in ``K``: in ``conv(inner, t)`` for a simplex ``t``
+    4. every other point ``x`` lies in ``K``: strictly inside every row (a one-sided
+       float filter with a rigorous bound, :func:`~tropattn.exact.predicates.negative_columns`;
+       every facet hyperplane of ``K`` holds a simplex of ``S``, hence is a row, so the
+       rows cut out ``K``), else in ``conv(inner, t)`` for a simplex ``t``
        (nonnegative barycentric coordinates, exact determinants; ``t`` is guessed in
        floats as the row maximising ``g(x) / |g(inner)|``, the one the ray from
        ``inner`` through ``x`` leaves by), else tested against every row.
@@ -1105,10 +1156,16 @@ def _certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fa
     on_surface = np.zeros(n, dtype=bool)
     on_surface[simplices.ravel()] = True
     others = np.flatnonzero(~on_surface)
-    interior, boundary = _in_cones(pts, simplices, U, facet_of, inner, others, Uf)
+    if len(U) * len(others) <= INSIDE_FILTER_ENTRIES:  # 4, first: strictly inside every row (float filter)
+        interior = negative_columns(Uf, pts.F[others])
+    else:
+        interior = np.zeros(len(others), dtype=bool)
+    boundary = np.zeros(len(others), dtype=bool)
+    rest = np.flatnonzero(~interior)
+    interior[rest], boundary[rest] = _in_cones(pts, simplices, U, facet_of, inner, others[rest], Uf)
     star_f = np.repeat(facet_of, k)
     star_p = simplices.ravel()
-    proved = _star_vertices(U, star_f, star_p, n, k, Uf)
+    proved = _star_vertices(as_small_ints(U[:, :-1]), star_f, star_p, n, k, Uf)
     suspicious = np.concatenate([np.flatnonzero(on_surface & ~proved), others[~interior | boundary]])
     dense = len(U) * n <= DENSE_ENTRIES
     if dense and not len(suspicious):  # the common case: the incidence is the stars, built dense
@@ -1186,7 +1243,7 @@ def _in_cones(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_o
         stack = np.repeat(base[:, None], k + 1, axis=1)  # variant k: the simplex itself
         for i in range(k):
             stack[:, i, i] = Q[X_loc[lo:lo + step]]
-        D[lo:lo + step] = determinant_signs(stack.reshape(-1, k, k), False).reshape(len(base), k + 1)
+        D[lo:lo + step] = small_determinant_signs(stack.reshape(-1, k, k)).reshape(len(base), k + 1)
     inside = (lam_o <= 0) & np.all(D[:, :k] * D[:, k:] >= 0, axis=1) & (D[:, k] != 0)
     boundary = lam_o == 0
     return inside, boundary
@@ -1205,17 +1262,18 @@ def _eliminated_rows(pts: PreparedPoints, used: np.ndarray, inner: tuple) -> np.
     return as_small_ints(wo * P[:, :-1] - P[:, -1:] * np.array(mo, dtype=object))
 
 
-def _star_vertices(U: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int, k: int,
+def _star_vertices(A: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int, k: int,
                    Uf: np.ndarray) -> np.ndarray:
-    """Points proved to be vertices: ``k`` rows through the point (from the simplices
+    """Points proved to be vertices (``A``: the normals of the rows, all columns but the
+    last, int64 when they fit): ``k`` rows through the point (from the simplices
     holding it) whose normals (all columns but the last) are independent (a nonzero
     ``k x k`` determinant, exact).  The ``k`` rows are first taken spread over the
     point's rows; where they are dependent, chosen greedily in floats (the row farthest
     from the span of those already chosen).  The choice only guides the exact test.
     """
-    key = np.sort(star_p.astype(np.int64) * len(U) + star_f)
+    key = np.sort(star_p.astype(np.int64) * len(A) + star_f)
     key = key[np.r_[True, key[1:] != key[:-1]]]  # distinct (point, row) pairs
-    p, f = key // len(U), key % len(U)
+    p, f = key // len(A), key % len(A)
     counts = np.bincount(p, minlength=n)
     ok = np.flatnonzero(counts >= k)
     out = np.zeros(n, dtype=bool)
@@ -1223,7 +1281,7 @@ def _star_vertices(U: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int
         return out
     starts = np.searchsorted(p, ok)
     pick = f[starts[:, None] + (np.arange(k)[None, :] * counts[ok][:, None]) // k]  # distinct rows
-    proved = _independent_normals(U, pick)
+    proved = _independent_normals(A, pick)
     out[ok] = proved
     miss = np.flatnonzero(~proved)
     if not len(miss):
@@ -1233,9 +1291,8 @@ def _star_vertices(U: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int
     slot = starts[:, None] + np.arange(width)
     valid = np.arange(width)[None, :] < np.minimum(counts[ok], width)[:, None]
     rows = np.where(valid, f[np.minimum(slot, len(f) - 1)], 0)  # (vertices, width)
-    W = Uf[:, :-1]
-    W = W / np.linalg.norm(W, axis=1)[:, None]
-    R = np.where(valid[:, :, None], W[rows], 0.0)
+    W = Uf[rows, :-1]  # only the rows of the misses, normalised
+    R = np.where(valid[:, :, None], W / np.linalg.norm(W, axis=2)[:, :, None], 0.0)
     pick = np.zeros((len(ok), k), dtype=np.intp)
     at = np.arange(len(ok))
     for i in range(k):
@@ -1243,17 +1300,17 @@ def _star_vertices(U: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int
         pick[:, i] = rows[at, j]
         q = R[at, j] / np.maximum(np.linalg.norm(R[at, j], axis=1), 1e-300)[:, None]
         R = R - np.einsum("vwd,vd->vw", R, q)[:, :, None] * q[:, None, :]
-    out[ok] = _independent_normals(U, pick)
+    out[ok] = _independent_normals(A, pick)
     return out
 
 
-def _independent_normals(U: np.ndarray, pick: np.ndarray) -> np.ndarray:
-    """For each row of ``pick`` (k row indices): are the normals of those rows of ``U``
-    (all columns but the last) linearly independent?  Exact (a k x k determinant)."""
-    M = U[pick][:, :, :-1]
+def _independent_normals(A: np.ndarray, pick: np.ndarray) -> np.ndarray:
+    """For each row of ``pick`` (k row indices): are those normals (rows of ``A``)
+    linearly independent?  Exact (a k x k determinant)."""
+    M = A[pick]
     k = M.shape[1]
     exact64 = M.dtype != object and (int(np.abs(M).max(initial=0)) * k) ** k < INT64_SAFE
-    return determinant_signs(M, exact64) != 0
+    return (determinant_signs(M, True) if exact64 else small_determinant_signs(M)) != 0
 
 
 def unique_rows(H: np.ndarray):

@@ -24,7 +24,7 @@ from ..errors import InternalError, InvalidInputError
 from .numbers import scaled_ints, to_rational
 
 
-__all__ = ["rank", "nullspace", "solve", "maximal_minors", "modular_minors", "wrapped_minors", "determinants"]
+__all__ = ["rank", "nullspace", "solve", "maximal_minors", "modular_minors", "wrapped_minors", "wrapped_dots", "determinants"]
 
 
 def _rref(rows: Sequence[Sequence[Fraction]]):
@@ -279,7 +279,9 @@ def wrapped_minors(S: np.ndarray, bits: int) -> np.ndarray:
     """:func:`maximal_minors` of an int64 stack with float-exact entries, from two cheap images.
 
     Each minor ``v`` is computed twice in one pass each: in float64 (value ``f`` and the
-    permanent-type bound ``perm`` of its expansion, so ``|f - v| <= E = 2 gamma_n perm``
+    permanent-type bound ``perm`` of its expansion, or when that is small enough the
+    product of the matrix's row L1 norms, which bounds every permanent; so
+    ``|f - v| <= E = 2 gamma_n perm``
     with ``n = k^2 + 2k`` roundings, as in
     :func:`~tropattn.exact.predicates.determinant_signs`), and in int64 with wrap-around,
     which is exact modulo ``2^64``.  Where ``E < 2^61``, ``v = round(f) + delta`` with
@@ -309,25 +311,16 @@ def wrapped_minors(S: np.ndarray, bits: int) -> np.ndarray:
     T = np.ascontiguousarray(S.transpose(1, 2, 0))  # (k, m, F): contiguous gathers
     Tf = T.astype(float)
     f = _expand_last(Tf)
-    perm = _expand_last(np.abs(Tf), absolute=True)
-    with np.errstate(over="ignore"):
-        w = _expand_last(T).view(np.uint64)  # exact modulo 2^64 (int64 arithmetic wraps)
     n = k * k + 2 * k
     gamma = n * 2.0 ** -53 / (1 - n * 2.0 ** -53)
+    At = np.abs(Tf)
+    perm = At.sum(axis=1).prod(axis=0)[:, None]  # >= every minor's permanent: one choice per row
+    if not np.all(2 * gamma * perm < 2.0 ** 61):  # too coarse somewhere: the permanents themselves
+        perm = _expand_last(At, absolute=True)
+    with np.errstate(over="ignore"):
+        w = _expand_last(T).view(np.uint64)  # exact modulo 2^64 (int64 arithmetic wraps)
     ok = np.all(2 * gamma * perm < 2.0 ** 61, axis=1)
-    small = np.abs(f) < 2.0 ** 60  # then |v| < 2^60 + 2^61 + 1 < 2^62: int64
-    mant, ex = np.frexp(f)
-    m = np.where(small, 0, mant * 2.0 ** 53).astype(np.int64)  # f = m 2^sh exactly when big
-    sh = np.where(small, 0, ex - 53).astype(np.int64)
-    near = np.where(small, np.rint(f), 0).astype(np.int64)
-    high = np.where(sh < 64, m.view(np.uint64) << np.minimum(sh, 63).astype(np.uint64), np.uint64(0))
-    delta = (w - near.view(np.uint64) - high).view(np.int64)  # v - round(f), centred: |.| < 2^61 + 1
-    if np.all(small | ~ok[:, None]):
-        out = near + delta
-    else:
-        out = (near + delta).astype(object)
-        big = ~small & ok[:, None]
-        out[big] = (m[big].astype(object) << sh[big].astype(object)) + delta[big].astype(object)
+    out = _from_images(f, 2 * gamma * perm, w, ok[:, None])
     if not np.all(ok):
         bad = np.flatnonzero(~ok)
         rest = modular_minors(S[bad], bits)
@@ -336,6 +329,74 @@ def wrapped_minors(S: np.ndarray, bits: int) -> np.ndarray:
         out[bad] = rest
         if out.dtype == object and max(out.max(), -out.min()) < 1 << 62:
             out = out.astype(np.int64)
+    return out
+
+
+def _from_images(f: np.ndarray, err: np.ndarray, w: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """Exact integers ``v`` from a float image ``f`` (``|f - v| <= err``) and the image
+    ``w = v mod 2^64`` (uint64), where ``ok`` (broadcast) says ``err < 2^61``.
+
+    ``v = round(f) + delta`` with ``delta`` the centred difference of the images modulo
+    ``2^64`` (``|delta| <= err + 1/2 < 2^62``).  Entries with ``|f| + err < 2^62`` are
+    int64; when some ``ok`` entry is bigger the result is an object array (big entries
+    rebuilt from ``f = m 2^sh``, exact).  Entries not ``ok`` are garbage for the caller
+    to replace.
+    """
+    small = np.abs(f) + err < 2.0 ** 62 * (1 - 2.0 ** -50)  # then |v| < 2^62: int64
+    mant, ex = np.frexp(f)
+    m = np.where(small, 0, mant * 2.0 ** 53).astype(np.int64)  # f = m 2^sh exactly when big
+    sh = np.where(small, 0, ex - 53).astype(np.int64)
+    near = np.where(small, np.rint(f), 0).astype(np.int64)
+    high = np.where(sh < 64, m.view(np.uint64) << np.minimum(sh, 63).astype(np.uint64), np.uint64(0))
+    delta = (w - near.view(np.uint64) - high).view(np.int64)  # v - round(f), centred: |.| < 2^61 + 1
+    if np.all(small | ~ok):
+        return near + delta
+    out = (near + delta).astype(object)
+    big = ~small & ok
+    out[big] = (m[big].astype(object) << sh[big].astype(object)) + delta[big].astype(object)
+    return out
+
+
+def wrapped_dots(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Exact row-wise dot products ``sum_j A[i, j] B[i, j]`` of int64 arrays, from two cheap images.
+
+    The float image (at most ``m + 2`` roundings per term: both entries, the product and
+    ``m - 1`` additions; so ``|f - v| <= gamma_n sum |a_j b_j|`` with ``n = m + 3``, bounded
+    by twice its float value) and the int64
+    image with wrap-around (exact modulo ``2^64``) give ``v`` exactly where that bound is
+    below ``2^61`` (:func:`wrapped_minors` does the same for minors); other rows are
+    summed in Python integers.
+
+    Parameters
+    ----------
+    A, B : numpy.ndarray of int64, shape (F, m)
+        Integer rows.
+
+    Returns
+    -------
+    numpy.ndarray of int64 or object, shape (F,)
+        The dot products (int64 when every one is below ``2^62``).
+
+    Examples
+    --------
+    >>> A = np.array([[2**61, 3], [1, -1]], dtype=np.int64)
+    >>> wrapped_dots(A, np.array([[1000, 7], [5, 5]], dtype=np.int64)).tolist() == [2**61 * 1000 + 21, 0]
+    True
+    """
+    Af, Bf = A.astype(float), B.astype(float)
+    f = np.einsum("ij,ij->i", Af, Bf)
+    n = A.shape[1] + 3
+    gamma = n * 2.0 ** -53 / (1 - n * 2.0 ** -53)
+    err = 2 * gamma * np.einsum("ij,ij->i", np.abs(Af), np.abs(Bf))
+    with np.errstate(over="ignore"):
+        w = np.einsum("ij,ij->i", A, B).view(np.uint64)  # exact modulo 2^64 (int64 arithmetic wraps)
+    ok = err < 2.0 ** 61
+    out = _from_images(f, err, w, ok)
+    if not np.all(ok):
+        bad = np.flatnonzero(~ok)
+        exact = (A[bad].astype(object) * B[bad].astype(object)).sum(axis=1)
+        out = out.astype(object)
+        out[bad] = exact
     return out
 
 

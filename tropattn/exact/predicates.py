@@ -15,6 +15,7 @@ determinants.  Every entry the filter cannot decide is counted
 from __future__ import annotations
 
 import functools
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,7 +24,7 @@ from ..errors import InvalidInputError
 from .counters import record
 from .linalg import determinants
 
-__all__ = ["dot_signs", "row_products", "dense_signs", "paired_signs", "prepared_paired_signs", "CACHE_ENTRIES", "filtered_signs", "scaled_floats", "BLOCK_ENTRIES", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "small_determinant_signs", "PreparedPoints", "lex_order"]
+__all__ = ["dot_signs", "row_products", "dense_signs", "paired_signs", "prepared_paired_signs", "CACHE_ENTRIES", "filtered_signs", "scaled_floats", "BLOCK_ENTRIES", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "small_determinant_signs", "negative_columns", "PreparedPoints", "lex_order"]
 
 
 _U = 2.0**-53  # unit roundoff of float64
@@ -428,9 +429,13 @@ def as_small_ints(H: np.ndarray) -> np.ndarray:
     >>> as_small_ints(np.array([1, -2], dtype=object)).dtype, as_small_ints(np.array([2 ** 63], dtype=object)).dtype
     (dtype('int64'), dtype('O'))
     """
-    if H.dtype == object and H.size and max(H.max(), -H.min()) < INT64_SAFE:
-        return H.astype(np.int64)
-    return H
+    if H.dtype != object or not H.size:
+        return H
+    try:  # one C pass, which stops at the first entry beyond int64
+        A = H.astype(np.int64)
+    except OverflowError:
+        return H
+    return A if max(int(A.max()), -int(A.min())) < INT64_SAFE else H
 
 
 def matrix_signs(H: np.ndarray, pts: "PreparedPoints") -> np.ndarray:
@@ -530,6 +535,58 @@ def sign_array(x: np.ndarray) -> np.ndarray:
     [-1, 0, 1]
     """
     return (x > 0).astype(np.int64) - (x < 0).astype(np.int64)
+
+
+def negative_columns(Hf: np.ndarray, Pf: np.ndarray) -> np.ndarray:
+    """Which columns are proved strictly negative against every row: ``H[i] . P[j] < 0`` for all ``i``.
+
+    A one-sided float filter (True is a proof, False only "not proved").  ``Hf`` and
+    ``Pf`` are rounded positive multiples of the integer rows (``scaled_floats``).  Each
+    row is divided by its float L1 norm and each point by its largest float entry (positive
+    factors: no sign changes), and ``v_j = max_i fl(a_i . b_j)`` comes from one matrix
+    product per block of points.  With ``alpha``, ``beta`` the exact positive multiples of
+    the rows that ``a``, ``b`` approximate (``|alpha|_1`` and ``|beta|_inf`` within
+    ``1 + 2^-40`` of 1), every entry of ``a`` and ``b`` is within a relative ``2u`` of
+    theirs (``u = 2^-53``: the rounding to float and the division) and the product adds
+    at most ``gamma_m`` (any summation order, fused or not), so
+    ``|fl(a . b) - alpha . beta| <= (m + 4) u (1 + 2^-40)`` plus ``2^-1000`` for
+    underflow; columns with ``v_j < -2 (m + 4) u - 2^-1000`` are proved.
+
+    Parameters
+    ----------
+    Hf : numpy.ndarray of float64, shape (F, m)
+        ``scaled_floats(H)`` of integer rows ``H``.
+    Pf : numpy.ndarray of float64, shape (n, m)
+        ``scaled_floats(P)`` of integer points ``P`` (e.g. ``PreparedPoints.F``).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n,)
+        True where every product is proved negative.
+
+    Examples
+    --------
+    The square ``0 <= x, y <= 1`` (rows over ``(x, y, 1)``): its centre is proved inside,
+    a corner (a zero) and an outside point are not:
+
+    >>> H = np.array([[-1., 0., 0.], [0., -1., 0.], [1., 0., -1.], [0., 1., -1.]])
+    >>> negative_columns(H, np.array([[1., 1., 2.], [0., 0., 1.], [3., 0., 1.]])).tolist()
+    [True, False, False]
+    """
+    out = np.zeros(len(Pf), dtype=bool)
+    L = np.abs(Hf).sum(axis=1)
+    s = np.abs(Pf).max(axis=1, initial=0.0)
+    if not len(Hf) or not len(Pf) or not np.all(L > 0):
+        return out
+    m = Hf.shape[1]
+    AT = np.ascontiguousarray((Hf / L[:, None]).T)
+    live = np.flatnonzero(s > 0)
+    B = Pf[live] / s[live, None]
+    bound = 2 * (m + 4) * _U + 2.0**-1000
+    step = max(32, 2 * CACHE_ENTRIES // len(Hf))  # in cache, but never a thin product
+    for lo in range(0, len(B), step):
+        out[live[lo:lo + step]] = (B[lo:lo + step] @ AT).max(axis=1) < -bound
+    return out
 
 
 def determinant_signs(M: np.ndarray, int64_exact: bool) -> np.ndarray:
@@ -707,7 +764,7 @@ class PreparedPoints:
             if max_abs * P64.shape[1] < INT64_SAFE:
                 return cls(P, Pa, P64, max_abs, int(A.sum(axis=1).max()))
             return cls(P, Pa, P64, max_abs, max(sum(map(abs, r)) for r in P))
-        max_abs = max(max(abs(v) for v in r) for r in P)
+        max_abs = max(map(abs, itertools.chain.from_iterable(P)))  # one C-level pass over the entries
         return cls(P, Pa, None, max_abs, max(sum(map(abs, r)) for r in P))
 
     @functools.cached_property

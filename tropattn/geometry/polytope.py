@@ -39,6 +39,7 @@ the downward ray into a single apex point (see :func:`upper_hull`).
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -260,7 +261,10 @@ def _polytope_from_hull(hull: Hull, fracs=None) -> Polytope:
     """
     n = len(hull.G[0]) - 1
     rows = [hull.G[i] for i in hull.vertices]
-    order = lex_order(rows)
+    if all(r[-1] == 1 for r in rows):  # integer points: the tuples themselves sort lexicographically
+        order = sorted(range(len(rows)), key=rows.__getitem__)
+    else:
+        order = lex_order(rows)
     P = object.__new__(Polytope)  # the fields are set below (or built lazily), as __init__ would
     state = P.__dict__
     state["_vertex_rows"] = tuple(rows[j] for j in order)
@@ -341,14 +345,30 @@ def convex_hull(points, method: str = "auto") -> Polytope:
     """
     ints = _integer_array(points)
     if ints is not None:  # integer input: rows (x, 1) built in numpy, Fractions only for the vertices
-        _, first = np.unique(ints, axis=0, return_index=True)
-        G = np.hstack([ints[np.sort(first)], np.ones((len(first), 1), dtype=np.int64)])
+        if _may_repeat(ints):  # duplicates: keep the first of each
+            _, first = np.unique(ints, axis=0, return_index=True)
+            ints = ints[np.sort(first)]
+        G = np.hstack([ints, np.ones((len(ints), 1), dtype=np.int64)])
         return _polytope_from_hull(certified_hull(G, method))
     pts = _to_points(points, "points")
     rows = {}
     for p in pts:
         rows.setdefault(homogeneous_row(p), p)
     return _polytope_from_hull(certified_hull(list(rows), method), list(rows.values()))
+
+
+def _may_repeat(A: np.ndarray) -> bool:
+    """False only when the rows of the int64 array ``A`` are proved distinct: their
+    hashes (one wrapping int64 dot product with fixed odd weights; equal rows, equal
+    hashes) are distinct, else the row tuples are."""
+    weights = np.array([0x9E3779B97F4A7C15 - (1 << 64), 0x632BE59BD9B4E019, 0x5851F42D4C957F2D,
+                        0x2545F4914F6CDD1D] * (A.shape[1] // 4 + 1), dtype=np.int64)[:A.shape[1]]
+    with np.errstate(over="ignore"):
+        keys = A @ weights
+    keys.sort()
+    if not np.any(keys[1:] == keys[:-1]):
+        return False
+    return len(set(map(tuple, A.tolist()))) < len(A)
 
 
 def _integer_array(points):
@@ -358,12 +378,14 @@ def _integer_array(points):
         A = points
     elif isinstance(points, (list, tuple)) and points and isinstance(points[0], (list, tuple)) \
             and points[0] and type(points[0][0]) is int:
+        d = len(points[0])
+        if set(map(len, points)) != {d} or set(map(type, itertools.chain.from_iterable(points))) != {int}:
+            return None  # ragged; numpy ints, booleans, floats: the general path converts (or refuses) each
         try:
-            A = np.array(points)
-        except (ValueError, OverflowError):
+            A = np.fromiter(itertools.chain.from_iterable(points), dtype=np.int64, count=len(points) * d)
+        except OverflowError:
             return None
-        if A.dtype.kind in "iu" and any(type(v) is not int for row in points for v in row):
-            return None  # numpy ints, booleans: the general path converts (or refuses) each
+        A = A.reshape(len(points), d)
     else:
         return None
     if A.dtype.kind not in "iu" or A.ndim != 2 or A.size == 0 or np.abs(A).max() >= 1 << 40:
