@@ -773,11 +773,32 @@ def qhull_simplices(X: np.ndarray, options=None):
         return None
     span = np.ptp(X, axis=0)
     span[span == 0] = 1.0
+    Y = np.ascontiguousarray((X - X.mean(axis=0)) / span)
     try:
-        qh = ConvexHull((X - X.mean(axis=0)) / span, qhull_options=options)
+        return _qhull_run(Y, options)
     except (QhullError, ValueError):
         return None
-    return qh.simplices, qh.equations
+    except (AttributeError, TypeError):  # scipy's private _Qhull changed: the public class
+        try:
+            qh = ConvexHull(Y, qhull_options=options)
+        except (QhullError, ValueError):
+            return None
+        return qh.simplices, qh.equations
+
+
+def _qhull_run(Y: np.ndarray, options) -> tuple:
+    """``(simplices, equations)`` of ``ConvexHull(Y, qhull_options=options)`` without
+    the volume, area and neighbour arrays that the class also computes: scipy's
+    ``_Qhull`` driven as ``ConvexHull`` drives it (triangulated output, "Qt")."""
+    from scipy.spatial import _qhull
+
+    qh = _qhull._Qhull(b"i", Y, (options or "").encode(), required_options=b"Qt")
+    try:
+        qh.triangulate()
+        simplices, _, equations, _, _ = qh.get_simplex_facet_array()
+    finally:
+        qh.close()
+    return simplices, equations
 
 
 def _facets_qhull(pts: PreparedPoints, inner: tuple, options=None):
