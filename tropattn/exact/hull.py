@@ -348,7 +348,7 @@ def _normal_parts(pts: "PreparedPoints", simplices: np.ndarray):
     if integral:  # Hadamard: |minor| <= prod ||x_i - x_0||_2 <= (4 d max|x|^2)^((k-1)/2)
         bits = min(bits, (rows_k * (4 * k * pts.max_abs ** 2).bit_length() + 1) // 2 + 1)
     floats_exact = pts.P64 is not None and 2 * pts.max_abs < 1 << 53
-    step = 1024
+    step = 2048
     blocks = []
     for lo in range(0, F, step):
         S = stack(simplices[lo:lo + step])
