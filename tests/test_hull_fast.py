@@ -341,3 +341,26 @@ def test_a_wrong_first_claim_is_refused_and_the_next_run_decides(monkeypatch):
     monkeypatch.setattr(hull_module, "qhull_simplices", broken_first)
     H, c = _same(G)
     assert seen[:2] == ["Qt Q0", "QJ"] and c.certified == 1 and c.fallbacks == 0
+
+
+@pytest.mark.parametrize("name", ["random4", "grid", "coplanar", "cross+interior"])
+def test_ridge_choice_proves_only_vertices(name, monkeypatch):
+    # the rows of one simplex and of its neighbours across the ridges through a point: a
+    # nonzero determinant only at vertices (coplanar surface points must not pass), and in
+    # general position at every vertex
+    cases = dict(_degenerate_high_dim(), random4=_rows(np.random.default_rng(2).integers(-10**6, 10**6, (300, 4))))
+    G = sorted(set(cases[name]))
+    seen = []
+    ridge = hull_module._ridge_vertices
+    monkeypatch.setattr(hull_module, "_ridge_vertices", lambda *a: seen.append(ridge(*a)) or seen[-1])
+    monkeypatch.setattr(hull_module, "LOCAL_ENTRIES", 0)
+    for options in (("QJ",), ("Qt Q0",)):
+        seen.clear()
+        fast = certified_hull(G, qhull_options=options)
+        slow = certified_hull(G, method="exact")
+        assert fast.vertices == slow.vertices
+        assert seen or name != "random4"
+        for proved in seen:
+            assert set(np.flatnonzero(proved).tolist()) <= set(slow.vertices)
+            if name == "random4":
+                assert np.flatnonzero(proved).tolist() == list(slow.vertices)

@@ -1194,7 +1194,8 @@ def _certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fa
     interior[rest], boundary[rest] = _in_cones(pts, simplices, U, facet_of, inner, others[rest], Uf)
     star_f = np.repeat(facet_of, k)
     star_p = simplices.ravel()
-    proved = _star_vertices(as_small_ints(U[:, :-1]), star_f, star_p, n, k, Uf)
+    A = as_small_ints(U[:, :-1])
+    proved = _star_vertices(A, star_f, star_p, n, k, Uf, _ridge_vertices(A, S, facet_of, pairs, n))
     suspicious = np.concatenate([np.flatnonzero(on_surface & ~proved), others[~interior | boundary]])
     dense = len(U) * n <= DENSE_ENTRIES
     if dense and not len(suspicious):  # the common case: the incidence is the stars, built dense
@@ -1292,20 +1293,24 @@ def _eliminated_rows(pts: PreparedPoints, used: np.ndarray, inner: tuple) -> np.
 
 
 def _star_vertices(A: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int, k: int,
-                   Uf: np.ndarray) -> np.ndarray:
+                   Uf: np.ndarray, proved: np.ndarray | None = None) -> np.ndarray:
     """Points proved to be vertices (``A``: the normals of the rows, all columns but the
     last, int64 when they fit): ``k`` rows through the point (from the simplices
     holding it) whose normals (all columns but the last) are independent (a nonzero
-    ``k x k`` determinant, exact).  The ``k`` rows are first taken spread over the
-    point's rows; where they are dependent, chosen greedily in floats (the row farthest
-    from the span of those already chosen).  The choice only guides the exact test.
+    ``k x k`` determinant, exact).  ``proved`` (optional): points the caller has
+    already proved so (:func:`_ridge_vertices`); only the others are tried.  The ``k``
+    rows are first taken spread over the point's rows; where they are dependent,
+    chosen greedily in floats (the row farthest from the span of those already
+    chosen).  The choice only guides the exact test.
     """
+    out = np.zeros(n, dtype=bool) if proved is None else proved.copy()
+    if proved is not None and proved[star_p].all():
+        return out
     key = np.sort(star_p.astype(np.int64) * len(A) + star_f)
     key = key[np.r_[True, key[1:] != key[:-1]]]  # distinct (point, row) pairs
     p, f = key // len(A), key % len(A)
     counts = np.bincount(p, minlength=n)
-    ok = np.flatnonzero(counts >= k)
-    out = np.zeros(n, dtype=bool)
+    ok = np.flatnonzero((counts >= k) & ~out)
     if not len(ok):
         return out
     starts = np.searchsorted(p, ok)
@@ -1330,6 +1335,34 @@ def _star_vertices(A: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int
         q = R[at, j] / np.maximum(np.linalg.norm(R[at, j], axis=1), 1e-300)[:, None]
         R = R - np.einsum("vwd,vd->vw", R, q)[:, :, None] * q[:, None, :]
     out[ok] = _independent_normals(A, pick)
+    return out
+
+
+def _ridge_vertices(A: np.ndarray, S: np.ndarray, facet_of: np.ndarray, pairs: tuple, n: int) -> np.ndarray:
+    """Points proved to be vertices by the rows around one simplex holding them (exact).
+
+    ``S``: the simplices, each sorted; ``pairs``: the two sides of every ridge
+    (:func:`_ridge_pairs`).  For a point ``v`` of simplex ``s`` the ``k - 1`` ridges of
+    ``s`` through ``v`` each lie in one other simplex; the rows of ``s`` and of those
+    neighbours all hold ``v``, and when their normals (``A``) are independent (a nonzero
+    ``k x k`` determinant, :func:`_independent_normals`) they meet in ``v`` alone.  (When
+    every ridge through ``v`` is bent they are: the faces of ``s`` through ``v`` meet in
+    ``v`` within ``s``'s row.)
+    """
+    F, k = S.shape
+    a, b = pairs
+    partner = np.empty(k * F, dtype=np.intp)
+    partner[a], partner[b] = b, a  # ridge row j * F + s: simplex s without its j-th smallest vertex
+    own = np.full(n, -1, dtype=np.intp)
+    own[S.ravel()[::-1]] = np.arange(k * F)[::-1] // k  # one simplex holding each point
+    v = np.flatnonzero(own >= 0)
+    s = own[v]
+    jv = np.argmax(S[s] == v[:, None], axis=1)  # v's place in s
+    J = np.arange(k - 1)[None, :]
+    J = J + (J >= jv[:, None])  # the k - 1 ridges of s through v
+    pick = np.concatenate([facet_of[s][:, None], facet_of[partner[J * F + s[:, None]] % F]], axis=1)
+    out = np.zeros(n, dtype=bool)
+    out[v] = _independent_normals(A, pick)
     return out
 
 
