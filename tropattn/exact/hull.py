@@ -206,7 +206,7 @@ def certified_hull(G: Sequence[tuple], method: str = "auto", qhull_options=QHULL
         raise InvalidInputError(f"method = {method!r}; expected 'auto' (certified Qhull) or 'exact'")
     G64 = G if isinstance(G, np.ndarray) and G.dtype == np.int64 else None
     if G64 is not None:
-        G = list(map(tuple, G64.tolist()))
+        G = _row_tuples(G64)
     n = len(G[0]) - 1
     kept, pivots = independent_rows(G)
     dim = len(kept) - 1
@@ -230,6 +230,12 @@ def certified_hull(G: Sequence[tuple], method: str = "auto", qhull_options=QHULL
     facets, masks = _facets_1d(P) if dim == 1 else _facets_dd(P, kept)
     verts = _vertices_from_masks(masks, len(P), dim)
     return Hull(tuple(G), dim, coords, eqs, tuple(facets), tuple(masks), verts)
+
+
+def _row_tuples(M: np.ndarray) -> list:
+    """The rows of a 2-D int64 or object array as tuples of Python ints (the columns
+    listed once and zipped: fewer Python objects than listing the rows)."""
+    return list(zip(*M.T.tolist())) if M.shape[1] else [()] * len(M)
 
 
 def _prepared(G: list, G64: np.ndarray) -> PreparedPoints:
@@ -1201,7 +1207,7 @@ def _certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fa
     if dense and not len(suspicious):  # the common case: the incidence is the stars, built dense
         Z = np.zeros((len(U), n), dtype=bool)
         Z[star_f, star_p] = True
-        return list(map(tuple, U.tolist())), Z, proved
+        return _row_tuples(U), Z, proved
     Z = csr_matrix((np.ones(len(star_f), dtype=bool), (star_f, star_p)), shape=(len(U), n))
     if len(suspicious):
         extra = _global_zeros(U, pts, suspicious)
@@ -1214,7 +1220,7 @@ def _certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fa
         vertex |= meets_alone_any(Z, suspicious)
     if dense:
         Z = Z.toarray()
-    return list(map(tuple, U.tolist())), Z, vertex
+    return _row_tuples(U), Z, vertex
 
 
 def _ray_meets_once_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_of: np.ndarray,
