@@ -3,9 +3,9 @@
 How a hull is computed (docs/ALGORITHMS.md §3, docs/THEORY.md §12).  Every point
 ``x = num / den`` is stored as the primitive integer row ``(num, den)``.  The affine hull
 is found exactly; coordinates are projected to an independent subset so that the set is
-full-dimensional there.  Qhull triangulates the boundary in floats (joggled input
-first, then the default merged run); for each simplex the hyperplane through its
-points is rebuilt exactly (signed minors, vectorised in blocks of simplices, in int64
+full-dimensional there.  Qhull triangulates the boundary in floats (in dimension 4
+and up unmerged first, then joggled input, then the default merged run); for each
+simplex the hyperplane through its points is rebuilt exactly (signed minors, vectorised in blocks of simplices, in int64
 when a bound proves it exact, else modulo primes and rebuilt by the Chinese remainder
 theorem).  Simplices with equal exact normals are merged into one facet row.  The
 rows are proved to be exactly the facets by the certificate of Mehlhorn et al.:
