@@ -299,3 +299,68 @@ def test_as_small_ints_at_the_limits(v):
     out = as_small_ints(np.array([[1, v], [-3, 2]], dtype=object))
     assert (out.dtype == np.int64) == (abs(v) < 2**62)
     assert [int(x) for x in out.ravel()] == [1, v, -3, 2]
+
+
+# ----------------------------------------------- "Qt Q0" first in dimension >= 4
+def _degenerate_high_dim():
+    rng = np.random.default_rng(11)
+    grid = [(x, y, z, w) for x in range(3) for y in range(3) for z in range(3) for w in range(3)]
+    cross = [tuple(s * (i == j) for j in range(4)) for i in range(4) for s in (-2, 2)]
+    X = rng.integers(-50, 50, size=(80, 4))
+    X[:30, 0] = 50  # thirty points on one facet hyperplane
+    simplex5 = [tuple(t * (i == j) for j in range(5)) for i in range(5) for t in (1, 2, 3)] + [(0,) * 5]
+    return {"grid": _rows(grid), "cross+interior": _rows(cross + [tuple(v) for v in rng.integers(-1, 2, (20, 4))]),
+            "coplanar": _rows(X), "simplex5 with edge points": _rows(simplex5),
+            "random5": _rows(rng.integers(-10**6, 10**6, size=(60, 5)))}
+
+
+@pytest.mark.parametrize("name", sorted(_degenerate_high_dim()))
+def test_triangulated_unmerged_run_first_in_high_dimension(name, monkeypatch):
+    G = sorted(set(_degenerate_high_dim()[name]))
+    seen = []
+    run = hull_module.qhull_simplices
+    monkeypatch.setattr(hull_module, "qhull_simplices", lambda X, options=None: seen.append(options) or run(X, options))
+    H, c = _same(G)
+    assert seen[0] == hull_module.QHULL_FIRST_HIGH_DIM == "Qt Q0"
+    assert c.certified == 1 and c.fallbacks == 0
+    seen.clear()  # the run alone, without the default list behind it: certified or refused, never wrong
+    got = certified_hull(G, qhull_options=("Qt Q0",))
+    assert seen == ["Qt Q0"] and sorted(got.facets) == sorted(H.facets) and got.vertices == H.vertices
+
+
+def test_a_wrong_first_claim_is_refused_and_the_next_run_decides(monkeypatch):
+    G = sorted(set(_degenerate_high_dim()["coplanar"]))
+    seen = []
+    run = hull_module.qhull_simplices
+
+    def broken_first(X, options=None):  # "Qt Q0" proposes its triangulation less one simplex
+        seen.append(options)
+        out = run(X, options)
+        return (out[0][1:], out[1][1:]) if options == "Qt Q0" else out
+
+    monkeypatch.setattr(hull_module, "qhull_simplices", broken_first)
+    H, c = _same(G)
+    assert seen[:2] == ["Qt Q0", "QJ"] and c.certified == 1 and c.fallbacks == 0
+
+
+@pytest.mark.parametrize("name", ["random4", "grid", "coplanar", "cross+interior"])
+def test_ridge_choice_proves_only_vertices(name, monkeypatch):
+    # the rows of one simplex and of its neighbours across the ridges through a point: a
+    # nonzero determinant only at vertices (coplanar surface points must not pass), and in
+    # general position at every vertex
+    cases = dict(_degenerate_high_dim(), random4=_rows(np.random.default_rng(2).integers(-10**6, 10**6, (300, 4))))
+    G = sorted(set(cases[name]))
+    seen = []
+    ridge = hull_module._ridge_vertices
+    monkeypatch.setattr(hull_module, "_ridge_vertices", lambda *a: seen.append(ridge(*a)) or seen[-1])
+    monkeypatch.setattr(hull_module, "LOCAL_ENTRIES", 0)
+    for options in (("QJ",), ("Qt Q0",)):
+        seen.clear()
+        fast = certified_hull(G, qhull_options=options)
+        slow = certified_hull(G, method="exact")
+        assert fast.vertices == slow.vertices
+        assert seen or name != "random4"
+        for proved in seen:
+            assert set(np.flatnonzero(proved).tolist()) <= set(slow.vertices)
+            if name == "random4":
+                assert np.flatnonzero(proved).tolist() == list(slow.vertices)

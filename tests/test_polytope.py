@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from tropattn import exact
 from tropattn.errors import InvalidInputError
+from tropattn.exact.hull import qhull_simplices as hull_qhull_simplices
 from tropattn.geometry import (
     Polytope,
     convex_hull,
@@ -94,12 +95,27 @@ def test_qhull_failure_uses_counted_exact_fallback(monkeypatch):
         raise scipy.spatial.QhullError("simulated Qhull failure")
 
     monkeypatch.setattr(scipy.spatial, "ConvexHull", broken)
+    monkeypatch.setattr(scipy.spatial._qhull, "_Qhull", broken)  # the runner qhull_simplices drives
     pts = [(x, y, x * y) for x in range(3) for y in range(3)]
     with exact.counting() as c:
         P = convex_hull(pts)
     assert c.fallbacks == 1 and c.certified == 0
     monkeypatch.undo()
     assert same_polytope(P, convex_hull(pts))
+
+
+def test_qhull_runs_through_the_public_class_when_the_private_one_changes(monkeypatch):
+    import scipy.spatial
+
+    pts = [(x, y, x * y) for x in range(3) for y in range(3)] + [(1, 1, 3)]
+    ref = convex_hull(pts)
+    monkeypatch.delattr(scipy.spatial._qhull, "_Qhull")
+    X = np.array(pts, dtype=float)
+    simplices, planes = hull_qhull_simplices(X, "QJ")
+    assert simplices.shape[1] == 3 and planes.shape == (len(simplices), 4)
+    with exact.counting() as c:
+        P = convex_hull(pts)
+    assert c.certified == 1 and c.fallbacks == 0 and same_polytope(P, ref)
 
 
 # ----------------------------------------------------------------- round trips

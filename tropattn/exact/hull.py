@@ -3,9 +3,9 @@
 How a hull is computed (docs/ALGORITHMS.md §3, docs/THEORY.md §12).  Every point
 ``x = num / den`` is stored as the primitive integer row ``(num, den)``.  The affine hull
 is found exactly; coordinates are projected to an independent subset so that the set is
-full-dimensional there.  Qhull triangulates the boundary in floats (joggled input
-first, then the default merged run); for each simplex the hyperplane through its
-points is rebuilt exactly (signed minors, vectorised in blocks of simplices, in int64
+full-dimensional there.  Qhull triangulates the boundary in floats (in dimension 4
+and up unmerged first, then joggled input, then the default merged run); for each
+simplex the hyperplane through its points is rebuilt exactly (signed minors, vectorised in blocks of simplices, in int64
 when a bound proves it exact, else modulo primes and rebuilt by the Chinese remainder
 theorem).  Simplices with equal exact normals are merged into one facet row.  The
 rows are proved to be exactly the facets by the certificate of Mehlhorn et al.:
@@ -42,7 +42,7 @@ from .predicates import (BLOCK_ENTRIES, CACHE_ENTRIES, INT64_SAFE, PreparedPoint
                          filtered_signs, matrix_signs, negative_columns, prepared_paired_signs, row_products, scaled_floats,
                          sign_array, small_determinant_signs)
 
-__all__ = ["QHULL_OPTIONS", "independent_rows", "Hull", "certified_hull", "simplex_normals", "normalise_rows", "row_sum", "surface_certified", "row_masks", "qhull_simplices", "unique_rows", "meets_alone", "meets_alone_any", "certify_boundary", "LOCAL_ENTRIES", "INSIDE_FILTER_ENTRIES", "DENSE_ENTRIES"]
+__all__ = ["QHULL_OPTIONS", "QHULL_FIRST_HIGH_DIM", "independent_rows", "Hull", "certified_hull", "simplex_normals", "normalise_rows", "row_sum", "surface_certified", "row_masks", "qhull_simplices", "unique_rows", "meets_alone", "meets_alone_any", "certify_boundary", "LOCAL_ENTRIES", "INSIDE_FILTER_ENTRIES", "DENSE_ENTRIES"]
 
 
 #: Qhull runs tried in turn: joggled input ("QJ") first, whose output is simplicial with
@@ -50,6 +50,12 @@ __all__ = ["QHULL_OPTIONS", "independent_rows", "Hull", "certified_hull", "simpl
 #: is the fastest, as no facets are merged), then the default triangulated output
 #: ("Qt").  The exact checks are always on the original points.
 QHULL_OPTIONS = ("QJ", None)
+
+#: Tried first by :func:`certified_hull` (default options) in dimension 4 and up:
+#: Qhull's triangulated output without merging ("Qt Q0") is cheaper there than the joggled
+#: run on points in general position; on degenerate input the certificate refuses what
+#: it gets wrong and :data:`QHULL_OPTIONS` run next.  (In 3-D the joggled run is faster.)
+QHULL_FIRST_HIGH_DIM = "Qt Q0"
 
 
 def independent_rows(G: Sequence[tuple]):
@@ -200,7 +206,7 @@ def certified_hull(G: Sequence[tuple], method: str = "auto", qhull_options=QHULL
         raise InvalidInputError(f"method = {method!r}; expected 'auto' (certified Qhull) or 'exact'")
     G64 = G if isinstance(G, np.ndarray) and G.dtype == np.int64 else None
     if G64 is not None:
-        G = list(map(tuple, G64.tolist()))
+        G = _row_tuples(G64)
     n = len(G[0]) - 1
     kept, pivots = independent_rows(G)
     dim = len(kept) - 1
@@ -213,6 +219,8 @@ def certified_hull(G: Sequence[tuple], method: str = "auto", qhull_options=QHULL
     if dim >= 2 and method == "auto":
         pts = _prepared(G, G64) if G64 is not None and dim == n else PreparedPoints.of(P)
         inner = row_sum([P[i] for i in kept])  # kept: d + 1 affinely independent points
+        if qhull_options is QHULL_OPTIONS and dim >= 4:
+            qhull_options = (QHULL_FIRST_HIGH_DIM,) + QHULL_OPTIONS
         for options in qhull_options:
             facets, Z, verts = _facets_qhull(pts, inner, options)
             if facets is not None:
@@ -222,6 +230,12 @@ def certified_hull(G: Sequence[tuple], method: str = "auto", qhull_options=QHULL
     facets, masks = _facets_1d(P) if dim == 1 else _facets_dd(P, kept)
     verts = _vertices_from_masks(masks, len(P), dim)
     return Hull(tuple(G), dim, coords, eqs, tuple(facets), tuple(masks), verts)
+
+
+def _row_tuples(M: np.ndarray) -> list:
+    """The rows of a 2-D int64 or object array as tuples of Python ints (the columns
+    listed once and zipped: fewer Python objects than listing the rows)."""
+    return list(zip(*M.T.tolist())) if M.shape[1] else [()] * len(M)
 
 
 def _prepared(G: list, G64: np.ndarray) -> PreparedPoints:
@@ -340,7 +354,7 @@ def _normal_parts(pts: "PreparedPoints", simplices: np.ndarray):
     if integral:  # Hadamard: |minor| <= prod ||x_i - x_0||_2 <= (4 d max|x|^2)^((k-1)/2)
         bits = min(bits, (rows_k * (4 * k * pts.max_abs ** 2).bit_length() + 1) // 2 + 1)
     floats_exact = pts.P64 is not None and 2 * pts.max_abs < 1 << 53
-    step = 1024
+    step = 2048
     blocks = []
     for lo in range(0, F, step):
         S = stack(simplices[lo:lo + step])
@@ -765,11 +779,32 @@ def qhull_simplices(X: np.ndarray, options=None):
         return None
     span = np.ptp(X, axis=0)
     span[span == 0] = 1.0
+    Y = np.ascontiguousarray((X - X.mean(axis=0)) / span)
     try:
-        qh = ConvexHull((X - X.mean(axis=0)) / span, qhull_options=options)
+        return _qhull_run(Y, options)
     except (QhullError, ValueError):
         return None
-    return qh.simplices, qh.equations
+    except (AttributeError, TypeError):  # scipy's private _Qhull changed: the public class
+        try:
+            qh = ConvexHull(Y, qhull_options=options)
+        except (QhullError, ValueError):
+            return None
+        return qh.simplices, qh.equations
+
+
+def _qhull_run(Y: np.ndarray, options) -> tuple:
+    """``(simplices, equations)`` of ``ConvexHull(Y, qhull_options=options)`` without
+    the volume, area and neighbour arrays that the class also computes: scipy's
+    ``_Qhull`` driven as ``ConvexHull`` drives it (triangulated output, "Qt")."""
+    from scipy.spatial import _qhull
+
+    qh = _qhull._Qhull(b"i", Y, (options or "").encode(), required_options=b"Qt")
+    try:
+        qh.triangulate()
+        simplices, _, equations, _, _ = qh.get_simplex_facet_array()
+    finally:
+        qh.close()
+    return simplices, equations
 
 
 def _facets_qhull(pts: PreparedPoints, inner: tuple, options=None):
@@ -982,7 +1017,7 @@ def _row_gcds(H: np.ndarray) -> np.ndarray:
 
 #: Above this many facets x points the local certificate is used (:func:`_certify_local`);
 #: below, every point is tested against every facet row.
-LOCAL_ENTRIES = 1 << 14
+LOCAL_ENTRIES = 1 << 15
 
 #: Up to this many facets x (points off the surface), the local certificate first proves
 #: points strictly inside every row in floats (:func:`~tropattn.exact.predicates.negative_columns`,
@@ -1165,13 +1200,14 @@ def _certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fa
     interior[rest], boundary[rest] = _in_cones(pts, simplices, U, facet_of, inner, others[rest], Uf)
     star_f = np.repeat(facet_of, k)
     star_p = simplices.ravel()
-    proved = _star_vertices(as_small_ints(U[:, :-1]), star_f, star_p, n, k, Uf)
+    A = as_small_ints(U[:, :-1])
+    proved = _star_vertices(A, star_f, star_p, n, k, Uf, _ridge_vertices(A, S, facet_of, pairs, n))
     suspicious = np.concatenate([np.flatnonzero(on_surface & ~proved), others[~interior | boundary]])
     dense = len(U) * n <= DENSE_ENTRIES
     if dense and not len(suspicious):  # the common case: the incidence is the stars, built dense
         Z = np.zeros((len(U), n), dtype=bool)
         Z[star_f, star_p] = True
-        return list(map(tuple, U.tolist())), Z, proved
+        return _row_tuples(U), Z, proved
     Z = csr_matrix((np.ones(len(star_f), dtype=bool), (star_f, star_p)), shape=(len(U), n))
     if len(suspicious):
         extra = _global_zeros(U, pts, suspicious)
@@ -1184,7 +1220,7 @@ def _certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fa
         vertex |= meets_alone_any(Z, suspicious)
     if dense:
         Z = Z.toarray()
-    return list(map(tuple, U.tolist())), Z, vertex
+    return _row_tuples(U), Z, vertex
 
 
 def _ray_meets_once_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_of: np.ndarray,
@@ -1263,20 +1299,24 @@ def _eliminated_rows(pts: PreparedPoints, used: np.ndarray, inner: tuple) -> np.
 
 
 def _star_vertices(A: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int, k: int,
-                   Uf: np.ndarray) -> np.ndarray:
+                   Uf: np.ndarray, proved: np.ndarray | None = None) -> np.ndarray:
     """Points proved to be vertices (``A``: the normals of the rows, all columns but the
     last, int64 when they fit): ``k`` rows through the point (from the simplices
     holding it) whose normals (all columns but the last) are independent (a nonzero
-    ``k x k`` determinant, exact).  The ``k`` rows are first taken spread over the
-    point's rows; where they are dependent, chosen greedily in floats (the row farthest
-    from the span of those already chosen).  The choice only guides the exact test.
+    ``k x k`` determinant, exact).  ``proved`` (optional): points the caller has
+    already proved so (:func:`_ridge_vertices`); only the others are tried.  The ``k``
+    rows are first taken spread over the point's rows; where they are dependent,
+    chosen greedily in floats (the row farthest from the span of those already
+    chosen).  The choice only guides the exact test.
     """
+    out = np.zeros(n, dtype=bool) if proved is None else proved.copy()
+    if proved is not None and proved[star_p].all():
+        return out
     key = np.sort(star_p.astype(np.int64) * len(A) + star_f)
     key = key[np.r_[True, key[1:] != key[:-1]]]  # distinct (point, row) pairs
     p, f = key // len(A), key % len(A)
     counts = np.bincount(p, minlength=n)
-    ok = np.flatnonzero(counts >= k)
-    out = np.zeros(n, dtype=bool)
+    ok = np.flatnonzero((counts >= k) & ~out)
     if not len(ok):
         return out
     starts = np.searchsorted(p, ok)
@@ -1301,6 +1341,34 @@ def _star_vertices(A: np.ndarray, star_f: np.ndarray, star_p: np.ndarray, n: int
         q = R[at, j] / np.maximum(np.linalg.norm(R[at, j], axis=1), 1e-300)[:, None]
         R = R - np.einsum("vwd,vd->vw", R, q)[:, :, None] * q[:, None, :]
     out[ok] = _independent_normals(A, pick)
+    return out
+
+
+def _ridge_vertices(A: np.ndarray, S: np.ndarray, facet_of: np.ndarray, pairs: tuple, n: int) -> np.ndarray:
+    """Points proved to be vertices by the rows around one simplex holding them (exact).
+
+    ``S``: the simplices, each sorted; ``pairs``: the two sides of every ridge
+    (:func:`_ridge_pairs`).  For a point ``v`` of simplex ``s`` the ``k - 1`` ridges of
+    ``s`` through ``v`` each lie in one other simplex; the rows of ``s`` and of those
+    neighbours all hold ``v``, and when their normals (``A``) are independent (a nonzero
+    ``k x k`` determinant, :func:`_independent_normals`) they meet in ``v`` alone.  (When
+    every ridge through ``v`` is bent they are: the faces of ``s`` through ``v`` meet in
+    ``v`` within ``s``'s row.)
+    """
+    F, k = S.shape
+    a, b = pairs
+    partner = np.empty(k * F, dtype=np.intp)
+    partner[a], partner[b] = b, a  # ridge row j * F + s: simplex s without its j-th smallest vertex
+    own = np.full(n, -1, dtype=np.intp)
+    own[S.ravel()[::-1]] = np.arange(k * F)[::-1] // k  # one simplex holding each point
+    v = np.flatnonzero(own >= 0)
+    s = own[v]
+    jv = np.argmax(S[s] == v[:, None], axis=1)  # v's place in s
+    J = np.arange(k - 1)[None, :]
+    J = J + (J >= jv[:, None])  # the k - 1 ridges of s through v
+    pick = np.concatenate([facet_of[s][:, None], facet_of[partner[J * F + s[:, None]] % F]], axis=1)
+    out = np.zeros(n, dtype=bool)
+    out[v] = _independent_normals(A, pick)
     return out
 
 
