@@ -217,6 +217,24 @@ def test_dense_signs_row_bound_with_columns_of_mixed_scale(m, spread, seed):
         assert np.array_equal(got, ref)
 
 
+@pytest.mark.parametrize("cache, block", [(8, 64), (40, 10**6), (3, 1)])
+def test_dense_signs_in_many_blocks(monkeypatch, cache, block):
+    # tiny blocks: rows split over many cache blocks and chunks of undecided entries
+    from tropattn.exact import predicates
+
+    monkeypatch.setattr(predicates, "CACHE_ENTRIES", cache)
+    monkeypatch.setattr(predicates, "BLOCK_ENTRIES", block)
+    rng = np.random.default_rng(7)
+    C = rng.integers(-6, 6, size=(9, 3)).astype(object) * (2**70 + 1)
+    R = rng.integers(-6, 6, size=(23, 3)).astype(object)
+    for t in range(0, len(R), 3):  # orthogonal to columns 0 and 1 + t % 8: exact zeros
+        R[t] = [int(v) for v in np.cross(C[1 + t % 8], C[0])]
+    R[1::5, 2] += 1
+    got = predicates.dense_signs(R, C, scaled_floats(R), scaled_floats(C))
+    ref = np.sign(np.array([[sum(int(a) * int(b) for a, b in zip(r, c)) for c in C] for r in R]))
+    assert np.array_equal(got, ref) and (ref == 0).sum() >= 8
+
+
 def as_ints(M):
     """int64 when every entry fits, else unchanged (object)."""
     try:

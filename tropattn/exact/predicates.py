@@ -241,7 +241,8 @@ def dense_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray) ->
     roundings in computing ``B_i`` -- bounds the error of every entry of row ``i``.
     Where ``|fl(R C^T)| > B_i`` the float sign is exact; the rest (exact zeros and
     near-zeros, few) go to the per-entry filter of :func:`paired_signs`, then int64 or
-    Python integers (counted as ``filter_failures``).  Blocks of rows bound the memory.
+    Python integers (counted as ``filter_failures``).  Blocks of rows small enough to stay
+    in cache bound the memory.
 
     Parameters
     ----------
@@ -273,19 +274,22 @@ def dense_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray) ->
     bound = np.abs(Rf) @ np.abs(Cf).max(axis=0)
     bound *= gamma * (1 + 4 * (m + 6) * _U)
     bound += 2 * eta  # B_i: the error bound of row i
-    step = max(1, BLOCK_ENTRIES // 8 // nc)
+    bound, low = bound[:, None], -bound[:, None]
+    step = max(1, 2 * CACHE_ENTRIES // nc)  # blocks that stay in cache: the passes are memory-bound
+    chunk = step * max(1, BLOCK_ENTRIES // 8 // (step * nc))  # rows whose undecided entries go together
     CfT = np.ascontiguousarray(Cf.T)
     failures = 0
-    for lo in range(0, nr, step):
-        hi = min(nr, lo + step)
-        val = Rf[lo:hi] @ CfT
-        block = out[lo:hi]
-        np.sign(val, out=block, casting="unsafe")
-        np.abs(val, out=val)
-        unsure = np.flatnonzero(val <= bound[lo:hi, None])
+    for top in range(0, nr, chunk):
+        for lo in range(top, min(nr, top + chunk), step):
+            hi = min(nr, lo + step)
+            val = Rf[lo:hi] @ CfT
+            np.subtract(np.greater(val, bound[lo:hi]).view(np.int8), np.less(val, low[lo:hi]).view(np.int8),
+                        out=out[lo:hi])
+        block = out[top:top + chunk]
+        unsure = np.flatnonzero(block == 0)
         if len(unsure):
             i, k = np.divmod(unsure, nc)
-            block[i, k], missed = _pair_signs(R, Rf, C, Cf, lo + i, k)
+            block[i, k], missed = _pair_signs(R, Rf, C, Cf, top + i, k)
             failures += missed
     record("filter_failures", failures)
     return out
