@@ -182,13 +182,13 @@ def _certify_sum(A: PreparedPoints, B: PreparedPoints, simplices: np.ndarray, in
     corner = local[reps[live][first], 0]
     SA = _support_signs(uniq, A, ia[corner])
     SB = _support_signs(uniq, B, ib[corner])
-    pos = np.any(SA > 0, axis=1) | np.any(SB > 0, axis=1)
-    neg = np.any(SA < 0, axis=1) | np.any(SB < 0, axis=1)
+    pos = (SA.max(axis=1) > 0) | (SB.max(axis=1) > 0)
+    neg = (SA.min(axis=1) < 0) | (SB.min(axis=1) < 0)
     if np.any(pos == neg):  # both signs (not supporting) or none (cannot happen full-dim)
         return None
     uniq[pos] = -uniq[pos]
     ZA, ZB = SA == 0, SB == 0
-    on = ZA[:, ia] & ZB[:, ib]  # (facets, used sums)
+    on = (np.ascontiguousarray(ZA.T)[ia] & np.ascontiguousarray(ZB.T)[ib]).T  # (facets, used sums); rows gathered
     facet = np.full(len(reps), -1)
     facet[live] = inverse
     facet = facet[group_of.reshape(-1)]
