@@ -215,6 +215,8 @@ def test_dense_signs_row_bound_with_columns_of_mixed_scale(m, spread, seed):
         got = dense_signs(A, B, scaled_floats(A), scaled_floats(B))
         ref = np.sign(np.array([[sum(int(a) * int(b) for a, b in zip(r, c)) for c in Cm] for r in Rm]))
         assert np.array_equal(got, ref)
+        zi, zk = np.nonzero(ref == 0)  # half the true zeros declared known: the same signs
+        assert np.array_equal(dense_signs(A, B, scaled_floats(A), scaled_floats(B), (zi[::2], zk[::2])), ref)
 
 
 @pytest.mark.parametrize("cache, block", [(8, 64), (40, 10**6), (3, 1)])
@@ -233,6 +235,9 @@ def test_dense_signs_in_many_blocks(monkeypatch, cache, block):
     got = predicates.dense_signs(R, C, scaled_floats(R), scaled_floats(C))
     ref = np.sign(np.array([[sum(int(a) * int(b) for a, b in zip(r, c)) for c in C] for r in R]))
     assert np.array_equal(got, ref) and (ref == 0).sum() >= 8
+    rows = np.array([t for t in range(0, len(R), 3) if t % 5 != 1])  # the rows left orthogonal
+    known = (np.r_[rows, rows], np.r_[np.zeros(len(rows), int), 1 + rows % 8])
+    assert np.array_equal(predicates.dense_signs(R, C, scaled_floats(R), scaled_floats(C), known), ref)
 
 
 def as_ints(M):

@@ -228,7 +228,7 @@ def filtered_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray)
     return out
 
 
-def dense_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray) -> np.ndarray:
+def dense_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray, known_zeros=None) -> np.ndarray:
     """:func:`filtered_signs` for wide blocks: the float products by matrix multiplication.
 
     The float products ``fl(R C^T)`` may come from BLAS: the bound of :func:`filtered_signs`,
@@ -241,8 +241,9 @@ def dense_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray) ->
     roundings in computing ``B_i`` -- bounds the error of every entry of row ``i``.
     Where ``|fl(R C^T)| > B_i`` the float sign is exact; the rest (exact zeros and
     near-zeros, few) go to the per-entry filter of :func:`paired_signs`, then int64 or
-    Python integers (counted as ``filter_failures``).  Blocks of rows small enough to stay
-    in cache bound the memory.
+    Python integers (counted as ``filter_failures``).  Entries the caller knows to be
+    exactly zero by construction (``known_zeros``) are set to zero without that work.
+    Blocks of rows small enough to stay in cache bound the memory.
 
     Parameters
     ----------
@@ -251,6 +252,9 @@ def dense_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray) ->
         Integer matrices.
     Rf, Cf : numpy.ndarray of float64
         ``scaled_floats(R)`` and ``scaled_floats(C)``.
+    known_zeros : tuple of two numpy.ndarray of int, optional
+        Row and column indices ``(i, k)`` with ``R[i] . C[k] = 0`` exactly, an identity the
+        caller guarantees (e.g. a row built to vanish at that point); not checked.
 
     Returns
     -------
@@ -263,6 +267,8 @@ def dense_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray) ->
     >>> C = np.array([[3, 3], [1, -1], [1, 1]])
     >>> dense_signs(R, C, scaled_floats(R), scaled_floats(C)).tolist()
     [[0, 1, 0], [1, 0, 1], [1, 1, 1]]
+    >>> dense_signs(R, C, scaled_floats(R), scaled_floats(C), (np.array([0]), np.array([0])))[0].tolist()
+    [0, 1, 0]
     """
     nr, nc = R.shape[0], C.shape[0]
     out = np.zeros((nr, nc), dtype=np.int8)
@@ -286,7 +292,14 @@ def dense_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray) ->
             np.subtract(np.greater(val, bound[lo:hi]).view(np.int8), np.less(val, low[lo:hi]).view(np.int8),
                         out=out[lo:hi])
         block = out[top:top + chunk]
+        if known_zeros is not None:
+            zi, zk = known_zeros
+            here = (zi >= top) & (zi < top + chunk)
+            zi, zk = zi[here] - top, zk[here]
+            block[zi, zk] = 2  # not undecided
         unsure = np.flatnonzero(block == 0)
+        if known_zeros is not None:
+            block[zi, zk] = 0
         if len(unsure):
             i, k = np.divmod(unsure, nc)
             block[i, k], missed = _pair_signs(R, Rf, C, Cf, top + i, k)

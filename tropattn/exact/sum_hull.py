@@ -228,7 +228,8 @@ def _support_signs(normals: np.ndarray, pts: PreparedPoints, corner: np.ndarray)
     """Exact ``sign(h_f . (x - x_f))`` for every normal ``h_f = (a, b)`` and point ``x``.
 
     ``x_f = pts[corner[f]]``.  With homogeneous points ``x = (m, d)`` the sign is that
-    of ``(d_f a) . m - (a . m_f) d``, a dot product of integer rows.
+    of ``(d_f a) . m - (a . m_f) d``, a dot product of integer rows; it is zero at the
+    corner itself by construction (no exact test there).
     """
     a = normals[:, :-1]
     base = pts.Pa[corner] if pts.P64 is None else pts.P64[corner]
@@ -238,7 +239,8 @@ def _support_signs(normals: np.ndarray, pts: PreparedPoints, corner: np.ndarray)
     rows = as_small_ints(np.concatenate([a * base[:, -1:], -(a * base[:, :-1]).sum(axis=1)[:, None]], axis=1))
     if rows.dtype != object and pts.P64 is not None:
         return matrix_signs(rows, pts)
-    return dense_signs(rows, pts.Pa if pts.P64 is None else pts.P64, scaled_floats(rows), pts.F)
+    return dense_signs(rows, pts.Pa if pts.P64 is None else pts.P64, scaled_floats(rows), pts.F,
+                       (np.arange(len(rows)), np.asarray(corner)))  # row f vanishes at its corner
 
 
 def pairwise_sums(G, H) -> list:
