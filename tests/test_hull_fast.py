@@ -186,6 +186,68 @@ def test_dense_signs_equal_exact_signs(m, mag, seed):
         assert np.array_equal(got, ref)
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 6), st.sampled_from([0, 20, 40, 61, 200]), st.integers(0, 2**32 - 1))
+def test_dense_signs_row_bound_with_columns_of_mixed_scale(m, spread, seed):
+    # columns of very different sizes make the one-bound-per-row filter loose, and rows
+    # orthogonal to a column up to +-1 give values the floats cannot decide: the
+    # per-entry filter and the exact tiers must get every sign right
+    from tropattn.exact.predicates import dense_signs
+
+    rng = np.random.default_rng(seed)
+    C = [[int(v) << int(s) for v in row] for row, s in
+         zip(rng.integers(-9, 9, size=(40, m)), rng.integers(0, spread + 1, size=40))]
+    C[0] = [0] * m
+    C[1] = C[2]  # duplicate column
+    R = []
+    for t in range(30):
+        c = C[int(rng.integers(2, 40))]
+        r = [int(v) for v in rng.integers(-5, 5, size=m)]
+        if t % 2 and any(c[1:]):  # r . c = tweak in {-1, 0, 1}
+            j = next(j for j in range(1, m) if c[j])
+            r[0] = c[j]
+            r[j] = -c[0]
+        R.append(r)
+    Cm = np.array(C, dtype=object)
+    Rm = np.array(R, dtype=object)
+    Rm[1::4, 0] += 1  # perturb some orthogonal rows by one unit of column 0
+    for A, B in ((Rm, Cm), (as_ints(Rm), as_ints(Cm))):
+        got = dense_signs(A, B, scaled_floats(A), scaled_floats(B))
+        ref = np.sign(np.array([[sum(int(a) * int(b) for a, b in zip(r, c)) for c in Cm] for r in Rm]))
+        assert np.array_equal(got, ref)
+        zi, zk = np.nonzero(ref == 0)  # half the true zeros declared known: the same signs
+        assert np.array_equal(dense_signs(A, B, scaled_floats(A), scaled_floats(B), (zi[::2], zk[::2])), ref)
+
+
+@pytest.mark.parametrize("cache, block", [(8, 64), (40, 10**6), (3, 1)])
+def test_dense_signs_in_many_blocks(monkeypatch, cache, block):
+    # tiny blocks: rows split over many cache blocks and chunks of undecided entries
+    from tropattn.exact import predicates
+
+    monkeypatch.setattr(predicates, "CACHE_ENTRIES", cache)
+    monkeypatch.setattr(predicates, "BLOCK_ENTRIES", block)
+    rng = np.random.default_rng(7)
+    C = rng.integers(-6, 6, size=(9, 3)).astype(object) * (2**70 + 1)
+    R = rng.integers(-6, 6, size=(23, 3)).astype(object)
+    for t in range(0, len(R), 3):  # orthogonal to columns 0 and 1 + t % 8: exact zeros
+        R[t] = [int(v) for v in np.cross(C[1 + t % 8], C[0])]
+    R[1::5, 2] += 1
+    got = predicates.dense_signs(R, C, scaled_floats(R), scaled_floats(C))
+    ref = np.sign(np.array([[sum(int(a) * int(b) for a, b in zip(r, c)) for c in C] for r in R]))
+    assert np.array_equal(got, ref) and (ref == 0).sum() >= 8
+    rows = np.array([t for t in range(0, len(R), 3) if t % 5 != 1])  # the rows left orthogonal
+    known = (np.r_[rows, rows], np.r_[np.zeros(len(rows), int), 1 + rows % 8])
+    assert np.array_equal(predicates.dense_signs(R, C, scaled_floats(R), scaled_floats(C), known), ref)
+
+
+def as_ints(M):
+    """int64 when every entry fits, else unchanged (object)."""
+    try:
+        return M.astype(np.int64)
+    except OverflowError:
+        return M
+
+
 @pytest.mark.parametrize("d", [3, 4, 5])
 def test_cross_polytope_vertices_need_the_greedy_choice(d):
     # at a vertex of the cross polytope the facet normals form a cube's vertices: rows spread

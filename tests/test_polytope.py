@@ -186,6 +186,33 @@ def test_sphere_minkowski_sum_matches_exact_hull_of_sums():
     assert same_polytope(S, convex_hull(sums, method="exact"))
 
 
+def test_minkowski_vertex_incidence_from_the_incidence_matrix():
+    # the (vertex, facet) pairs of a certified sum (boolean incidence) read directly must be
+    # the pairs listed by facet_points, for a sum whose hull has points that are not vertices
+    from tropattn.exact.hull import Hull
+    from tropattn.exact.predicates import PreparedPoints
+    from tropattn.exact.sum_hull import certified_sum_hull
+    from tropattn.geometry.minkowski import _vertex_incidence
+
+    A = convex_hull(rational_sphere_points()[::4])
+    cube = convex_hull([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)] + [[F(1, 2), 0, 0]])
+    for P, Q in ((A, cube), (cube, cube)):
+        H = certified_sum_hull(PreparedPoints.of(P._vertex_rows), PreparedPoints.of(Q._vertex_rows))
+        assert H is not None and isinstance(H.incidence, np.ndarray)
+        v, f = _vertex_incidence(H)
+        # the same hull with an extra non-vertex point (index 0) in G
+        G = (H.G[H.vertices[0]],) + H.G
+        Z = np.hstack([H.incidence[:, H.vertices[:1]], H.incidence])
+        K = Hull(G, H.dim, H.coords, H.equations, H.facets, Z, tuple(i + 1 for i in H.vertices))
+        listed = [(j, fi) for fi, pts in enumerate(H.facet_points) for j in pts]
+        assert list(zip(v.tolist(), f.tolist())) == listed
+        v2, f2 = _vertex_incidence(K)
+        assert list(zip(v2.tolist(), f2.tolist())) == listed
+        masks = Hull(G, H.dim, H.coords, H.equations, H.facets, K.masks, K.vertices)  # int bitmasks
+        v3, f3 = _vertex_incidence(masks)
+        assert list(zip(v3.tolist(), f3.tolist())) == listed
+
+
 # -------------------------------------------------------------- lower dimensions
 def test_collinear_points_in_r3():
     P = convex_hull([[0, 0, 0], [1, 2, 3], [3, 6, 9], [2, 4, 6], [1, 2, 3]])

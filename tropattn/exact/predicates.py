@@ -228,15 +228,22 @@ def filtered_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray)
     return out
 
 
-def dense_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray) -> np.ndarray:
+def dense_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray, known_zeros=None) -> np.ndarray:
     """:func:`filtered_signs` for wide blocks: the float products by matrix multiplication.
 
-    The same filter: ``|R C^T - fl(R C^T)| <= gamma_{m+3} sum |r_i c_i| + eta`` holds for
-    any order of summation (with or without fused multiply-adds), so the products may
-    come from BLAS; the computed magnitudes are raised by ``1 + 2 gamma_m`` to bound
-    the true ones.  Undecided entries are computed exactly (int64 when
-    ``sum |r_i c_i| < 2^62`` proves it exact, else Python integers, counted as
-    ``filter_failures``).  Blocks of rows bound the memory.
+    The float products ``fl(R C^T)`` may come from BLAS: the bound of :func:`filtered_signs`,
+    ``gamma_{m+3} (1 + 4u) mu_ik + eta`` with ``mu_ik`` the computed ``sum_j |fl r_ij|
+    |fl c_kj|``, holds for any order of summation, with or without fused multiply-adds.
+    Instead of a second product for ``mu`` entry by entry, one bound per row covers
+    every column: with ``M_j = max_k |fl c_kj|`` and ``s_i`` the computed
+    ``sum_j |fl r_ij| M_j`` (any order), ``mu_ik <= (1 + gamma_m) / (1 - gamma_m) s_i``, so
+    ``B_i = gamma_{m+3} (1 + 4 (m + 6) u) s_i + 2 eta`` -- the factor also covers the
+    roundings in computing ``B_i`` -- bounds the error of every entry of row ``i``.
+    Where ``|fl(R C^T)| > B_i`` the float sign is exact; the rest (exact zeros and
+    near-zeros, few) go to the per-entry filter of :func:`paired_signs`, then int64 or
+    Python integers (counted as ``filter_failures``).  Entries the caller knows to be
+    exactly zero by construction (``known_zeros``) are set to zero without that work.
+    Blocks of rows small enough to stay in cache bound the memory.
 
     Parameters
     ----------
@@ -245,6 +252,9 @@ def dense_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray) ->
         Integer matrices.
     Rf, Cf : numpy.ndarray of float64
         ``scaled_floats(R)`` and ``scaled_floats(C)``.
+    known_zeros : tuple of two numpy.ndarray of int, optional
+        Row and column indices ``(i, k)`` with ``R[i] . C[k] = 0`` exactly, an identity the
+        caller guarantees (e.g. a row built to vanish at that point); not checked.
 
     Returns
     -------
@@ -257,6 +267,8 @@ def dense_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray) ->
     >>> C = np.array([[3, 3], [1, -1], [1, 1]])
     >>> dense_signs(R, C, scaled_floats(R), scaled_floats(C)).tolist()
     [[0, 1, 0], [1, 0, 1], [1, 1, 1]]
+    >>> dense_signs(R, C, scaled_floats(R), scaled_floats(C), (np.array([0]), np.array([0])))[0].tolist()
+    [0, 1, 0]
     """
     nr, nc = R.shape[0], C.shape[0]
     out = np.zeros((nr, nc), dtype=np.int8)
@@ -264,39 +276,34 @@ def dense_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray) ->
         return out
     m = R.shape[1]
     gamma = (m + 3) * _U / (1 - (m + 3) * _U)
-    grow = 1 + 2 * m * _U / (1 - m * _U)
     eta = (m + 1) * 2.0**-570
-    plain = R.dtype != object and C.dtype != object
-    step = max(1, BLOCK_ENTRIES // 8 // nc)
-    CfT, CaT = np.ascontiguousarray(Cf.T), np.ascontiguousarray(np.abs(Cf).T)
+    bound = np.abs(Rf) @ np.abs(Cf).max(axis=0)
+    bound *= gamma * (1 + 4 * (m + 6) * _U)
+    bound += 2 * eta  # B_i: the error bound of row i
+    bound, low = bound[:, None], -bound[:, None]
+    step = max(1, 2 * CACHE_ENTRIES // nc)  # blocks that stay in cache: the passes are memory-bound
+    chunk = step * max(1, BLOCK_ENTRIES // 8 // (step * nc))  # rows whose undecided entries go together
+    CfT = np.ascontiguousarray(Cf.T)
     failures = 0
-    for lo in range(0, nr, step):
-        hi = min(nr, lo + step)
-        val = Rf[lo:hi] @ CfT
-        mag = np.abs(Rf[lo:hi]) @ CaT
-        if plain:
-            exact_float = mag < _FLOAT_EXACT / grow
-        mag *= gamma * grow
-        mag += eta  # the error bound
-        block = out[lo:hi]
-        np.greater(val, mag, out=block, casting="unsafe")
-        block -= np.less(val, np.negative(mag, out=mag))
-        if plain:
-            block[exact_float] = np.sign(val[exact_float])
+    for top in range(0, nr, chunk):
+        for lo in range(top, min(nr, top + chunk), step):
+            hi = min(nr, lo + step)
+            val = Rf[lo:hi] @ CfT
+            np.subtract(np.greater(val, bound[lo:hi]).view(np.int8), np.less(val, low[lo:hi]).view(np.int8),
+                        out=out[lo:hi])
+        block = out[top:top + chunk]
+        if known_zeros is not None:
+            zi, zk = known_zeros
+            here = (zi >= top) & (zi < top + chunk)
+            zi, zk = zi[here] - top, zk[here]
+            block[zi, zk] = 2  # not undecided
         unsure = np.flatnonzero(block == 0)
-        if plain and len(unsure):
-            unsure = unsure[~exact_float.ravel()[unsure]]
-        if not len(unsure):
-            continue
-        i, k = np.divmod(unsure, nc)
-        if plain:
-            small = mag[i, k] < 2.0**62
-            if np.any(small):
-                block[i[small], k[small]] = np.sign(np.einsum("ij,ij->i", R[lo + i[small]], C[k[small]]))
-            i, k = i[~small], k[~small]
-        if len(i):
-            failures += len(i)
-            block[i, k] = sign_array((R[lo + i].astype(object) * C[k].astype(object)).sum(axis=1))
+        if known_zeros is not None:
+            block[zi, zk] = 0
+        if len(unsure):
+            i, k = np.divmod(unsure, nc)
+            block[i, k], missed = _pair_signs(R, Rf, C, Cf, top + i, k)
+            failures += missed
     record("filter_failures", failures)
     return out
 
@@ -362,11 +369,21 @@ def prepared_paired_signs(H: np.ndarray, Hf: np.ndarray, pts: "PreparedPoints", 
     >>> prepared_paired_signs(H, scaled_floats(H), pts, np.array([0, 0]), np.array([0, 1])).tolist()
     [-1, 1]
     """
+    P = pts.Pa if pts.P64 is None else pts.P64
+    out, failures = _pair_signs(H, Hf, P, pts.F, rows, cols)
+    record("filter_failures", failures)
+    return out
+
+
+def _pair_signs(H: np.ndarray, Hf: np.ndarray, P: np.ndarray, Pf: np.ndarray, rows: np.ndarray, cols: np.ndarray):
+    """Exact signs of ``H[rows[t]] . P[cols[t]]`` and how many needed Python integers.
+
+    The per-pair filter of :func:`prepared_paired_signs` (``Hf``, ``Pf``: the scaled floats
+    of the integer rows ``H`` and ``P``), in blocks; the caller records the count.
+    """
     out = np.zeros(len(rows), dtype=np.int8)
     if not len(rows):
-        return out
-    P = pts.Pa if pts.P64 is None else pts.P64
-    Pf = pts.F
+        return out, 0
     m = H.shape[1]
     gamma = (m + 3) * _U / (1 - (m + 3) * _U)
     eta = (m + 1) * 2.0**-570
@@ -392,8 +409,7 @@ def prepared_paired_signs(H: np.ndarray, Hf: np.ndarray, pts: "PreparedPoints", 
             failures += len(t)
             block[t] = sign_array((H[r[t]].astype(object) * P[c[t]].astype(object)).sum(axis=1))
         out[lo:lo + len(r)] = block
-    record("filter_failures", failures)
-    return out
+    return out, failures
 
 
 def _as_int_matrix(rows) -> np.ndarray:

@@ -182,13 +182,13 @@ def _certify_sum(A: PreparedPoints, B: PreparedPoints, simplices: np.ndarray, in
     corner = local[reps[live][first], 0]
     SA = _support_signs(uniq, A, ia[corner])
     SB = _support_signs(uniq, B, ib[corner])
-    pos = np.any(SA > 0, axis=1) | np.any(SB > 0, axis=1)
-    neg = np.any(SA < 0, axis=1) | np.any(SB < 0, axis=1)
+    pos = (SA.max(axis=1) > 0) | (SB.max(axis=1) > 0)
+    neg = (SA.min(axis=1) < 0) | (SB.min(axis=1) < 0)
     if np.any(pos == neg):  # both signs (not supporting) or none (cannot happen full-dim)
         return None
     uniq[pos] = -uniq[pos]
     ZA, ZB = SA == 0, SB == 0
-    on = ZA[:, ia] & ZB[:, ib]  # (facets, used sums)
+    on = (np.ascontiguousarray(ZA.T)[ia] & np.ascontiguousarray(ZB.T)[ib]).T  # (facets, used sums); rows gathered
     facet = np.full(len(reps), -1)
     facet[live] = inverse
     facet = facet[group_of.reshape(-1)]
@@ -228,7 +228,8 @@ def _support_signs(normals: np.ndarray, pts: PreparedPoints, corner: np.ndarray)
     """Exact ``sign(h_f . (x - x_f))`` for every normal ``h_f = (a, b)`` and point ``x``.
 
     ``x_f = pts[corner[f]]``.  With homogeneous points ``x = (m, d)`` the sign is that
-    of ``(d_f a) . m - (a . m_f) d``, a dot product of integer rows.
+    of ``(d_f a) . m - (a . m_f) d``, a dot product of integer rows; it is zero at the
+    corner itself by construction (no exact test there).
     """
     a = normals[:, :-1]
     base = pts.Pa[corner] if pts.P64 is None else pts.P64[corner]
@@ -238,7 +239,8 @@ def _support_signs(normals: np.ndarray, pts: PreparedPoints, corner: np.ndarray)
     rows = as_small_ints(np.concatenate([a * base[:, -1:], -(a * base[:, :-1]).sum(axis=1)[:, None]], axis=1))
     if rows.dtype != object and pts.P64 is not None:
         return matrix_signs(rows, pts)
-    return dense_signs(rows, pts.Pa if pts.P64 is None else pts.P64, scaled_floats(rows), pts.F)
+    return dense_signs(rows, pts.Pa if pts.P64 is None else pts.P64, scaled_floats(rows), pts.F,
+                       (np.arange(len(rows)), np.asarray(corner)))  # row f vanishes at its corner
 
 
 def pairwise_sums(G, H) -> list:

@@ -114,8 +114,12 @@ def _vertex_incidence(hull):
     """The exact (vertex, facet) pairs of a Hull, vertices numbered in ``hull.vertices`` order."""
     where = np.full(len(hull.G), -1)
     where[list(hull.vertices)] = np.arange(len(hull.vertices))
-    f = np.repeat(np.arange(len(hull.facets)), [len(p) for p in hull.facet_points])
-    v = where[np.fromiter((i for p in hull.facet_points for i in p), dtype=np.intp, count=len(f))]
+    if isinstance(hull.incidence, np.ndarray):  # boolean (facets, points): facet-major pairs directly
+        f, i = np.nonzero(hull.incidence)
+        v = where[i]
+    else:
+        f = np.repeat(np.arange(len(hull.facets)), [len(p) for p in hull.facet_points])
+        v = where[np.fromiter((i for p in hull.facet_points for i in p), dtype=np.intp, count=len(f))]
     keep = v >= 0
     return v[keep], f[keep]
 
