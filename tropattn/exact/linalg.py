@@ -400,8 +400,10 @@ def wrapped_dots(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     return out
 
 
-def _expand_last(T: np.ndarray, absolute: bool = False) -> np.ndarray:
-    """:func:`maximal_minors` of a stack stored as ``(k, m, F)`` (stack index last), as (F, subsets)."""
+def _expand_last(T: np.ndarray, absolute: bool = False, modulus: int | None = None) -> np.ndarray:
+    """:func:`maximal_minors` of a stack stored as ``(k, m, F)`` (stack index last, so the
+    gathers copy whole rows), as (F, subsets); ``absolute``: the permanents of ``|T|``
+    instead; ``modulus``: every level reduced modulo it (entries of ``T`` in ``[0, p)``)."""
     k, m, _ = T.shape
     level = T[0]
     for r in range(1, k):
@@ -414,27 +416,14 @@ def _expand_last(T: np.ndarray, absolute: bool = False) -> np.ndarray:
             else:
                 acc += terms[:, q]
         level = -acc if r % 2 and not absolute else acc
+        if modulus is not None:
+            level %= modulus
     return np.ascontiguousarray(level.T)
 
 
 def _minors_mod(S: np.ndarray, p: int) -> np.ndarray:
-    """:func:`maximal_minors` modulo ``p`` (entries of ``S`` in ``[0, p)``), int64.
-
-    The stack index is kept last (contiguous), so the gathers copy whole rows."""
-    F, k, m = S.shape
-    T = np.ascontiguousarray(S.transpose(1, 2, 0))  # (k, m, F)
-    level = T[0]  # (subsets, F)
-    for r in range(1, k):
-        cols, rest = _expansion_tables(m, r)
-        terms = T[r][cols] * level[rest]  # (subsets, r + 1, F)
-        acc = terms[:, 0].copy()
-        for q in range(1, r + 1):
-            if q % 2:
-                acc -= terms[:, q]
-            else:
-                acc += terms[:, q]
-        level = (-acc if r % 2 else acc) % p
-    return np.ascontiguousarray(level.T)
+    """:func:`maximal_minors` of a stack ``(F, k, m)`` modulo ``p`` (entries in ``[0, p)``), int64."""
+    return _expand_last(np.ascontiguousarray(S.transpose(1, 2, 0)), modulus=p)
 
 
 def _crt(residues: list, primes: list) -> np.ndarray:
