@@ -54,7 +54,7 @@ if spec.get("processes"):
 if spec.get("scheduler"):
     from tropattn.backends import DaskExecutor
     ex = DaskExecutor("local", workers=spec["workers"])
-    ex.client.run(__import__, "tropattn.regions.search")             # start the cluster and import on every
+    ex.client.run(__import__, "tropattn.regions._search")             # start the cluster and import on every
     enumerate_regions(random_model(2, 2, 3, 1, seed=0), progress=False, executor=ex)  # worker before the clock
     kwargs["executor"] = ex
 cpu, wall = time.process_time(), time.perf_counter()

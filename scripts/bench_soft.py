@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from tropattn.attention import head_arrays
-from tropattn.attention.soft import soft_jacobian
+from tropattn.attention._soft import soft_jacobian
 
 
 def loop_point(A, b, V, x, tau):

@@ -6,7 +6,7 @@ Usage::
                                          [--seeds 0,1,2] [--noise 1e-6] [--t-end 2500]
 
 For each importance ratio ``m`` and noise seed, integrates the flow of
-:mod:`tropattn.tasks.markov` (h = 3 rows and heads, T = 40 positions, ``solve_ivp``) and
+:mod:`tropattn.tasks._markov` (h = 3 rows and heads, T = 40 positions, ``solve_ivp``) and
 writes the stage times ``t_i`` (row ``i``'s residual halved), their spread
 ``(max t_i - min t_i) / max t_i`` (near 0: no staging), the plateau levels detected
 automatically and the predicted levels ``1/2 sum_{j >= i} m^{2(h-1-j)}``.
@@ -20,7 +20,7 @@ import math
 import time
 from pathlib import Path
 
-from tropattn.tasks.markov import stage_table
+from tropattn.tasks._markov import stage_table
 
 
 def main(argv=None):

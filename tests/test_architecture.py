@@ -14,7 +14,7 @@ ROOT = pathlib.Path(tropattn.__file__).parent
 #: Rank of each top-level part: a module may import only parts of lower or equal rank
 #: (equal rank: only within the same part).  See docs/ARCHITECTURE.md.
 RANK = {
-    "errors": 0, "_version": 0, "progress": 0,
+    "errors": 0, "_version": 0, "_progress": 0,
     "exact": 1,
     "geometry": 2,
     "tropical": 3,

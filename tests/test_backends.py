@@ -136,7 +136,7 @@ def test_a_worker_killed_mid_run_changes_no_count(cluster):
 
 @pytest.mark.dask
 def test_ctrl_c_cancels_and_reports_the_regions_found(cluster, monkeypatch):
-    import tropattn.regions.search as search
+    import tropattn.regions._search as search
     from tropattn.errors import Interrupted
 
     original, calls = search._Collector.absorb, {"n": 0}

@@ -165,10 +165,10 @@ from hypothesis import given, settings, strategies as st                   # noq
 
 from tropattn.attention import Head, Layer, Transformer, random_model      # noqa: E402
 from tropattn.cli import build_parser                                       # noqa: E402
-from tropattn.cli.models import count_model                                 # noqa: E402
+from tropattn.cli._models import count_model                                 # noqa: E402
 from tropattn.errors import Interrupted                                     # noqa: E402
 from tropattn.io import load_model                                          # noqa: E402
-import tropattn.regions.search as search                                    # noqa: E402
+import tropattn.regions._search as search                                    # noqa: E402
 
 FFN_MODEL = {"format": "tropattn.model/1", "dim": 1, "layers": [{
     "heads": [{"keys": [[0], [1]], "offsets": [0, 0]}], "ffn": {"W1": [[1]], "b1": [-5], "W2": [[1]], "b2": [0]}}]}
@@ -321,7 +321,7 @@ def test_interrupted_api_keeps_complete_regions_only(monkeypatch):
 
 
 def test_broken_pipe_exits_quietly(tmp_path, capsys, monkeypatch):
-    import tropattn.cli.models as models
+    import tropattn.cli._models as models
 
     def closed(*args):
         raise BrokenPipeError

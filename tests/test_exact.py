@@ -130,7 +130,7 @@ def exact_sign(r, c):
 @given(R=st.lists(st.lists(big_ints, min_size=3, max_size=3), min_size=1, max_size=5),
        C=st.lists(st.lists(big_ints, min_size=3, max_size=3), min_size=1, max_size=5))
 def test_filtered_and_paired_signs_match_python_integers(R, C):
-    from tropattn.exact.predicates import PreparedPoints, matrix_signs, paired_signs
+    from tropattn.exact._predicates import PreparedPoints, matrix_signs, paired_signs
 
     C = C + [[R[0][1], -R[0][0], 0]]  # an exact zero
     want = [[exact_sign(r, c) for c in C] for r in R]
@@ -145,7 +145,7 @@ def test_filtered_and_paired_signs_match_python_integers(R, C):
 @settings(max_examples=60, deadline=None)
 @given(k=st.integers(1, 5), data=st.data())
 def test_modular_minors_equal_the_integer_expansion(k, data):
-    from tropattn.exact.linalg import maximal_minors, modular_minors
+    from tropattn.exact._linalg import maximal_minors, modular_minors
 
     bits = data.draw(st.sampled_from([3, 30, 80]))
     S = np.array(data.draw(st.lists(st.lists(st.lists(st.integers(-2 ** bits, 2 ** bits), min_size=k + 1,
@@ -186,7 +186,7 @@ def test_lps_and_facets_at_every_scale(A, b, sa, sb):
 
 @pytest.mark.parametrize("sigma", [2.2250738585072014e-308, 1e-300, 1.0, 1e300])
 def test_projection_onto_a_hyperplane_is_exact_at_any_scale(sigma):
-    from tropattn.exact.redundancy import _project_to_hyperplane
+    from tropattn.exact._redundancy import _project_to_hyperplane
 
     row = (3, -7, 5)  # 3 x - 7 y = 5
     for point in ([1e-300, 2e-300], [0.5, -2.0], [1e300, -1e300]):

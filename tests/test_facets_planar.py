@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tropattn.exact import homogeneous_point, integer_facets
-from tropattn.exact.facets_batch import planar_facets, small_facets
+from tropattn.exact._facets_batch import planar_facets, small_facets
 
 small = st.integers(-6, 6)
 point = st.tuples(st.fractions(-5, 5, max_denominator=4), st.fractions(-5, 5, max_denominator=4))

@@ -15,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tropattn import exact
-from tropattn.exact import hull as hull_module
-from tropattn.exact.hull import certified_hull, simplex_normals
-from tropattn.exact.linalg import maximal_minors, wrapped_minors
-from tropattn.exact.predicates import PreparedPoints, negative_columns, scaled_floats
+from tropattn.exact import _hull as hull_module
+from tropattn.exact._hull import certified_hull, simplex_normals
+from tropattn.exact._linalg import maximal_minors, wrapped_minors
+from tropattn.exact._predicates import PreparedPoints, negative_columns, scaled_floats
 from tropattn.geometry import convex_hull
 
 
@@ -166,7 +166,7 @@ def test_facet_rows_with_equal_floats_are_split_exactly():
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 8), st.sampled_from([10, 2**26, 2**40, 2**70, 2**300]), st.integers(0, 2**32 - 1))
 def test_dense_signs_equal_exact_signs(m, mag, seed):
-    from tropattn.exact.predicates import dense_signs, scaled_floats
+    from tropattn.exact._predicates import dense_signs, scaled_floats
 
     rng = np.random.default_rng(seed)
     R = np.array([[int(v) * (mag // 16 + 1) + int(w) for v, w in zip(r, q)]
@@ -192,7 +192,7 @@ def test_dense_signs_row_bound_with_columns_of_mixed_scale(m, spread, seed):
     # columns of very different sizes make the one-bound-per-row filter loose, and rows
     # orthogonal to a column up to +-1 give values the floats cannot decide: the
     # per-entry filter and the exact tiers must get every sign right
-    from tropattn.exact.predicates import dense_signs
+    from tropattn.exact._predicates import dense_signs
 
     rng = np.random.default_rng(seed)
     C = [[int(v) << int(s) for v in row] for row, s in
@@ -222,7 +222,7 @@ def test_dense_signs_row_bound_with_columns_of_mixed_scale(m, spread, seed):
 @pytest.mark.parametrize("cache, block", [(8, 64), (40, 10**6), (3, 1)])
 def test_dense_signs_in_many_blocks(monkeypatch, cache, block):
     # tiny blocks: rows split over many cache blocks and chunks of undecided entries
-    from tropattn.exact import predicates
+    from tropattn.exact import _predicates as predicates
 
     monkeypatch.setattr(predicates, "CACHE_ENTRIES", cache)
     monkeypatch.setattr(predicates, "BLOCK_ENTRIES", block)
@@ -258,7 +258,7 @@ def test_cross_polytope_vertices_need_the_greedy_choice(d):
 
 
 def test_nonconvex_edges_of_a_claim_are_flipped_and_recertified(certificate):
-    from tropattn.exact.predicates import PreparedPoints as Prepared
+    from tropattn.exact._predicates import PreparedPoints as Prepared
 
     rng = np.random.default_rng(2)
     X = rng.integers(-10**4, 10**4, size=(60, 3)).astype(float)
@@ -340,7 +340,7 @@ def test_primitive_normals_are_positive_multiples_of_the_normals(d, mag):
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 7), st.integers(1, 62), st.integers(1, 62), st.integers(0, 2**32 - 1))
 def test_wrapped_dots_equal_python_integer_dots(m, abits, bbits, seed):
-    from tropattn.exact.linalg import wrapped_dots
+    from tropattn.exact._linalg import wrapped_dots
 
     rng = np.random.default_rng(seed)
     A = rng.integers(-(1 << abits) + 1, 1 << abits, size=(50, m), dtype=np.int64)
@@ -356,7 +356,7 @@ def test_wrapped_dots_equal_python_integer_dots(m, abits, bbits, seed):
 
 @pytest.mark.parametrize("v", [2**62 - 1, 2**62, -(2**62) + 1, -(2**62), 2**63 - 1, 2**63, -(2**63), 2**64, -(2**70), 0])
 def test_as_small_ints_at_the_limits(v):
-    from tropattn.exact.predicates import as_small_ints
+    from tropattn.exact._predicates import as_small_ints
 
     out = as_small_ints(np.array([[1, v], [-3, 2]], dtype=object))
     assert (out.dtype == np.int64) == (abs(v) < 2**62)

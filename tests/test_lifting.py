@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tropattn.exact import counting
-from tropattn.exact.linalg import determinants
-from tropattn.exact.predicates import sign_array, small_determinant_signs
+from tropattn.exact._linalg import determinants
+from tropattn.exact._predicates import sign_array, small_determinant_signs
 from tropattn.geometry import PowerDiagram, upper_hull
 from tropattn.tropical import TropicalPolynomial
 

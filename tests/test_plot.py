@@ -54,8 +54,8 @@ def test_one_dimensional_heads_are_drawn_as_intervals(tmp_path):
 
 def test_overlay_regions_match_exact_labels(tmp_path, heads2d):
     """The overlay's cells are the label tuples that occur: cross-check with sampled exact labels."""
-    from tropattn.attention.soft import as_heads, hard_labels
-    from tropattn.plot.power import overlay_diagram
+    from tropattn.attention._soft import as_heads, hard_labels
+    from tropattn.plot._power import overlay_diagram
 
     hs = as_heads(heads2d)
     overlay, tuples = overlay_diagram(hs)
@@ -82,11 +82,11 @@ def test_three_dimensional_input_is_refused(tmp_path):
 import itertools                                                           # noqa: E402
 import warnings                                                            # noqa: E402
 
-import tropattn.plot.power as power_mod                                    # noqa: E402
-import tropattn.plot.soft as soft_mod                                      # noqa: E402
+import tropattn.plot._power as power_mod                                    # noqa: E402
+import tropattn.plot._soft as soft_mod                                      # noqa: E402
 from tropattn.attention import count_dual, random_model                    # noqa: E402
-from tropattn.plot.common import head_palettes, mix_colors                 # noqa: E402
-from tropattn.plot.power import overlay_box                                # noqa: E402
+from tropattn.plot._common import head_palettes, mix_colors                 # noqa: E402
+from tropattn.plot._power import overlay_box                                # noqa: E402
 
 
 def _capture(monkeypatch, module):
@@ -146,8 +146,8 @@ def test_titles_and_labels_that_never_overlap(tmp_path, monkeypatch, heads, box)
 
 
 def test_overlay_colours_are_mixed_from_the_heads_colours(tmp_path, monkeypatch, heads2d):
-    from tropattn.attention.soft import as_heads
-    from tropattn.plot.power import overlay_diagram
+    from tropattn.attention._soft import as_heads
+    from tropattn.plot._power import overlay_diagram
 
     kept = _capture(monkeypatch, power_mod)
     plot_overlay(heads2d, (-3, 3), tmp_path / "o.png")

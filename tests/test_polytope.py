@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tropattn import exact
 from tropattn.errors import InvalidInputError
-from tropattn.exact.hull import qhull_simplices as hull_qhull_simplices
+from tropattn.exact._hull import qhull_simplices as hull_qhull_simplices
 from tropattn.geometry import (
     Polytope,
     convex_hull,
@@ -189,10 +189,10 @@ def test_sphere_minkowski_sum_matches_exact_hull_of_sums():
 def test_minkowski_vertex_incidence_from_the_incidence_matrix():
     # the (vertex, facet) pairs of a certified sum (boolean incidence) read directly must be
     # the pairs listed by facet_points, for a sum whose hull has points that are not vertices
-    from tropattn.exact.hull import Hull
-    from tropattn.exact.predicates import PreparedPoints
-    from tropattn.exact.sum_hull import certified_sum_hull
-    from tropattn.geometry.minkowski import _vertex_incidence
+    from tropattn.exact._hull import Hull
+    from tropattn.exact._predicates import PreparedPoints
+    from tropattn.exact._sum_hull import certified_sum_hull
+    from tropattn.geometry._minkowski import _vertex_incidence
 
     A = convex_hull(rational_sphere_points()[::4])
     cube = convex_hull([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)] + [[F(1, 2), 0, 0]])
@@ -415,8 +415,8 @@ def hull_of_all_sums(*point_sets_):
 @contextlib.contextmanager
 def certified_sums_everywhere():
     """Force the certified Minkowski path (and its float pre-filter) even on tiny inputs."""
-    import tropattn.exact.sum_hull as sums
-    import tropattn.geometry.minkowski as mink
+    import tropattn.exact._sum_hull as sums
+    import tropattn.geometry._minkowski as mink
 
     saved = mink._SMALL_SUM, mink.PREFILTER_PAIRS, sums.PREFILTER_PAIRS
     mink._SMALL_SUM = mink.PREFILTER_PAIRS = sums.PREFILTER_PAIRS = 0
@@ -440,8 +440,8 @@ def test_certified_minkowski_equals_exact_hull_of_all_sums(sets):
 
 def test_minkowski_prefilter_miss_is_caught(monkeypatch):
     # a float pre-filter that drops vertex pairs must not change the (certified) answer
-    import tropattn.exact.sum_hull as sums
-    import tropattn.geometry.minkowski as mink
+    import tropattn.exact._sum_hull as sums
+    import tropattn.geometry._minkowski as mink
 
     A = convex_hull(rational_sphere_points()[::8])
     B = convex_hull(rational_sphere_points(5, 13, F(1, 3), (F(1, 2), 0, 0))[1::8])
@@ -524,9 +524,9 @@ def test_upper_hull_with_rational_heights_and_far_apart_heights():
     st.lists(st.lists(st.integers(-2**20, 2**20), min_size=m, max_size=m), min_size=1, max_size=4),
     st.integers(0, 2**100))))
 def test_limb_signs_are_exact(data):
-    from tropattn.exact.predicates import PreparedPoints as _Prepared
-    from tropattn.exact.predicates import _limb_signs
-    from tropattn.exact.predicates import matrix_signs as _signs
+    from tropattn.exact._predicates import PreparedPoints as _Prepared
+    from tropattn.exact._predicates import _limb_signs
+    from tropattn.exact._predicates import matrix_signs as _signs
 
     H, C, k = data
     if len(H[0]) >= 2 and C[0][0] and C[0][1]:
@@ -547,7 +547,7 @@ def test_limb_signs_are_exact(data):
 @given(st.integers(2, 5).flatmap(lambda k: st.lists(
     st.lists(st.integers(-50, 50), min_size=k + 1, max_size=k + 1), min_size=k, max_size=k)))
 def test_simplex_minors_give_the_exact_normal(rows):
-    from tropattn.exact.linalg import maximal_minors as _maximal_minors
+    from tropattn.exact._linalg import maximal_minors as _maximal_minors
 
     k = len(rows)
     minors = _maximal_minors(np.array([rows], dtype=np.int64))[0].tolist()
@@ -559,10 +559,10 @@ def test_simplex_minors_give_the_exact_normal(rows):
 # ------------------------------------------------------ the complete surface certificate
 def certify(points, simplices):
     """Feed a claimed boundary triangulation of integer points straight to the certificate."""
-    from tropattn.exact.hull import _certify_triangulation
-    from tropattn.exact.hull import independent_rows as _independent_rows
-    from tropattn.exact.hull import row_sum as _row_sum
-    from tropattn.exact.predicates import PreparedPoints as _Prepared
+    from tropattn.exact._hull import _certify_triangulation
+    from tropattn.exact._hull import independent_rows as _independent_rows
+    from tropattn.exact._hull import row_sum as _row_sum
+    from tropattn.exact._predicates import PreparedPoints as _Prepared
 
     rows = [tuple(p) + (1,) for p in points]
     inner = _row_sum([rows[i] for i in _independent_rows(rows)[0]])
@@ -572,15 +572,15 @@ def certify(points, simplices):
 def surface_checks(points, simplices):
     """The parts of the certificate separately: (points on one side of every simplex,
     every ridge in two simplices, consistently oriented, the ray meets one simplex)."""
-    from tropattn.exact.hull import (
+    from tropattn.exact._hull import (
         _consistently_oriented,
         _outward,
         _ray_meets_once,
         _ridge_pairs,
     )
-    from tropattn.exact.hull import independent_rows as _independent_rows
-    from tropattn.exact.hull import row_sum as _row_sum
-    from tropattn.exact.predicates import PreparedPoints as _Prepared
+    from tropattn.exact._hull import independent_rows as _independent_rows
+    from tropattn.exact._hull import row_sum as _row_sum
+    from tropattn.exact._predicates import PreparedPoints as _Prepared
 
     rows = [tuple(p) + (1,) for p in points]
     inner = _row_sum([rows[i] for i in _independent_rows(rows)[0]])
@@ -674,7 +674,7 @@ def test_random_minkowski_sums_and_upper_hulls_certify_without_fallback():
     st.lists(st.lists(st.integers(-2**70, 2**70), min_size=k, max_size=k), min_size=k - 1, max_size=k - 1),
     st.lists(st.integers(-3, 3), min_size=k - 1, max_size=k - 1))))
 def test_determinant_signs_float_filter_is_exact(data):
-    from tropattn.exact.predicates import determinant_signs as _determinant_signs
+    from tropattn.exact._predicates import determinant_signs as _determinant_signs
 
     rows, coef = data
     last = [sum(c * r[j] for c, r in zip(coef, rows)) for j in range(len(rows[0]))]  # singular
@@ -705,7 +705,7 @@ def test_certificate_orients_degenerate_simplices():
 
 
 def test_point_in_hull_of_dependent_rows():
-    from tropattn.exact.hull import _in_hull
+    from tropattn.exact._hull import _in_hull
 
     seg = [(0, 0, 1), (1, 1, 1), (2, 2, 1)]  # collinear points (0,0), (1,1), (2,2)
     assert _in_hull(seg, (3, 3, 2))  # (3/2, 3/2)
@@ -764,7 +764,7 @@ def test_numbers_beyond_the_float_range_and_at_its_edge():
 # ---------------------------------------------- the local certificate and sparse incidences
 @pytest.fixture
 def local_certificate(monkeypatch):
-    from tropattn.exact import hull
+    from tropattn.exact import _hull as hull
 
     monkeypatch.setattr(hull, "LOCAL_ENTRIES", 0)
     return hull
@@ -797,8 +797,8 @@ def test_local_certificate_rejects_doubled_and_folded_surfaces(local_certificate
 
 def test_local_certificate_rejects_a_missing_point_outside():
     # a true boundary of 4 points, but a fifth point lies outside: step 4 must refuse
-    from tropattn.exact.hull import certify_boundary, row_sum
-    from tropattn.exact.predicates import PreparedPoints
+    from tropattn.exact._hull import certify_boundary, row_sum
+    from tropattn.exact._predicates import PreparedPoints
 
     rows = [(0, 0, 0, 1), (4, 0, 0, 1), (0, 4, 0, 1), (0, 0, 4, 1), (3, 3, 3, 1), (1, 1, 1, 1)]
     tris = np.array([(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)])
@@ -809,7 +809,7 @@ def test_local_certificate_rejects_a_missing_point_outside():
 
 
 def test_sparse_incidences_equal_dense(monkeypatch):
-    from tropattn.exact import hull
+    from tropattn.exact import _hull as hull
 
     rng = np.random.default_rng(3)
     pts = [tuple(p) + (1,) for p in rng.integers(-5, 5, size=(60, 3)).tolist()]
@@ -845,7 +845,7 @@ def test_integer_fast_path_equals_the_general_path():
 
 
 def test_integer_rows_are_proved_distinct_or_checked_exactly():
-    from tropattn.geometry.polytope import _may_repeat
+    from tropattn.geometry._polytope import _may_repeat
 
     A = np.random.default_rng(1).integers(-10**6, 10**6, size=(500, 4))
     assert not _may_repeat(A)

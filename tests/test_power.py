@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 from scipy.spatial import ConvexHull
 
 from tropattn.errors import InvalidInputError, TieError
-from tropattn.exact import counting, lifted
+from tropattn.exact import counting, _lifted as lifted
 from tropattn.geometry import PowerCell, PowerDiagram, power_cells, scores_to_weights
-from tropattn.geometry.lifting import integer_upper_hull
-from tropattn.geometry.power import _cells_by_lp  # the reference: one certified LP per cell on all N - 1 rows
-from tropattn.geometry.power import _cells_from_hull  # the general construction on any certified hull
+from tropattn.geometry._lifting import integer_upper_hull
+from tropattn.geometry._power import _cells_by_lp  # the reference: one certified LP per cell on all N - 1 rows
+from tropattn.geometry._power import _cells_from_hull  # the general construction on any certified hull
 
 small = st.integers(-4, 4).map(F)
 rational = st.builds(F, st.integers(-12, 12), st.integers(1, 4))

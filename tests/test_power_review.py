@@ -17,10 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.spatial import ConvexHull
 
-from tropattn.exact import counting, lifted
+from tropattn.exact import counting, _lifted as lifted
 from tropattn.geometry import PowerDiagram
-from tropattn.geometry.lifting import integer_upper_hull
-from tropattn.geometry.power import _cells_by_lp  # the reference: one certified LP per cell on all N - 1 rows
+from tropattn.geometry._lifting import integer_upper_hull
+from tropattn.geometry._power import _cells_by_lp  # the reference: one certified LP per cell on all N - 1 rows
 
 
 def _winners(pd, x):

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-import tropattn.regions.search as regions_module
+import tropattn.regions._search as regions_module
 from tropattn.attention import (
     FFN,
     Head,

@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from tropattn.attention import Head, count_dual
 from tropattn.errors import InvalidInputError
 from tropattn.tropical import parse_polynomial
-from tropattn.tropical.symbolic import (SymbolicHead, adjacency_condition, parameter_regions, product_polynomial,
+from tropattn.tropical._symbolic import (SymbolicHead, adjacency_condition, parameter_regions, product_polynomial,
                                         redundancy_condition, symbolic_product, type_condition)
 
 sympy = pytest.importorskip("sympy")

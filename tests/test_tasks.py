@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 
 from tropattn.cli import main
 from tropattn.errors import InvalidInputError
-from tropattn.tasks import dyck, markov
-from tropattn.tasks.dyck import (DyckModel, closing_positions, depths, generate, hard_accuracy, matches, soft_sweep,
+from tropattn.tasks import _dyck as dyck, _markov as markov
+from tropattn.tasks._dyck import (DyckModel, closing_positions, depths, generate, hard_accuracy, matches, soft_sweep,
                                  top_of_stack)
-from tropattn.tasks.markov import (attention_entropy, detect_plateaus, harden, hardening_bound, hardening_gap,
+from tropattn.tasks._markov import (attention_entropy, detect_plateaus, harden, hardening_bound, hardening_gap,
                                    head_distances, markov_teacher, plateau_levels, sharpen, simulate, stage_times)
 
 
@@ -283,7 +283,7 @@ def test_modules_declare_all():
 @pytest.mark.torch
 def test_trained_torch_model_attends_to_the_top_and_the_knockout_masks_that_edge():
     pytest.importorskip("torch")
-    from tropattn.tasks.trained import measure_trained, train_dyck
+    from tropattn.tasks._trained import measure_trained, train_dyck
 
     out = measure_trained(train_dyck(k=2, m=2, length=8, steps=200, seed=0), n_words=100)
     assert out["accuracy"] >= 0.95                       # learned (chance is 0.5)

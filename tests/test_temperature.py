@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tropattn.attention import Head, head_arrays
-from tropattn.attention.soft import (
+from tropattn.attention._soft import (
     hard_labels,
     log_soft_weights,
     margin,

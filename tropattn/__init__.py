@@ -35,8 +35,8 @@ _PUBLIC = {
                  "polynomial_to_json"),
     "attention": ("Head", "FFN", "Layer", "Transformer", "MultiHeadAttention", "count_dual", "grid_heads",
                   "grid_model", "sawtooth_model", "sawtooth_count", "random_model"),
-    "attention.slicing": ("slice", "slice_model", "slice_through", "token_points"),
-    "attention.soft": ("margin", "soft_weights", "soft_output", "soft_jacobian"),
+    "attention._slicing": ("slice", "slice_model", "slice_through", "token_points"),
+    "attention._soft": ("margin", "soft_weights", "soft_output", "soft_jacobian"),
     "regions": ("AffineMap", "ActivationRegion", "RegionSet", "enumerate_regions", "overlay_regions",
                 "brute_force_regions", "group_linear_regions"),
     "region_bounds": ("Bounds", "bounds", "product_bound", "arrangement_bound", "line_bound", "layer_bound",
@@ -49,7 +49,7 @@ _ALIASES = {"slice": "slice_model"}
 _OWNER = {name: module for module, names in _PUBLIC.items() for name in names}
 #: Subpackages and modules reachable as attributes (``tropattn.geometry.PowerDiagram``), loaded on first use.
 _MODULES = ("exact", "geometry", "tropical", "attention", "regions", "backends", "io", "dynamics", "tasks", "plot",
-            "cli", "region_bounds", "temperature", "table", "progress", "exercises", "errors")
+            "cli", "region_bounds", "temperature", "table", "exercises", "errors")
 
 __all__ = ["__version__", *_OWNER]
 

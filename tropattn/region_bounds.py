@@ -35,7 +35,7 @@ import math
 from dataclasses import dataclass
 from math import comb, prod
 
-from .attention.constructions import positive_int
+from .attention._constructions import positive_int
 from .errors import InvalidInputError
 
 

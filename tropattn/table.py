@@ -21,7 +21,7 @@ import csv
 import time
 from pathlib import Path
 
-from .progress import Progress
+from ._progress import Progress
 from .attention import grid_model, random_model, sawtooth_model
 from .region_bounds import bounds, deep_bound
 from .regions import enumerate_regions

@@ -50,7 +50,7 @@ The convention trap.  Standard scaled dot-product attention is
 ``tau = 1/sqrt(d_k)`` standard; for ``d_k = 64`` that softmax is 64 times sharper
 than a real transformer's (:func:`convention_check`).
 
->>> from tropattn.attention.soft import margin, soft_weights
+>>> from tropattn.attention._soft import margin, soft_weights
 >>> head = ([[0, 0], [2, 0]], [0, -2])          # s_0 = 0, s_1 = 2 x_1 - 2: wall x_1 = 1
 >>> X = np.array([[0.0, 0.0]])                  # margin 2 at the origin
 >>> float(margin(head, X)[0])
@@ -70,12 +70,12 @@ import numpy as np
 
 from dataclasses import asdict
 
-from .attention.soft import (HeadArrays, _head_terms, _points, _tau, as_heads,
+from .attention._soft import (HeadArrays, _head_terms, _points, _tau, as_heads,
                              hard_labels, head_arrays)
 from .errors import DegenerateInputError, InvalidInputError, TieError
-from .exact.numbers import positive_float
+from .exact._numbers import positive_float
 from .exact import facets, interior_point, to_float_array, to_rational, to_rational_matrix, to_rational_vector
-from .geometry.power import PowerDiagram
+from .geometry._power import PowerDiagram
 
 
 __all__ = ["weight_bounds", "output_bound", "jacobian_bound", "PointwiseDefects", "pointwise_defects", "reference_defects", "cell_walls", "wall_distance", "default_box", "resolve_box", "sample_points", "delta_region_bounds", "predicted_band_width", "DefectStats", "StabilityRow", "measure", "stability_report", "standard_temperature", "paper_temperature", "raw_score_form", "convention_check"]
@@ -265,13 +265,13 @@ def pointwise_defects(heads, X, tau, labels=None) -> PointwiseDefects:
     Parameters
     ----------
     heads : head, list of heads, Layer or one-layer Transformer
-        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        Anything :func:`tropattn.attention._soft.as_heads` reads; several heads have
         their outputs summed.
     X : array_like, shape (n, d) or (d,)
         Finite float query points.
     tau : float
         Temperature on the scaled scores, finite and ``>= TAU_MIN``
-        (:data:`tropattn.attention.soft.TAU_MIN`).
+        (:data:`tropattn.attention._soft.TAU_MIN`).
     labels : array_like of int, shape (H, n), optional
         The winning key of each head at each point, in ``range(N_h)``.
 
@@ -283,7 +283,7 @@ def pointwise_defects(heads, X, tau, labels=None) -> PointwiseDefects:
     Raises
     ------
     InvalidInputError
-        a head :func:`~tropattn.attention.soft.as_heads` cannot read, ``X`` of the wrong shape or not finite, a bad ``tau``, or a
+        a head :func:`~tropattn.attention._soft.as_heads` cannot read, ``X`` of the wrong shape or not finite, a bad ``tau``, or a
         label outside ``range(N_h)`` (a ``-1`` tie label included).  ``labels`` of a
         shape that cannot be reshaped to ``(H, n)`` raises numpy's ``ValueError``.
 
@@ -337,7 +337,7 @@ def reference_defects(head, x, tau, dps: int = 50) -> dict:
     Parameters
     ----------
     head : Head, HeadArrays, mapping or tuple
-        Anything :func:`tropattn.attention.soft.head_arrays` reads.
+        Anything :func:`tropattn.attention._soft.head_arrays` reads.
     x : sequence of numbers or numpy.ndarray, length d
         One query point (converted exactly).
     tau : float
@@ -419,7 +419,7 @@ def cell_walls(head, method: str = "diagram") -> tuple:
     Parameters
     ----------
     head : Head, HeadArrays, mapping or tuple
-        Anything :func:`tropattn.attention.soft.head_arrays` reads.
+        Anything :func:`tropattn.attention._soft.head_arrays` reads.
     method : {"diagram", "walls"}, optional
         Which exact route finds the facets (default ``"diagram"``).
 
@@ -487,7 +487,7 @@ def wall_distance(head, X, labels=None, walls=None) -> np.ndarray:
     Parameters
     ----------
     head : Head, HeadArrays, mapping or tuple
-        Anything :func:`tropattn.attention.soft.head_arrays` reads.
+        Anything :func:`tropattn.attention._soft.head_arrays` reads.
     X : array_like, shape (n, d) or (d,)
         Finite float query points.
     labels : array_like of int, shape (n,), optional
@@ -550,7 +550,7 @@ def default_box(heads) -> tuple:
     Parameters
     ----------
     heads : head, list of heads, Layer or one-layer Transformer
-        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        Anything :func:`tropattn.attention._soft.as_heads` reads; several heads have
         their outputs summed.
 
     Returns
@@ -561,7 +561,7 @@ def default_box(heads) -> tuple:
     Raises
     ------
     InvalidInputError
-        A head :func:`~tropattn.attention.soft.as_heads` cannot read.
+        A head :func:`~tropattn.attention._soft.as_heads` cannot read.
 
     Examples
     --------
@@ -593,7 +593,7 @@ def resolve_box(box, heads) -> tuple:
     box : None, number or pair
         The box; a number ``R`` means ``[-|R|, |R|]^d``.
     heads : head, list of heads, Layer or one-layer Transformer
-        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        Anything :func:`tropattn.attention._soft.as_heads` reads; several heads have
         their outputs summed.
 
     Returns
@@ -605,7 +605,7 @@ def resolve_box(box, heads) -> tuple:
     ------
     InvalidInputError
         A box that is none of the forms above, not a number, infinite, of the wrong
-        length, with ``lo >= hi`` in some coordinate (``R = 0`` included), or a head :func:`~tropattn.attention.soft.as_heads` cannot read.
+        length, with ``lo >= hi`` in some coordinate (``R = 0`` included), or a head :func:`~tropattn.attention._soft.as_heads` cannot read.
 
     Examples
     --------
@@ -647,7 +647,7 @@ def sample_points(heads, box=None, n_samples: int = 2000, seed: int = 0, delta: 
     Parameters
     ----------
     heads : head, list of heads, Layer or one-layer Transformer
-        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        Anything :func:`tropattn.attention._soft.as_heads` reads; several heads have
         their outputs summed.
     box : None, number or pair, optional
         The sampling box, as :func:`resolve_box` reads it (default :func:`default_box`).
@@ -670,7 +670,7 @@ def sample_points(heads, box=None, n_samples: int = 2000, seed: int = 0, delta: 
     Raises
     ------
     InvalidInputError
-        ``n_samples < 1``, a negative or non-finite ``delta``, a bad ``box``, or a head :func:`~tropattn.attention.soft.as_heads` cannot read.
+        ``n_samples < 1``, a negative or non-finite ``delta``, a bad ``box``, or a head :func:`~tropattn.attention._soft.as_heads` cannot read.
     DegenerateInputError
         Two keys of one head are equal with equal offsets (their scores tie everywhere).
 
@@ -715,11 +715,11 @@ def delta_region_bounds(heads, tau, delta, labels=None) -> dict:
     Parameters
     ----------
     heads : head, list of heads, Layer or one-layer Transformer
-        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        Anything :func:`tropattn.attention._soft.as_heads` reads; several heads have
         their outputs summed.
     tau : float
         Temperature on the scaled scores, finite and ``>= TAU_MIN``
-        (:data:`tropattn.attention.soft.TAU_MIN`).
+        (:data:`tropattn.attention._soft.TAU_MIN`).
     delta : float
         Distance from the walls, ``>= 0`` (not checked: a negative ``delta`` gives bounds
         for a negative margin, which may exceed 1).
@@ -735,7 +735,7 @@ def delta_region_bounds(heads, tau, delta, labels=None) -> dict:
     Raises
     ------
     InvalidInputError
-        A head :func:`~tropattn.attention.soft.as_heads` cannot read, or a bad ``tau``.
+        A head :func:`~tropattn.attention._soft.as_heads` cannot read, or a bad ``tau``.
 
     Examples
     --------
@@ -775,11 +775,11 @@ def predicted_band_width(heads, tau, eps) -> float:
     Parameters
     ----------
     heads : head, list of heads, Layer or one-layer Transformer
-        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        Anything :func:`tropattn.attention._soft.as_heads` reads; several heads have
         their outputs summed.
     tau : float
         Temperature on the scaled scores, finite and ``>= TAU_MIN``
-        (:data:`tropattn.attention.soft.TAU_MIN`).
+        (:data:`tropattn.attention._soft.TAU_MIN`).
     eps : float
         The defect threshold, ``> 0``.
 
@@ -791,7 +791,7 @@ def predicted_band_width(heads, tau, eps) -> float:
     Raises
     ------
     InvalidInputError
-        ``eps <= 0`` or NaN, a bad ``tau``, or a head :func:`~tropattn.attention.soft.as_heads` cannot read.
+        ``eps <= 0`` or NaN, a bad ``tau``, or a head :func:`~tropattn.attention._soft.as_heads` cannot read.
 
     Examples
     --------
@@ -911,7 +911,7 @@ def measure(heads, taus, delta: float = 0.0, box=None, n_samples: int = 2000, se
     Parameters
     ----------
     heads : head, list of heads, Layer or one-layer Transformer
-        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        Anything :func:`tropattn.attention._soft.as_heads` reads; several heads have
         their outputs summed.
     taus : float or sequence of float
         Temperatures on the scaled scores, each finite and ``>= TAU_MIN``.
@@ -936,7 +936,7 @@ def measure(heads, taus, delta: float = 0.0, box=None, n_samples: int = 2000, se
     ------
     InvalidInputError
         A bad ``tau``, ``delta``, ``box`` or ``n_samples``, a NaN ``eps``, or a head
-        :func:`~tropattn.attention.soft.as_heads` cannot read.  (``eps <= 0`` raises the
+        :func:`~tropattn.attention._soft.as_heads` cannot read.  (``eps <= 0`` raises the
         bare ``ValueError`` of ``math.log``, not an ``InvalidInputError``.)
     DegenerateInputError
         No sample point lies at distance ``>= delta`` from the walls, or two keys of a
@@ -1011,7 +1011,7 @@ def stability_report(heads, taus=(0.05, 0.2, 1.0), delta=None, box=None, n_sampl
     Parameters
     ----------
     heads : head, list of heads, Layer or one-layer Transformer
-        Anything :func:`tropattn.attention.soft.as_heads` reads; several heads have
+        Anything :func:`tropattn.attention._soft.as_heads` reads; several heads have
         their outputs summed.
     taus : sequence of float, optional
         Temperatures (default ``(0.05, 0.2, 1.0)``).
@@ -1107,7 +1107,7 @@ def standard_temperature(d_k: int) -> float:
     --------
     >>> standard_temperature(64)
     8.0
-    >>> from tropattn.attention.soft import soft_weights
+    >>> from tropattn.attention._soft import soft_weights
     >>> bool(np.isclose(soft_weights(([[8], [0]],), [[1.0]], standard_temperature(64))[0, 0],
     ...                 1 / (1 + np.exp(-1.0))))        # raw scores 8 and 0: softmax of (1, 0)
     True

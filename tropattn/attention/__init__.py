@@ -5,12 +5,12 @@
 (0, 1, 2)
 """
 
-from .constructions import grid_count, grid_heads, grid_model, random_model, sawtooth_count, sawtooth_model
-from .dual import count_dual
-from .head import Head
-from .layer import FFN, Layer, MultiHeadAttention, Transformer
-from .slicing import precompose_head, precompose_layer, slice_model, slice_through, token_points
-from .soft import HeadArrays, head_arrays
+from ._constructions import grid_count, grid_heads, grid_model, random_model, sawtooth_count, sawtooth_model
+from ._dual import count_dual
+from ._head import Head
+from ._layer import FFN, Layer, MultiHeadAttention, Transformer
+from ._slicing import precompose_head, precompose_layer, slice_model, slice_through, token_points
+from ._soft import HeadArrays, head_arrays
 
 __all__ = [
     "Head", "FFN", "Layer", "Transformer", "MultiHeadAttention", "count_dual", "HeadArrays", "head_arrays",

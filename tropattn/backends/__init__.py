@@ -4,11 +4,11 @@
 [2]
 """
 
-from .base import ChunkResult, run_chunk
-from .processes import ProcessExecutor
-from .dask import DaskExecutor
-from .registry import EXECUTORS, get_executor
-from .serial import SerialExecutor
+from ._base import ChunkResult, run_chunk
+from ._processes import ProcessExecutor
+from ._dask import DaskExecutor
+from ._registry import EXECUTORS, get_executor
+from ._serial import SerialExecutor
 
 __all__ = ["ChunkResult", "run_chunk", "get_executor", "EXECUTORS", "SerialExecutor", "ProcessExecutor",
            "DaskExecutor"]

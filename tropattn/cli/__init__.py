@@ -22,7 +22,7 @@ import sys
 
 from .._version import __version__
 from ..errors import Interrupted, TropattnError
-from .common import EXIT_CODES, glue_negative_values
+from ._common import EXIT_CODES, glue_negative_values
 
 __all__ = ["main", "build_parser", "COMMANDS", "COMMAND_MODULES"]
 
@@ -68,7 +68,7 @@ def build_parser(command=None) -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"tropattn {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     for name in COMMAND_MODULES if command not in COMMANDS else (COMMANDS[command],):
-        importlib.import_module(f".{name}", __name__).register(sub)
+        importlib.import_module(f"._{name}", __name__).register(sub)
     return p
 
 

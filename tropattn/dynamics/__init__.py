@@ -1,14 +1,14 @@
 """Attention as a dynamical system on the tokens (docs/THEORY.md §8).
 
-* :mod:`~tropattn.dynamics.sphere` -- tokens on ``S^{d-1}``, SA / USA velocity fields vectorised over
+* :mod:`~tropattn.dynamics._sphere` -- tokens on ``S^{d-1}``, SA / USA velocity fields vectorised over
   tokens and heads, the interaction energy, fixed-step (renormalised) and ``solve_ivp`` integrators;
-* :mod:`~tropattn.dynamics.equiangular` -- the scalar ODE of the common overlap, clustering times;
-* :mod:`~tropattn.dynamics.clusters` -- overlap gap, the exact inter-cluster mass bound, cluster detection;
-* :mod:`~tropattn.dynamics.hardmax` -- the ``beta -> infinity`` Frank-Wolfe step and its dominance cells,
+* :mod:`~tropattn.dynamics._equiangular` -- the scalar ODE of the common overlap, clustering times;
+* :mod:`~tropattn.dynamics._clusters` -- overlap gap, the exact inter-cluster mass bound, cluster detection;
+* :mod:`~tropattn.dynamics._hardmax` -- the ``beta -> infinity`` Frank-Wolfe step and its dominance cells,
   computed exactly as the power diagram of a tropical polynomial;
-* :mod:`~tropattn.dynamics.condensation` -- nucleation from a Gaussian start, the threshold ``beta_c``;
-* :mod:`~tropattn.dynamics.mckean_vlasov` -- ``beta*(d)`` and ``K#(beta)`` of the noisy USA free energy;
-* :mod:`~tropattn.dynamics.wasserstein` -- time-dependent multi-head energy flows with OU / oscillating /
+* :mod:`~tropattn.dynamics._condensation` -- nucleation from a Gaussian start, the threshold ``beta_c``;
+* :mod:`~tropattn.dynamics._mckean_vlasov` -- ``beta*(d)`` and ``K#(beta)`` of the noisy USA free energy;
+* :mod:`~tropattn.dynamics._wasserstein` -- time-dependent multi-head energy flows with OU / oscillating /
   frozen weights and the energy-dissipation identity.
 
 Simulations are in floats (numpy); the hardmax cells and labels are exact.
@@ -18,18 +18,18 @@ Simulations are in floats (numpy); the hardmax cells and labels are exact.
 2.4469
 """
 
-from .clusters import (cluster_sizes, clustered_tokens, detect_clusters, inter_cluster_mass, inter_cluster_odds,
+from ._clusters import (cluster_sizes, clustered_tokens, detect_clusters, inter_cluster_mass, inter_cluster_odds,
                        mass_bound, overlap_gap, overlaps)
-from .condensation import condensation_sweep, condensed_state, critical_beta, order_parameters
-from .equiangular import VALUE_CONVENTIONS, clustering_time, equiangular_tokens, rho_rate, rho_trajectory
-from .hardmax import (collinearity_residual, deviation_time, dominance_diagram, dominance_polynomial,
+from ._condensation import condensation_sweep, condensed_state, critical_beta, order_parameters
+from ._equiangular import VALUE_CONVENTIONS, clustering_time, equiangular_tokens, rho_rate, rho_trajectory
+from ._hardmax import (collinearity_residual, deviation_time, dominance_diagram, dominance_polynomial,
                       exponential_rate, hardmax_flow, least_margin, hardmax_step, hardmax_targets, self_dominant, soft_flow,
                       soft_step, vertex_count)
-from .mckean_vlasov import bessel_ratio, critical_beta_star, k_sharp
-from .sphere import (MAX_ANGLE_STEP, MODES, SCHEMES, Trajectory, attention_weights, check_beta, check_heads,
+from ._mckean_vlasov import bessel_ratio, critical_beta_star, k_sharp
+from ._sphere import (MAX_ANGLE_STEP, MODES, SCHEMES, Trajectory, attention_weights, check_beta, check_heads,
                      check_tokens, energy, energy_rate, head_velocities, random_symmetric, random_tokens, scores,
                      simulate, velocity)
-from .wasserstein import (PHASES, WEIGHT_LAWS, WassersteinRun, flow_terms, interaction_energy, symmetric_noise,
+from ._wasserstein import (PHASES, WEIGHT_LAWS, WassersteinRun, flow_terms, interaction_energy, symmetric_noise,
                           time_average, wasserstein_flow)
 
 __all__ = [

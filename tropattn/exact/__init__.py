@@ -4,28 +4,28 @@ This is the only subpackage that compares a float with anything.  Everything els
 it questions ("does this region have interior?", "which rows are facets?", "what is
 the hull of these points?") and gets answers certified in rational arithmetic:
 
-* :mod:`~tropattn.exact.numbers` -- numbers in (every input type, exactly), integer rows, formatting;
-* :mod:`~tropattn.exact.linalg` -- elimination, nullspaces, minors and determinants over Q;
-* :mod:`~tropattn.exact.predicates` -- filtered signs of dot products, matrix products, determinants;
-* :mod:`~tropattn.exact.lp` -- certified strict feasibility (rational point or Farkas vector);
-* :mod:`~tropattn.exact.redundancy` -- certified facets of a polyhedron;
-* :mod:`~tropattn.exact.hull`, :mod:`~tropattn.exact.sum_hull`, :mod:`~tropattn.exact.lifted` --
+* :mod:`~tropattn.exact._numbers` -- numbers in (every input type, exactly), integer rows, formatting;
+* :mod:`~tropattn.exact._linalg` -- elimination, nullspaces, minors and determinants over Q;
+* :mod:`~tropattn.exact._predicates` -- filtered signs of dot products, matrix products, determinants;
+* :mod:`~tropattn.exact._lp` -- certified strict feasibility (rational point or Farkas vector);
+* :mod:`~tropattn.exact._redundancy` -- certified facets of a polyhedron;
+* :mod:`~tropattn.exact._hull`, :mod:`~tropattn.exact._sum_hull`, :mod:`~tropattn.exact._lifted` --
   certified convex hulls, Minkowski sums and upper hulls of lifted points;
-* :mod:`~tropattn.exact.counters` -- every certified answer, declined fast path and fallback, counted.
+* :mod:`~tropattn.exact._counters` -- every certified answer, declined fast path and fallback, counted.
 
 >>> A = [[1, 0], [0, 1], [-1, -1]]          # x <= 1, y <= 1, x + y >= -1
 >>> interior_point(A, [1, 1, 1]).feasible
 True
 """
 
-from .counters import COUNTERS, Counters, counting, merge, record
-from .linalg import determinants, nullspace, rank, solve
-from .lp import Certificate, exact_lp_max, interior_point, relative_interior_point
-from .numbers import (NEG_INF, common_denominator, format_point, format_rational, homogeneous_point, integer_row, json_number,
+from ._counters import COUNTERS, Counters, counting, merge, record
+from ._linalg import determinants, nullspace, rank, solve
+from ._lp import Certificate, exact_lp_max, interior_point, relative_interior_point
+from ._numbers import (NEG_INF, common_denominator, format_point, format_rational, homogeneous_point, integer_row, json_number,
                       to_float_array, to_rational, to_rational_matrix, to_rational_vector, unlimited_int_digits,
                       load_json)
-from .predicates import dot_signs
-from .redundancy import FacetSet, facets, integer_facets
+from ._predicates import dot_signs
+from ._redundancy import FacetSet, facets, integer_facets
 
 __all__ = [
     "NEG_INF", "to_rational", "to_rational_vector", "to_rational_matrix", "to_float_array", "common_denominator",

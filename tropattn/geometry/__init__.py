@@ -8,11 +8,11 @@ rationals, and every float-then-certify decision is asked of :mod:`tropattn.exac
 (4, 4)
 """
 
-from .fan import NormalCone, normal_fan
-from .lifting import UpperHull, upper_hull, upper_vertex_count
-from .minkowski import minkowski_sum
-from .polytope import Polytope, convex_hull, rational_sphere_points
-from .power import PowerCell, PowerDiagram, power_cells, scores_to_weights, weights_to_scores
+from ._fan import NormalCone, normal_fan
+from ._lifting import UpperHull, upper_hull, upper_vertex_count
+from ._minkowski import minkowski_sum
+from ._polytope import Polytope, convex_hull, rational_sphere_points
+from ._power import PowerCell, PowerDiagram, power_cells, scores_to_weights, weights_to_scores
 
 __all__ = [
     "Polytope", "convex_hull", "rational_sphere_points", "minkowski_sum", "UpperHull", "upper_hull",

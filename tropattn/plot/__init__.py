@@ -15,11 +15,11 @@ inside the functions, so ``import tropattn`` never needs a display):
   cell boundaries: each pixel mixes the key colours with the soft weights, and a
   second row shows ``log10(1 - p*)``, the weight defect, which decays
   exponentially with the distance to the walls (docs/THEORY.md §5);
-* :mod:`tropattn.plot.tasks` -- the structured tasks of docs/THEORY.md §9: Dyck accuracy
+* :mod:`tropattn.plot._tasks` -- the structured tasks of docs/THEORY.md §9: Dyck accuracy
   against beta with the knockout bars, layer 2's exact query-space partition, and the
   Markov surrogate's loss plateaus with per-head attention heat maps.
 
-and three teaching pictures (:mod:`tropattn.plot.curves`): a tropical curve beside the
+and three teaching pictures (:mod:`tropattn.plot._curves`): a tropical curve beside the
 Newton polygon with its regular subdivision (:func:`plot_tropical_curve`, or a tropical
 surface for d = 3), and two heads as the Minkowski sum of their lifted Newton polytopes
 beside the overlay of their power diagrams (:func:`plot_minkowski_heads`).
@@ -38,12 +38,12 @@ coordinates first (:class:`~tropattn.errors.InvalidInputError` says so).
 True
 """
 
-from .dynamics import plot_energy, plot_hardmax, plot_order_parameter, plot_trajectories
-from .curves import curve_box, plot_minkowski_heads, plot_tropical_curve
-from .power import plot_overlay, plot_power_diagram
-from .slices import plot_slice
-from .soft import plot_soft_weights
-from .tasks import plot_dyck_accuracy, plot_dyck_partition, plot_markov_run
+from ._dynamics import plot_energy, plot_hardmax, plot_order_parameter, plot_trajectories
+from ._curves import curve_box, plot_minkowski_heads, plot_tropical_curve
+from ._power import plot_overlay, plot_power_diagram
+from ._slices import plot_slice
+from ._soft import plot_soft_weights
+from ._tasks import plot_dyck_accuracy, plot_dyck_partition, plot_markov_run
 
 __all__ = ["plot_power_diagram", "plot_overlay", "plot_soft_weights", "curve_box", "plot_tropical_curve",
            "plot_minkowski_heads", "plot_dyck_accuracy", "plot_dyck_partition", "plot_markov_run",

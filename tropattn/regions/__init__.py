@@ -5,10 +5,10 @@
 9
 """
 
-from .affine import AffineMap
-from .brute_force import brute_force_regions
-from .search import ActivationRegion, RegionSet, box_rows, enumerate_regions, group_linear_regions, overlay_regions
-from .export import CSV_COLUMNS, REGION_SCHEMA, RegionWriter, region_record
+from ._affine import AffineMap
+from ._brute_force import brute_force_regions
+from ._search import ActivationRegion, RegionSet, box_rows, enumerate_regions, group_linear_regions, overlay_regions
+from ._export import CSV_COLUMNS, REGION_SCHEMA, RegionWriter, region_record
 
 __all__ = ["AffineMap", "ActivationRegion", "RegionSet", "enumerate_regions", "overlay_regions",
            "brute_force_regions", "group_linear_regions", "box_rows",

@@ -5,14 +5,14 @@
 (Fraction(3, 1), 2)
 """
 
-from .balancing import CurveEdge, balancing_sums, curve_edges, lattice_length
-from .cells import LinearRegion, linear_regions, redundant_terms
-from .parsing import parse_polynomial, parse_rational_function, polynomial_from_json, polynomial_to_json
-from .polynomial import TropicalPolynomial
-from .rational import RationalPiece, TropicalRationalFunction, TropicalRationalMap, common_refinement
-from .semiring import NEG_INF, tropical_add, tropical_mul
-from .subdivision import HypersurfaceCell, dual_subdivision, hypersurface_cells, lifted_polytope, newton_polytope
-from .symbolic import (ParameterPiece, SymbolicHead, adjacency_condition, node_condition, parameter_regions,
+from ._balancing import CurveEdge, balancing_sums, curve_edges, lattice_length
+from ._cells import LinearRegion, linear_regions, redundant_terms
+from ._parsing import parse_polynomial, parse_rational_function, polynomial_from_json, polynomial_to_json
+from ._polynomial import TropicalPolynomial
+from ._rational import RationalPiece, TropicalRationalFunction, TropicalRationalMap, common_refinement
+from ._semiring import NEG_INF, tropical_add, tropical_mul
+from ._subdivision import HypersurfaceCell, dual_subdivision, hypersurface_cells, lifted_polytope, newton_polytope
+from ._symbolic import (ParameterPiece, SymbolicHead, adjacency_condition, node_condition, parameter_regions,
                        product_polynomial, redundancy_condition, symbolic_product, type_condition)
 
 __all__ = [

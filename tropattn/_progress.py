@@ -1,0 +1,111 @@
+"""Progress of long computations: a bar on stderr, shown on a terminal unless told otherwise.
+
+``--progress auto|always|never`` on the command line maps to ``enabled`` = None (only
+when stderr is a terminal), True, False (:func:`tropattn.cli._common.progress_enabled`).  The bar counts
+units of work of one stage (the parent regions of a sub-layer, the models of a table)
+and shows the regions found so far and their rate.
+
+>>> bar = Progress(enabled=False, steps=1)
+>>> bar.start_step(0, 10); bar.advance(10, found=3); bar.found
+3
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+__all__ = ["Progress", "PROGRESS_CHOICES"]
+
+#: The values of ``--progress``.
+PROGRESS_CHOICES = ("auto", "always", "never")
+
+
+class Progress:
+    """A progress bar on stderr: on a terminal by default, or always / never.
+
+    Parameters
+    ----------
+    enabled : bool or None
+        None: only when stderr is a terminal.
+    steps : int
+        Number of stages (sub-layers); each has a known number of units.
+    stage, unit : str
+        How the line names a stage and a unit (``"sub-layer"`` and ``"parents"``).
+    """
+
+    def __init__(self, enabled=None, steps=1, stage="sub-layer", unit="parents"):
+        self.enabled = sys.stderr.isatty() if enabled is None else bool(enabled)
+        self.steps, self.last, self.stage, self.unit = steps, 0.0, stage, unit
+        self.start_step(0, 1)
+
+    def start_step(self, index, parents):
+        """Start stage ``index`` with ``parents`` units of work (the counters restart at 0).
+
+        Parameters
+        ----------
+        index : int
+            The stage, counted from 0 (shown as ``index + 1``).
+        parents : int
+            How many units the stage has.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> bar = Progress(enabled=False, steps=2)
+        >>> bar.start_step(1, 8); bar.index, bar.parents, bar.done
+        (1, 8, 0)
+        """
+        self.index, self.parents, self.done, self.found = index, parents, 0, 0
+        self.start = time.perf_counter()
+
+    def advance(self, parents=1, found=0):
+        """``parents`` more units done, ``found`` more regions found; redraw at most every 0.2 s.
+
+        Parameters
+        ----------
+        parents : int, optional
+            Units finished since the last call.
+        found : int, optional
+            Regions found since the last call.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> bar = Progress(enabled=False)
+        >>> bar.start_step(0, 4); bar.advance(); bar.advance(3, found=5); bar.done, bar.found
+        (4, 5)
+        """
+        self.done += parents
+        self.found += found
+        now = time.perf_counter()
+        if self.enabled and (now - self.last > 0.2 or self.done == self.parents):
+            self.last = now
+            filled = int(30 * self.done / max(self.parents, 1))
+            rate = self.found / max(now - self.start, 1e-9)
+            end = "\n" if self.done == self.parents else ""
+            where = f"{self.stage} {self.index + 1}/{self.steps}" if self.steps > 1 else self.stage
+            sys.stderr.write(f"\r{where} [{'#' * filled}{'.' * (30 - filled)}] "
+                             f"{self.done}/{self.parents} {self.unit}, {self.found} regions ({rate:,.0f}/s){end}")
+            sys.stderr.flush()
+
+    def close(self):
+        """End the line if the stage did not finish (an interruption).
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> bar = Progress(enabled=False)
+        >>> bar.start_step(0, 3); bar.advance(1); bar.close()      # nothing is written when disabled
+        """
+        if self.enabled and self.done != self.parents:
+            sys.stderr.write("\n")

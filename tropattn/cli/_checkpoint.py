@@ -1,0 +1,196 @@
+"""Checkpoint arguments shared by ``count`` and ``diagram``: a GPT-2-style ``.safetensors`` file, its
+context and a slice (or a model file, optionally sliced).
+
+    tropattn count model.safetensors --heads 2 --context "3,1,4" --slice tokens:0,1,2 \\
+        --layernorm drop --self-key exclude --activation relu
+
+``--slice tokens:A,B,C`` is the plane through the embeddings of tokens A, B, C put at the
+query's position (``t = 0`` is A, ``t = e_1`` is B, ...); ``--slice FILE.json`` reads
+``{"x0": [...], "directions": [[...], ...]}``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..attention import slice_model, slice_through, token_points
+from ..errors import InvalidInputError
+from ..io import load_gpt2, load_json, load_model, read_state_dict
+from ..io._gpt2 import gpt2_heads
+from ..plot import plot_slice
+from ._common import parse_pair
+
+__all__ = ["add_checkpoint_arguments", "model_from_args", "is_checkpoint", "draw_slice"]
+
+
+def add_checkpoint_arguments(parser):
+    """The options of a checkpoint + slice (ignored for a model file unless ``--slice`` is given).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        A sub-command's parser (``count``, ``diagram``, ...).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> p = argparse.ArgumentParser(); add_checkpoint_arguments(p)
+    >>> a = p.parse_args(["--context", "3,1,4", "--slice", "tokens:0,1,2", "--layernorm", "freeze"])
+    >>> a.context, a.slice, a.layernorm, a.self_key
+    ('3,1,4', 'tokens:0,1,2', 'freeze', None)
+    """
+    g = parser.add_argument_group("real checkpoints (GPT-2-style .safetensors)")
+    g.add_argument("--context", help="the context token ids, e.g. '3,1,4', or a file holding them")
+    g.add_argument("--slice", help="tokens:A,B,C (plane through these tokens' embeddings) or a JSON file "
+                   "{\"x0\": [...], \"directions\": [[...], ...]}")
+    g.add_argument("--heads", type=int, help="heads per block (default: config.json next to the checkpoint)")
+    g.add_argument("--layernorm", choices=("drop", "freeze"), help="drop LayerNorm, or freeze 1/sigma at the slice "
+                   "origin")
+    g.add_argument("--self-key", choices=("exclude",), help="mask the query's own key (the fixed-context skeleton)")
+    g.add_argument("--activation", choices=("relu",), help="analyse a GELU model with ReLU on the query path")
+
+
+def is_checkpoint(args) -> bool:
+    """Whether ``args.model`` names a checkpoint (a ``.safetensors`` file) rather than a model file.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed arguments with ``model``.
+
+    Returns
+    -------
+    bool
+        True for a ``.safetensors`` path.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> is_checkpoint(argparse.Namespace(model="gpt2.safetensors")), is_checkpoint(argparse.Namespace(model="m.json"))
+    (True, False)
+    """
+    return str(args.model).endswith(".safetensors")
+
+
+def _context_ids(text):
+    if text is None:
+        raise InvalidInputError("a checkpoint needs --context: token ids such as '3,1,4' or a file holding them")
+    if Path(text).is_file():
+        text = Path(text).read_text()
+    parts = text.replace(",", " ").split()
+    try:
+        return [int(p) for p in parts]
+    except ValueError:
+        raise InvalidInputError(f"--context must be integer token ids such as '3,1,4' (or a file of them); got "
+                                f"{text[:40]!r}") from None
+
+
+def _slice_spec(args, wte=None, wpe=None, position=0):
+    text = args.slice
+    if text.startswith("tokens:"):
+        if wte is None:
+            raise InvalidInputError("--slice tokens:... needs a checkpoint with token embeddings; give a JSON file "
+                                    "with x0 and directions instead")
+        try:
+            ids = [int(v) for v in text[len("tokens:"):].split(",")]
+        except ValueError:
+            raise InvalidInputError(f"--slice tokens: takes token ids such as tokens:0,1,2; got {text!r}") from None
+        return slice_through(token_points(wte, wpe, ids, position))
+    obj = load_json(text)
+    if not isinstance(obj, dict) or "x0" not in obj or "directions" not in obj:
+        raise InvalidInputError(f"--slice {text}: expected a JSON object with 'x0' and 'directions'")
+    return obj["x0"], obj["directions"]
+
+
+def model_from_args(args):
+    """The model a sub-command works on: a model file (optionally sliced) or a checkpoint on a slice.
+
+    With ``--layernorm freeze`` the slice origin is the reference point, and the agreement of the
+    frozen labels with the true-LayerNorm labels on the slice box is printed to stderr.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed arguments: ``model`` and the options of :func:`add_checkpoint_arguments`.
+
+    Returns
+    -------
+    Transformer
+        The exact model (a :class:`~tropattn.io._skeleton.Skeleton` slice for a checkpoint).
+
+    Raises
+    ------
+    InvalidInputError
+        A checkpoint without ``--slice`` or ``--context``, bad ids, or a bad slice file.
+    ModelFileError
+        An unreadable model file or checkpoint.
+
+    Examples
+    --------
+    >>> import argparse, os, tempfile
+    >>> from tropattn.attention import sawtooth_model
+    >>> from tropattn.io import save_model
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.json")
+    >>> save_model(sawtooth_model(1, 3, 2), path)
+    >>> model_from_args(argparse.Namespace(model=path, slice=None)) == sawtooth_model(1, 3, 2)
+    True
+    """
+    if not is_checkpoint(args):
+        model = load_model(args.model)
+        return model if args.slice is None else slice_model(model, *_slice_spec(args))
+    if args.slice is None:
+        raise InvalidInputError("a checkpoint has d = 64...768 query coordinates: give --slice tokens:A,B,C (the plane "
+                                "through three tokens) or --slice FILE.json to count on a slice")
+    ids = _context_ids(args.context)
+    state = read_state_dict(args.model)
+    strip = {k[len("transformer."):] if k.startswith("transformer.") else k: v for k, v in state.items()}
+    x0, U = _slice_spec(args, strip.get("wte.weight"), strip.get("wpe.weight"), len(ids))
+    x0f, Uf = [float(v) for v in x0], [[float(v) for v in u] for u in U]
+    skeleton = load_gpt2(state, ids, n_head=gpt2_heads(args.model, args.heads), layernorm=args.layernorm,
+                         self_key=args.self_key, activation=args.activation, reference=x0f)
+    if args.layernorm == "freeze":
+        box = parse_pair(args.box, "--box")[1] if getattr(args, "box", None) else 1
+        agree = skeleton.label_agreement(x0f, Uf, box=box)
+        print(f"layernorm=freeze: the frozen labels equal the true-LayerNorm labels at "
+              f"{100 * agree['all_layers']:.1f}% of {agree['points']} grid points of the slice box "
+              f"(per layer: {', '.join(f'{100 * a:.1f}%' for a in agree['per_layer'])})", file=sys.stderr)
+    return slice_model(skeleton, x0, U)
+
+
+def draw_slice(model, args) -> str:
+    """``tropattn diagram`` of a checkpoint slice: the exact regions, labelled by attended context tokens.
+
+    Parameters
+    ----------
+    model : Transformer
+        A 2-D model (a checkpoint sliced by :func:`model_from_args`).
+    args : argparse.Namespace
+        ``box`` (``"LO,HI"`` or None for ``[-1, 1]``), ``context`` (the token ids) and ``output``.
+
+    Returns
+    -------
+    str
+        ``"wrote PATH"``.
+
+    Raises
+    ------
+    InvalidInputError
+        A bad box or context, or an unwritable output.
+
+    Examples
+    --------
+    >>> import argparse, os, tempfile
+    >>> from tropattn.attention import grid_model
+    >>> out = os.path.join(tempfile.mkdtemp(), "slice.png")
+    >>> draw_slice(grid_model(2, 2, 2), argparse.Namespace(box=None, context="0,1", output=out)) == f"wrote {out}"
+    True
+    """
+    box = parse_pair(args.box, "--box") if args.box else (-1, 1)
+    names = [f"{i}:{t}" for i, t in enumerate(_context_ids(args.context))]
+    path = plot_slice(model, box, args.output, names=names)
+    return f"wrote {path}"

@@ -1,0 +1,59 @@
+"""``tropattn demo``: the main job on built-in examples."""
+
+from __future__ import annotations
+
+from ..attention import random_model, sawtooth_model
+from ..region_bounds import bounds
+from ..tropical import parse_polynomial
+from ._common import add_command
+from ._models import count_model
+from ._polynomials import DEMO_POLYNOMIAL, polynomial_report
+
+__all__ = ["register"]
+
+
+def cmd_demo(args):
+
+    _, lines = polynomial_report(parse_polynomial(DEMO_POLYNOMIAL))
+    print("== 1. A tropical polynomial: the plane conic 3 ⊕ 2x ⊕ 2y ⊕ 3xy ⊕ x² ⊕ y² ==")
+    print("\n".join(lines))
+    print()
+    print("== 2. A small hard-attention transformer: exact regions beside the bounds ==")
+    d, n, L = 2, 3, 2
+    model = sawtooth_model(d, n, L)
+    out = count_model(model)
+    b = bounds(d, d, n, L)
+    print(f"sawtooth model (docs/THEORY.md §4): d = {d}, H = {d} heads/layer, N = {n} keys, L = {L} layers")
+    print(f"  exact activation regions: {out['activation_regions']}   linear regions: {out['linear_regions']}"
+          f"   ({out['seconds']} s)")
+    print(f"  lower bound N^(dL) = {b.lower}   upper bound (per-layer bound)^L = {b.deep}"
+          f"   paper's (N^H)^L = {b.deep_product}")
+
+    model = random_model(1, 3, 3, seed=0)
+    out = count_model(model)
+    b = bounds(1, 3, 3, 1)
+    print(f"random 1-layer model, d = 1, H = 3 heads > d, N = 3: exact {out['activation_regions']} regions;"
+          f" N^H = {b.product} is not attainable, H(N-1)+1 = {b.line}")
+
+
+def register(sub):
+    """Add ``demo`` to the sub-command parsers.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``tropattn`` sub-command table.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> sub = argparse.ArgumentParser(prog="tropattn").add_subparsers()
+    >>> register(sub); sorted(sub.choices)
+    ['demo']
+    """
+    add_command(sub, "demo", cmd_demo, "run the main job on a built-in example", json_output=False,
+                examples=("tropattn demo",))

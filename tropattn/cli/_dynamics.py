@@ -1,0 +1,321 @@
+"""``tropattn dynamics flow|cluster|threshold|hardmax|wasserstein``: attention as a dynamical system.
+
+Each sub-sub-command runs one part of :mod:`tropattn.dynamics` on seeded random data (or a token
+file for ``flow``), prints a table or one JSON object (``--json``) and, with ``--plot FILE``, draws
+the matching picture of :mod:`tropattn.plot._dynamics`.  Long runs show a progress line on a
+terminal and stop cleanly on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import json
+import math
+import sys
+import time
+
+import numpy as np
+
+from ..dynamics import (clustering_time, critical_beta, critical_beta_star, condensation_sweep, deviation_time,
+                        detect_clusters, dominance_diagram, energy_rate, exponential_rate, hardmax_flow,
+                        inter_cluster_mass, k_sharp, least_margin, mass_bound, overlap_gap, random_symmetric, random_tokens,
+                        self_dominant, simulate, time_average, vertex_count, wasserstein_flow)
+from ..dynamics._hardmax import collinearity_residual
+from ..errors import InvalidInputError
+from ..plot import plot_energy, plot_hardmax, plot_order_parameter, plot_trajectories
+from .._progress import Progress
+from ._common import EXIT_CODES, add_command, emit
+
+__all__ = ["register"]
+
+
+class _Steps(Progress):
+    """The terminal progress line, counting steps (or evaluations) instead of sub-layers."""
+
+    def __init__(self, what):
+        super().__init__(steps=1)
+        self.what = what
+
+    def __call__(self, done, total):
+        now = time.perf_counter()
+        if self.enabled and (now - self.last > 0.2 or done == total):
+            self.last = now
+            tail = f"{done}/{total}" if total else f"{done}"
+            sys.stderr.write(f"\r{self.what}: {tail}" + ("\n" if done == total else ""))
+            sys.stderr.flush()
+
+
+def _floats(text, what):
+    try:
+        vals = [float(t) for t in str(text).split(",") if t.strip()]
+    except ValueError:
+        raise InvalidInputError(f"{what} = {text!r}; give comma-separated numbers, e.g. 0.5,1,2") from None
+    if not vals or not all(math.isfinite(v) for v in vals):
+        raise InvalidInputError(f"{what} = {text!r}; give comma-separated finite numbers, e.g. 0.5,1,2")
+    return vals
+
+
+def _ints(text, what):
+    vals = _floats(text, what)
+    if not all(v == int(v) and v >= 1 for v in vals):
+        raise InvalidInputError(f"{what} = {text!r}; give comma-separated positive integers, e.g. 1,4,16")
+    return [int(v) for v in vals]
+
+
+def _heads(kind, H, d, rng):
+    if kind == "identity":
+        return np.repeat(np.eye(d)[None], H, axis=0)
+    return random_symmetric(d, rng, H)
+
+
+def _run_flow(args):
+    rng = np.random.default_rng(args.seed)
+    if args.tokens:
+        with open(args.tokens) as fh:
+            try:
+                X = np.array(json.load(fh), dtype=float)
+            except (ValueError, TypeError) as exc:
+                raise InvalidInputError(f"{args.tokens}: expected a JSON list of n token lists of d numbers "
+                                        f"({exc})") from None
+        if X.ndim != 2:
+            raise InvalidInputError(f"{args.tokens}: expected a JSON list of n token lists of d numbers; got shape "
+                                    f"{X.shape}")
+        d = X.shape[1]
+    else:
+        d = args.d
+        X = random_tokens(args.n, d, rng)
+    M = _heads(args.head, args.heads, d, rng)
+    bar = _Steps("flow steps")
+    tr = simulate(X, M, args.beta, args.T, args.dt, mode=args.mode, scheme=args.scheme, normalize=args.normalize,
+                  progress=bar)
+    bar.close()
+    rates = np.array([energy_rate(S, M, args.beta, args.mode) for S in tr.states])
+    lab = detect_clusters(tr.final, args.threshold)
+    out = {"n": len(tr.final), "d": d, "heads": len(M), "beta": args.beta, "mode": args.mode, "T": args.T,
+           "E_start": tr.energies[0], "E_end": tr.energies[-1], "min_dE_dt": float(rates.min()),
+           "energy_monotone": bool(rates.min() >= -1e-12 * max(np.abs(rates).max(), 1e-300)),
+           "clusters": int(lab.max()) + 1}
+    if lab.max() > 0:
+        gap = overlap_gap(tr.final, lab)
+        out["overlap_gap"] = gap
+        if gap > 0:
+            out["max_inter_cluster_mass"] = float(inter_cluster_mass(tr.final, lab, args.beta).max())
+            out["mass_bound"] = float(mass_bound(tr.final, lab, args.beta).max())
+    lines = [f"{k:>24}: {v}" for k, v in out.items()]
+    if args.plot:
+        plot_trajectories(tr, args.plot, args.threshold)
+        lines.append(f"wrote {args.plot}")
+    emit(out, args.json, lines)
+
+
+def _run_cluster(args):
+    betas = _floats(args.betas, "--betas")
+    rho = _floats(args.rho, "--rho")
+    if len(rho) != 2:
+        raise InvalidInputError(f"--rho = {args.rho!r}; give RHO_A,RHO_B, e.g. 0.1,0.9")
+    ra, rb = rho
+    times = [clustering_time(b, args.n, ra, rb, args.mode, values=args.values) for b in betas]
+    k = int(np.argmin(times))
+    out = {"n": args.n, "mode": args.mode, "values": args.values, "rho_a": ra, "rho_b": rb,
+           "betas": betas, "times": times, "argmin_beta": betas[k], "ln_n_minus_1": math.log(args.n - 1)}
+    lines = [f"equiangular clustering time rho {ra:g} -> {rb:g}, n = {args.n}, {args.mode}, values {args.values}",
+             f"{'beta':>10} {'T':>14}"] + [f"{b:>10.4g} {t:>14.6g}" for b, t in zip(betas, times)]
+    lines.append(f"minimum on the grid at beta = {betas[k]:g} (ln(n-1) = {math.log(args.n - 1):.4g})")
+    emit(out, args.json, lines)
+
+
+def _run_threshold(args):
+    dims = _ints(args.d, "--d")
+    seeds = tuple(range(args.seeds))
+    bar = _Steps("threshold evaluations")
+    rows = []
+    for d in dims:
+        bc, evals = critical_beta(args.n, d, args.T, args.lo, args.hi, seeds, args.values, tol=args.tol, progress=bar)
+        row = {"d": d, "beta_c": bc, "evaluations": len(evals)}
+        if d >= 2:
+            bs = critical_beta_star(d)
+            row.update({"beta_star_mckean_vlasov": bs, "K_sharp_at_beta_star": k_sharp(bs, d)})
+        rows.append(row)
+    bar.close()
+    if len(dims) > 1:
+        ok = "rises" if all(a["beta_c"] <= b["beta_c"] for a, b in zip(rows, rows[1:])) else "is not monotone"
+    out = {"n": args.n, "T": args.T, "values": args.values, "seeds": len(seeds), "criterion": "phi(beta_c) = 1/2, "
+           "phi = fraction of tokens with a partner at overlap >= 0.98 at time T", "rows": rows}
+    if len(dims) > 1:
+        out["beta_c_with_d"] = ok
+    lines = [f"condensation threshold, n = {args.n}, T = {args.T:g}, {len(seeds)} seeds, criterion phi = 1/2",
+             f"{'d':>5} {'beta_c':>10} {'beta*(d)':>10} {'K#(beta*)':>10}"]
+    lines += [f"{r['d']:>5} {r['beta_c']:>10.4g} {r.get('beta_star_mckean_vlasov', float('nan')):>10.5g} "
+              f"{r.get('K_sharp_at_beta_star', float('nan')):>10.4g}" for r in rows]
+    if len(dims) > 1:
+        lines.append(f"beta_c {ok} with d")
+    if args.plot:
+        betas = np.linspace(args.lo, args.hi, args.points)
+        phi, q = condensation_sweep(betas, args.n, dims[0], args.T, seeds, args.values, progress=bar)
+        plot_order_parameter(betas, phi, q, rows[0]["beta_c"], args.plot,
+                             title=f"condensation: n = {args.n}, d = {dims[0]}, T = {args.T:g}")
+        lines.append(f"wrote {args.plot}")
+    emit(out, args.json, lines)
+
+
+def _polygon_tokens(vertices, interior, rng):
+    """Vertices on the unit circle (jittered regular polygon); interior tokens at radius 1/2,
+    each near the direction of a vertex (score margins >= ~1/4, so finite beta tracks them)."""
+    ang = 2 * np.pi * (np.arange(vertices) + rng.uniform(-0.2, 0.2, vertices)) / vertices
+    V = np.c_[np.cos(ang), np.sin(ang)]
+    phi = ang[np.arange(interior) % vertices] + rng.uniform(-0.3, 0.3, interior) * np.pi / vertices
+    return np.vstack([V, 0.5 * np.c_[np.cos(phi), np.sin(phi)]])
+
+
+def _run_hardmax(args):
+    rng = np.random.default_rng(args.seed)
+    X = _polygon_tokens(args.vertices, args.interior, rng)
+    B = np.eye(2)
+    diagram = dominance_diagram(X, B)
+    states, labels = hardmax_flow(X, B, args.gamma, args.steps)
+    betas = _floats(args.betas, "--betas")
+    times = [deviation_time(X, B, b, args.gamma, args.delta, args.max_steps) for b in betas]
+    slope, _ = exponential_rate(betas, times)
+    out = {"tokens": len(X), "vertices_conv_X": vertex_count(X), "nonempty_cells": len(diagram.nonempty),
+           "fixed_points": list(self_dominant(X, B, diagram)), "labels_kept": bool((labels == labels[0]).all()),
+           "collinearity_residual": collinearity_residual(states, labels[0]), "betas": betas,
+           "deviation_steps": times, "deviation_slope": slope, "least_score_margin": least_margin(X, B)}
+    lines = [f"{k:>24}: {v}" for k, v in out.items()]
+    if args.plot:
+        plot_hardmax(states, B, args.plot, labels[0])
+        lines.append(f"wrote {args.plot}")
+    emit(out, args.json, lines)
+
+
+def _run_wasserstein(args):
+    Hs = _ints(args.heads, "--heads")
+    bar = _Steps("wasserstein steps")
+    rows, first = [], None
+    for H in Hs:
+        g2, res, resq = [], [], []
+        for s in range(args.seeds):
+            X = random_tokens(args.n, args.d, np.random.default_rng(1000 + s))
+            run = wasserstein_flow(X, np.repeat(np.eye(args.d)[None], H, 0), args.T, args.dt, args.weights,
+                                   args.sigma, args.phase, seed=s, progress=bar)
+            first = first or run
+            g2.append(time_average(run.G2))
+            res.append(run.residual)
+            resq.append(run.residual_with_Q)
+        rows.append({"H": H, "mean_G2": float(np.mean(g2)), "residual": float(np.mean(res)),
+                     "residual_with_Q": float(np.mean(resq))})
+    bar.close()
+    g = np.array([r["mean_G2"] for r in rows])
+    slope = float(np.polyfit(np.log(Hs), np.log(g), 1)[0]) if len(Hs) > 1 and np.all(g > 0) else None
+    out = {"weights": args.weights, "phase": args.phase, "sigma": args.sigma, "T": args.T, "dt": args.dt,
+           "rows": rows, "loglog_slope_G2_vs_H": slope}
+    lines = [f"{args.weights} weights ({args.phase}), sigma = {args.sigma:g}, T = {args.T:g}, dt = {args.dt:g}; "
+             "G2 averaged over the second half",
+             f"{'H':>5} {'<G2>':>12} {'residual':>12} {'with Q':>12}"]
+    lines += [f"{r['H']:>5} {r['mean_G2']:>12.4g} {r['residual']:>12.3g} {r['residual_with_Q']:>12.3g}" for r in rows]
+    lines.append(f"log-log slope of <G2> against H: {slope if slope is None else round(slope, 3)}")
+    if args.plot:
+        plot_energy(first, args.plot)
+        lines.append(f"wrote {args.plot}")
+    emit(out, args.json, lines)
+
+
+def _common(p, plot_help):
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--plot", metavar="FILE", help=plot_help)
+
+
+def _sub(dsub, name, examples, help):
+    """One ``tropattn dynamics NAME`` parser with its examples and the exit codes in the epilog."""
+    epilog = "\n".join(["examples:"] + [f"  {e}" for e in examples] + ["", EXIT_CODES])
+    return dsub.add_parser(name, help=help, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def register(sub):
+    """Add ``dynamics`` (token flows, clusters, thresholds, hardmax, Wasserstein) to the sub-command parsers.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``tropattn`` sub-command table.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> sub = argparse.ArgumentParser(prog="tropattn").add_subparsers()
+    >>> register(sub); sorted(sub.choices)
+    ['dynamics']
+    """
+    p = add_command(sub, "dynamics", lambda a: a.run(a), "attention as a dynamical system: token flows, "
+                    "clustering, thresholds, the hardmax skeleton, Wasserstein flows", json_output=False,
+                    examples=("tropattn dynamics flow --plot flow.png", "tropattn dynamics hardmax --json"))
+    dsub = p.add_subparsers(dest="dynamics_command", required=True)
+
+    f = _sub(dsub, "flow", ('tropattn dynamics flow --n 12 --d 3 --beta 4 --plot flow.png', 'tropattn dynamics flow --mode usa --heads 3 --json',), help="SA/USA token flow on the sphere: energy, clusters, mass bound")
+    f.set_defaults(run=_run_flow)
+    f.add_argument("--n", type=int, default=12, help="number of tokens (random, seeded)")
+    f.add_argument("--d", type=int, default=2, help="dimension of R^d (tokens on S^(d-1))")
+    f.add_argument("--tokens", help="JSON file with an (n, d) list of tokens instead of random ones")
+    f.add_argument("--normalize", action="store_true", help="project tokens off the sphere onto it (warns)")
+    f.add_argument("--beta", type=float, default=4.0, help="inverse temperature beta > 0 (default 4)")
+    f.add_argument("--heads", type=int, default=1, help="number of heads H (default 1)")
+    f.add_argument("--head", choices=("identity", "random"), default="identity", help="head matrices")
+    f.add_argument("--mode", choices=("sa", "usa"), default="sa", help="sa: softmax-normalised; usa: unnormalised (a gradient flow of E)")
+    f.add_argument("--scheme", choices=("euler", "rk4", "solve_ivp"), default="rk4", help="integrator: fixed-step Euler or RK4 with renormalisation, or adaptive solve_ivp")
+    f.add_argument("--T", type=float, default=10.0, help="final time (default 10)")
+    f.add_argument("--dt", type=float, default=0.02, help="time step of the fixed-step schemes (default 0.02)")
+    f.add_argument("--threshold", type=float, default=0.999, help="overlap that joins two final tokens")
+    f.add_argument("--seed", type=int, default=0, help="seed of the random tokens and heads")
+    _common(f, "draw the trajectories (d = 2 or 3) to this PNG")
+
+    c = _sub(dsub, "cluster", ('tropattn dynamics cluster --n 8 --betas 0.5,1,2,4 --json',), help="equiangular clustering time against beta")
+    c.set_defaults(run=_run_cluster)
+    c.add_argument("--n", type=int, default=8, help="number of equiangular tokens (default 8)")
+    c.add_argument("--betas", default="0.5,1,1.5,2,2.5,3,3.5,4,5,6,8,10", help="inverse temperatures, comma-separated")
+    c.add_argument("--rho", default="0.1,0.9", help="RHO_A,RHO_B")
+    c.add_argument("--mode", choices=("sa", "usa"), default="sa", help="sa: softmax-normalised; usa: unnormalised")
+    c.add_argument("--values", choices=("scaled", "unit"), default="scaled",
+                   help="scaled: head D = beta I (scores and values); unit: M = I, beta in the score only")
+    c.add_argument("--json", action="store_true", help="print one JSON object")
+
+    t = _sub(dsub, "threshold", ('tropattn dynamics threshold --d 4,16 --plot threshold.png',), help="condensation threshold beta_c(n, d) by bisection, and beta*(d)")
+    t.set_defaults(run=_run_threshold)
+    t.add_argument("--n", type=int, default=32, help="number of tokens of the Gaussian start (default 32)")
+    t.add_argument("--d", default="4,16,64", help="dimensions, comma-separated")
+    t.add_argument("--T", type=float, default=5.0, help="time after which the order parameter is read (default 5)")
+    t.add_argument("--lo", type=float, default=0.1, help="lower end of the bisection bracket for beta_c")
+    t.add_argument("--hi", type=float, default=2.0, help="upper end of the bisection bracket for beta_c")
+    t.add_argument("--tol", type=float, default=0.02, help="bisection stops when the bracket is this narrow")
+    t.add_argument("--seeds", type=int, default=3, help="random starts averaged per beta (default 3)")
+    t.add_argument("--points", type=int, default=10, help="beta grid of the picture")
+    t.add_argument("--values", choices=("scaled", "unit"), default="scaled", help="scaled: head D = beta I (the Wasserstein convention); unit: M = I, beta only in the score")
+    _common(t, "draw the order parameter against beta for the first d to this PNG")
+
+    h = _sub(dsub, "hardmax", ('tropattn dynamics hardmax --vertices 6 --interior 6 --plot hardmax.png',), help="Frank-Wolfe hardmax step: exact dominance cells, paths, finite beta")
+    h.set_defaults(run=_run_hardmax)
+    h.add_argument("--vertices", type=int, default=6, help="tokens on the unit circle (the vertices)")
+    h.add_argument("--interior", type=int, default=6, help="tokens inside their convex hull")
+    h.add_argument("--gamma", type=float, default=0.3, help="Frank-Wolfe step size gamma in (0, 1]")
+    h.add_argument("--steps", type=int, default=30, help="hardmax steps drawn in the picture")
+    h.add_argument("--betas", default="12,16,20", help="finite betas for the deviation time")
+    h.add_argument("--delta", type=float, default=0.1, help="distance at which a finite-beta path counts as separated")
+    h.add_argument("--max-steps", type=int, default=200000, help="cap on the steps of the deviation-time search")
+    h.add_argument("--seed", type=int, default=0, help="seed of the interior tokens")
+    _common(h, "draw the dominance cells and paths to this PNG")
+
+    w = _sub(dsub, "wasserstein", ('tropattn dynamics wasserstein --weights oscillating --phase spread --heads 1,4,16',), help="multi-head energy flow with OU / oscillating / frozen weights")
+    w.set_defaults(run=_run_wasserstein)
+    w.add_argument("--n", type=int, default=16, help="number of tokens (default 16)")
+    w.add_argument("--d", type=int, default=3, help="dimension of R^d (tokens on S^(d-1))")
+    w.add_argument("--heads", default="1,4,16", help="numbers of heads H, comma-separated")
+    w.add_argument("--weights", choices=("ou", "oscillating", "frozen"), default="ou", help="law of the head weights D_h(t)")
+    w.add_argument("--phase", choices=("in-phase", "spread"), default="in-phase", help="phases of oscillating heads: all equal, or spread 2 pi h / H")
+    w.add_argument("--sigma", type=float, default=0.1, help="noise of the weights (default 0.1)")
+    w.add_argument("--T", type=float, default=30.0, help="final time (default 30)")
+    w.add_argument("--dt", type=float, default=0.05, help="time step (default 0.05)")
+    w.add_argument("--seeds", type=int, default=3, help="runs averaged per H (default 3)")
+    _common(w, "draw E(t) and G^2(t) of the first run to this PNG")

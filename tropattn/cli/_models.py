@@ -1,0 +1,389 @@
+"""Sub-commands on model files and shapes: ``count``, ``power``, ``diagram``, ``bounds``, ``table``,
+``stability`` and ``conventions``."""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+import warnings
+from fractions import Fraction
+from pathlib import Path
+
+from ..errors import Interrupted, InvalidInputError
+from ..geometry import PowerDiagram
+from ..io import load_model, load_sites
+from ..plot import plot_overlay, plot_soft_weights
+from ..region_bounds import bounds
+from ..regions import enumerate_regions
+from ..regions._steps import model_steps
+from ..table import write_region_table
+from ..temperature import convention_check, stability_report
+from ._checkpoint import add_checkpoint_arguments, draw_slice, is_checkpoint, model_from_args
+from ._common import (BOX_HELP, add_command, add_progress_argument, emit, format_point as _point,
+                     format_rational as _fmt, output_path, parse_pair, progress_from_args)
+from ._run_options import add_run_arguments, run_kwargs
+
+__all__ = ["count_model", "dual_refusal", "bounds_lines", "register", "MODEL_HELP"]
+
+
+def _model_summary(model):
+    return {"dim": model.dim, "layers": len(model.layers),
+            "heads": [len(l.heads) for l in model.layers],
+            "keys": [[len(h.keys) for h in l.heads] for l in model.layers]}
+
+
+def count_model(model, method="primal", box=None, progress=None, workers=1, **run) -> dict:
+    """Exact region counts of a model as a JSON-ready dict (what ``tropattn count`` prints).
+
+    ``method="dual"`` counts one FFN-free layer over all of ``R^d`` (the upper vertices of
+    a Minkowski sum); anything else it cannot count (several layers, an FFN, a box) is
+    refused with :class:`~tropattn.errors.InvalidInputError`, never answered wrongly.
+
+    Parameters
+    ----------
+    model : Transformer
+        The model.
+    method : {"primal", "dual"}, optional
+        The region search or the Minkowski-sum dual count.
+    box : (lo, hi), optional
+        Count inside the box ``[lo, hi]^d`` (primal only).
+    progress : bool, optional
+        Progress bar (terminal only).
+    workers : int, optional
+        Processes of the primal search.
+    **run
+        More keywords of :func:`~tropattn.regions.enumerate_regions` (``executor``, ``scheduler``, ``keep``).
+
+    Returns
+    -------
+    dict
+        Shape summary, ``activation_regions``, ``linear_regions`` (None for the dual), ``method``,
+        ``box``, ``ties``, ``seconds`` (and ``certificates`` for the primal search).
+
+    Raises
+    ------
+    InvalidInputError
+        If ``method="dual"`` cannot count this model (see :func:`dual_refusal`).
+    TieError
+        If a whole-region tie meets a head with ``ties="refuse"``.
+
+    Examples
+    --------
+    >>> from tropattn.attention import sawtooth_model
+    >>> out = count_model(sawtooth_model(1, 3, 2))
+    >>> out["activation_regions"], out["linear_regions"], out["method"]
+    (9, 9, 'primal')
+    """
+
+    t0 = time.perf_counter()
+    out = _model_summary(model)
+    if method == "dual":
+        refused = dual_refusal(model, box)
+        if refused:
+            raise InvalidInputError(f"--method dual cannot count this: {refused}; use --method primal")
+        out.update(activation_regions=model.layers[0].count_dual(), linear_regions=None, method="dual")
+    else:
+        result = enumerate_regions(model, box=box, progress=progress, workers=workers, **run)
+        out.update(activation_regions=result.n_activation, linear_regions=result.n_linear, method="primal",
+                   certificates=result.counters)
+    out["box"] = None if box is None else [_fmt(box[0]), _fmt(box[1])]
+    out["ties"] = model.ties
+    out["seconds"] = round(time.perf_counter() - t0, 4)
+    return out
+
+
+def dual_refusal(model, box=None) -> str | None:
+    """Why the dual count cannot count ``model`` (in ``box``), or None if it can.
+
+    The dual counts the overlay of one layer's heads over all of ``R^d``: that is the
+    layer's activation regions whatever its residual and projection, but not with a
+    ReLU FFN, a second layer, or a box.
+
+    Parameters
+    ----------
+    model : Transformer
+        The model.
+    box : (lo, hi), optional
+        A counting box, if any.
+
+    Returns
+    -------
+    str or None
+        The reason, or None when the dual count applies.
+
+    Examples
+    --------
+    >>> from tropattn.attention import sawtooth_model
+    >>> dual_refusal(sawtooth_model(1, 3, 2))
+    'the model has 2 layers and the dual counts one'
+    """
+    if len(model.layers) != 1:
+        return f"the model has {len(model.layers)} layers and the dual counts one"
+    if model.layers[0].ffn is not None:
+        return "the layer has a ReLU FFN, which cuts the head overlay further and which the dual does not model"
+    if box is not None:
+        return "the dual counts all of R^d, not a box"
+    return None
+
+
+def cmd_count(args):
+    model = model_from_args(args)
+    if args.ties:
+        model = model.with_ties(args.ties)
+    box = parse_pair(args.box, "--box") if args.box else None
+    try:
+        out = count_model(model, args.method, box, progress=progress_from_args(args), **run_kwargs(args))
+    except Interrupted as exc:
+        _print_partial(model, exc.partial, args.json)
+        exc.reported = True
+        raise
+    lines = [f"model: d = {out['dim']}, {out['layers']} layer(s), heads per layer {out['heads']}",
+             f"method: {out['method']}" + (f", box {out['box']}" if out["box"] else ", all of R^d")
+             + (f", ties: {out['ties']}" if out["ties"] != "refuse" else ""),
+             f"activation regions: {out['activation_regions']}"]
+    lines.append(f"linear regions:     {out['linear_regions']}" if out["linear_regions"] is not None
+                 else "linear regions:     not computed by the dual method (use --method primal)")
+    lines.append(f"time: {out['seconds']} s")
+    emit(out, args.json, lines)
+
+
+def _print_partial(model, partial, as_json):
+    """After Ctrl-C: how many activation regions were complete (certified, with every sub-layer).
+
+    The search refines depth first, so what it has finished are whole regions of the model:
+    their number is an exact lower bound on the count, never a count of an unfinished step.
+    """
+    n = partial.n_activation if partial is not None else 0
+    obj = {"interrupted": True, "complete": False, "activation_regions_found": n,
+           "sub_layers": len(model_steps(model))}
+    if n == 0:
+        text = "interrupted before any region was complete, so there is no count yet"
+    else:
+        text = (f"interrupted: {n} activation regions were complete (each certified exactly); "
+                "the full model has at least as many")
+    emit(obj, as_json, [text])
+
+
+def cmd_power(args):
+
+    sites, weights = load_sites(args.sites)
+    diagram = PowerDiagram(sites, weights)
+    cells = diagram.cells()
+    adjacency = sorted(tuple(sorted(e)) for e in diagram.adjacency_graph().edges)
+    obj = {"sites": len(sites), "dim": len(sites[0]), "nonempty": list(diagram.nonempty),
+           "hidden": list(diagram.hidden), "adjacency": [list(e) for e in adjacency],
+           "cells": [None if c is None else {"site": c.site, "interior_point": [_fmt(v) for v in c.interior_point],
+                                             "neighbors": list(c.neighbors)} for c in cells]}
+    lines = [f"power diagram of {len(sites)} sites in R^{len(sites[0])}",
+             f"nonempty cells: {len(diagram.nonempty)}   hidden: {list(diagram.hidden)}",
+             f"adjacent pairs: {len(adjacency)}"]
+    for c in cells:
+        if c is not None:
+            lines.append(f"  site {c.site}: neighbours {list(c.neighbors)}, interior point {_point(c.interior_point)}")
+    emit(obj, args.json, lines)
+
+
+def cmd_diagram(args):
+    model = model_from_args(args)
+    if is_checkpoint(args):
+        return print(draw_slice(model, args))
+    if len(model.layers) != 1:
+        raise InvalidInputError(f"diagram draws one layer; the model has {len(model.layers)} layers")
+    box = parse_pair(args.box, "--box") if args.box else None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        plot_overlay(model.layers[0], box, output_path(args.output, "--output"), title=Path(args.model).name)
+    for w in caught:
+        print(f"tropattn: warning: {w.message}", file=sys.stderr)
+    print(f"wrote {args.output}")
+
+
+def cmd_bounds(args):
+
+    b = bounds(args.dim, args.heads, args.keys, args.layers)
+    emit(b.as_dict(), args.json, bounds_lines(b))
+
+
+def bounds_lines(b) -> list:
+    """The text of ``tropattn bounds``: upper bounds, the attainable order, the construction.
+
+    Parameters
+    ----------
+    b : RegionBounds
+        The result of :func:`tropattn.region_bounds.bounds`.
+
+    Returns
+    -------
+    list of str
+        The lines, without newlines.
+
+    Examples
+    --------
+    >>> for line in bounds_lines(bounds(2, 3, 3)):
+    ...     print(line)
+    d = 2, H = 3, N = 3, L = 1
+      single head (per layer):         3
+      product N^H (per layer):         27   (an upper bound; for H > d its order N^H is not attained as N grows)
+      hyperplane arrangement bound:    46
+      per-layer upper bound (min):     27
+      attainable order per layer:      Theta(N^2) = Theta(N^min(H,d)), since H > d
+      deep upper bound (per-layer^L):  27
+      deep product (N^H)^L:            27
+      lower bound (construction):      9 = N^(min(H,d)*L), attained by the sawtooth model
+    """
+    lines = [f"d = {b.dim}, H = {b.heads}, N = {b.keys}, L = {b.layers}",
+             f"  single head (per layer):         {b.single_head}",
+             f"  product N^H (per layer):         {b.product}" +
+             ("" if b.product_attainable else "   (an upper bound; for H > d its order N^H is not attained as N grows)"),
+             f"  hyperplane arrangement bound:    {b.arrangement}"]
+    if b.line is not None:
+        lines.append(f"  line bound H(N-1)+1:             {b.line}")
+    lines.append(f"  per-layer upper bound (min):     {b.per_layer}")
+    if not b.product_attainable:
+        lines.append(f"  attainable order per layer:      Theta(N^{b.order_exponent}) = Theta(N^min(H,d)), since H > d")
+    lines += [f"  deep upper bound (per-layer^L):  {b.deep}",
+              f"  deep product (N^H)^L:            {b.deep_product}",
+              f"  lower bound (construction):      {b.lower} = N^(min(H,d)*L), attained by the {b.construction} model"]
+    return lines
+
+
+def cmd_table(args):
+
+    if args.seeds < 0:
+        raise InvalidInputError(f"--seeds must be 0 or more; got {args.seeds}")
+
+    path = write_region_table(output_path(args.output, "--output"), quick=args.quick, seeds=args.seeds,
+                              progress=progress_from_args(args), **run_kwargs(args, reuse=True))
+    print(f"wrote {path}")
+
+
+def cmd_stability(args):
+
+    model = load_model(args.model)
+    if len(model.layers) != 1:
+        raise InvalidInputError(f"stability measures one attention layer; the model has {len(model.layers)} "
+                                "layers (save the layer you want as a one-layer model)")
+    layer = model.layers[0]
+    try:
+        taus = [float(Fraction(t)) for t in args.taus.split(",")]
+    except (ValueError, ZeroDivisionError):
+        raise InvalidInputError(f"--taus must be comma-separated numbers such as 0.05,0.2,1; got {args.taus!r}") from None
+    box = parse_pair(args.box, "--box") if args.box else None
+    report = stability_report(layer, taus=taus, delta=args.delta, box=box)
+    lines = [f"soft vs hard attention ({report['scope']}), delta = {report['delta']:.4g}, "
+             f"{report['n_samples']} samples in the box",
+             f"{'tau':>8} {'max defect':>12} {'bound':>12} {'ratio':>8} {'below eps':>10} {'band':>9} {'pred.':>9}"]
+    def num(v, spec, width):
+        return f"{'inf' if v is None else format(v, spec):>{width}}"
+
+    for r in report["rows"]:
+        lines.append(" ".join([num(r["tau"], ".4g", 8), num(r["max_defect"], ".4e", 12), num(r["bound"], ".4e", 12),
+                               num(r["ratio"], ".4f", 8), num(r["fraction_below_eps"], ".3f", 10),
+                               num(r["band_width"], ".4f", 9), num(r["band_width_predicted"], ".4f", 9)]))
+    lines.append("every measured defect is within its bound" if report["within_bounds"]
+                 else "WARNING: a measured defect exceeds its bound")
+    if args.plot:
+
+        plot_soft_weights(layer.heads[0], taus, box, output_path(args.plot, "--plot"),
+                          title=f"{Path(args.model).name}, head 0")
+        lines.append(f"wrote {args.plot}")
+    emit(report, args.json, lines)
+
+
+def cmd_conventions(args):
+    if not (math.isfinite(args.margin) and args.margin > 0):
+        raise InvalidInputError(f"--margin must be a positive finite score margin; got {args.margin}")
+    if args.dk < 1 or args.keys < 2:
+        raise InvalidInputError(f"--dk must be >= 1 and --keys >= 2; got --dk {args.dk} --keys {args.keys}")
+
+    c = convention_check(args.margin, args.dk, args.keys)
+    lines = [f"raw score margin Delta = {c['raw_margin']:g} on q.k, d_k = {c['d_k']}, {c['n_keys']} keys "
+             "(the other keys tied at the margin: the worst case)"]
+    for name, label in (("paper", "paper's convention (tau = 1/sqrt(d_k))"),
+                        ("standard", "standard attention (tau = sqrt(d_k))")):
+        r = c[name]
+        lines.append(f"  {label:<42} tau = {r['tau']:<6g} e^(-Delta/tau) = e^({r['exponent']:g}) = "
+                     f"{r['e_exponent']:.3e}   1 - p* = {r['weight_defect']:.3e}")
+    lines.append(f"the paper's softmax is {c['sharpness']:g} times sharper than the one transformers use")
+    emit(c, args.json, lines)
+
+
+MODEL_HELP = ("a model file: tropattn.model/1 JSON (score form with keys/offsets/values per head, or weight "
+              "form with W_Q/W_K/W_V/W_O and a context) or .npz arrays of the same names")
+
+
+def register(sub):
+    """Add the model, shape and temperature sub-commands.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``tropattn`` sub-command table.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> sub = argparse.ArgumentParser(prog="tropattn").add_subparsers()
+    >>> register(sub); sorted(sub.choices)
+    ['bounds', 'conventions', 'count', 'diagram', 'power', 'stability', 'table']
+    """
+    s = add_command(sub, "count", cmd_count, "exact region count of a model file", examples=(
+        "tropattn count model.json", "tropattn count model.json --box -1 1 --json",
+        "tropattn count model.json --method dual      # one FFN-free layer, all of R^d",
+        "tropattn count model.json --ties first --workers 2 --progress always"))
+    s.add_argument("model", help=MODEL_HELP)
+    s.add_argument("--method", choices=("primal", "dual"), default="primal",
+                   help="primal: the exact region search (any model, default); dual: upper vertices of a "
+                        "Minkowski sum (one layer without FFN, all of R^d; other models are refused)")
+    s.add_argument("--box", help=BOX_HELP)
+    s.add_argument("--ties", choices=("refuse", "first"), default=None,
+                   help="tie rule for every head, overriding the file's: refuse (an error where distinct keys tie "
+                        "on a whole region) or first (the lowest index wins, as argmax)")
+    add_run_arguments(s, regions=True)
+    add_progress_argument(s)
+    add_checkpoint_arguments(s)
+    s = add_command(sub, "power", cmd_power, "power diagram of weighted sites", examples=(
+        "tropattn power sites.json      # {\"sites\": [[0, 0], [1, 0]], \"weights\": [0, \"1/2\"]}",))
+    s.add_argument("sites", help='a JSON file {"sites": [[...], ...], "weights": [...]} (weights default to 0)')
+    s = add_command(sub, "diagram", cmd_diagram, "draw each head's power cells and their overlay (d <= 2)",
+                    json_output=False, examples=("tropattn diagram model.json -o overlay.png",
+                                                 "tropattn diagram model.json -o figs/overlay.png --box -2 2"))
+    s.add_argument("model", help=MODEL_HELP + " (one layer, d <= 2)")
+    s.add_argument("-o", "--output", required=True,
+                   help="the picture file (.png, .pdf, .svg, in an existing directory)")
+    s.add_argument("--box", help=BOX_HELP + " (default: a box showing every region)")
+    add_checkpoint_arguments(s)
+    s = add_command(sub, "bounds", cmd_bounds, "upper and lower bounds for a shape", examples=(
+        "tropattn bounds --dim 2 --heads 3 --keys 3", "tropattn bounds --dim 1 --heads 2 --keys 4 --layers 3 --json"))
+    s.add_argument("--dim", type=int, required=True, help="query dimension d")
+    s.add_argument("--heads", type=int, required=True, help="heads per layer H")
+    s.add_argument("--keys", type=int, required=True, help="keys (context tokens) per head N")
+    s.add_argument("--layers", type=int, default=1, help="layers L (default 1)")
+    s = add_command(sub, "table", cmd_table, "regenerate data/region_counts.csv", json_output=False, examples=(
+        "tropattn table", "tropattn table --quick --seeds 1 -o /tmp/counts.csv --progress never"))
+    s.add_argument("-o", "--output", default="data/region_counts.csv",
+                   help="the CSV file (default data/region_counts.csv, in an existing directory)")
+    s.add_argument("--seeds", type=int, default=3, help="random models per shape (default 3)")
+    s.add_argument("--quick", action="store_true", help="a smaller grid (for tests)")
+    add_progress_argument(s)
+    add_run_arguments(s)
+    s = add_command(sub, "conventions", cmd_conventions,
+                    "the paper's temperature convention against standard attention",
+                    examples=("tropattn conventions --margin 2 --dk 64",))
+    s.add_argument("--margin", type=float, default=2.0, help="raw score margin on q.k (default 2)")
+    s.add_argument("--dk", type=int, default=64, help="key dimension d_k (default 64)")
+    s.add_argument("--keys", type=int, default=2, help="number of keys N (default 2)")
+    s = add_command(sub, "stability", cmd_stability, "soft attention against the hard skeleton", examples=(
+        "tropattn stability model.json", "tropattn stability model.json --taus 0.1,1 --box -2 2 --plot soft.png"))
+    s.add_argument("model", help=MODEL_HELP + " (one layer)")
+    s.add_argument("--taus", default="0.05,0.2,1", help="temperatures tau, comma-separated (default 0.05,0.2,1)")
+    s.add_argument("--delta", type=float, default=None, help="keep points this far from every wall "
+                   "(default: 2%% of the box side)")
+    s.add_argument("--box", help=BOX_HELP)
+    s.add_argument("--plot", help="draw the soft weights of the first head (d <= 2) to this picture file "
+                   "(in an existing directory)")

@@ -1,0 +1,243 @@
+"""``tropattn dyck`` and ``tropattn markov``: the structured tasks of docs/THEORY.md §9."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import InvalidInputError
+from ..plot._tasks import plot_dyck_accuracy, plot_dyck_partition, plot_markov_run
+from .._progress import Progress
+from ..tasks._dyck import DyckModel, closing_positions, generate, hard_accuracy, soft_sweep
+from ..tasks._markov import (attention_entropy, detect_plateaus, hardening_bound, hardening_gap, head_distances,
+                            plateau_levels, simulate, stage_times)
+from ..tasks._trained import measure_trained, train_dyck
+from ._common import add_command, emit
+
+__all__ = ["register", "dyck_report", "markov_report"]
+
+DEFAULT_BETAS = "0.01,0.03,0.1,0.3,1,3,10"
+
+
+def _floats(text, what):
+    try:
+        out = [float(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise InvalidInputError(f"{what} must be comma-separated numbers (e.g. {DEFAULT_BETAS}); got {text!r}") \
+            from None
+    if not out:
+        raise InvalidInputError(f"{what} is empty; give at least one number")
+    return out
+
+
+def dyck_report(k, m, length, n, seed, betas) -> dict:
+    """Everything ``tropattn dyck`` prints, as one dict.
+
+    Parameters
+    ----------
+    k, m, length : int
+        Bracket types, maximal depth, word length.
+    n : int
+        Number of random words.
+    seed : int
+        Seed of the words.
+    betas : sequence of float
+        Inverse temperatures of the soft sweep.
+
+    Returns
+    -------
+    dict
+        ``hard``, ``knockout`` and ``depth_ablated`` accuracies, ``soft`` rows, ``chance`` and
+        ``monotone_in_beta``; keys starting with ``_`` hold the objects for the picture.
+
+    Raises
+    ------
+    InvalidInputError
+        If the shape or a ``beta`` is invalid.
+
+    Examples
+    --------
+    >>> r = dyck_report(2, 2, 6, 3, 0, [1.0, 10.0])
+    >>> r["hard"]["all"], r["chance"], len(r["soft"])          # the exact model never errs
+    (1.0, 0.5, 2)
+    """
+    words = generate(n, length, k, m, seed)
+    model = DyckModel(k, m, length)
+    rows = soft_sweep(model, words, betas)
+    return {"k": k, "m": m, "length": length, "sequences": n, "seed": seed,
+            "hard": hard_accuracy(model, words),
+            "knockout": hard_accuracy(model, words, knockout=True),
+            "depth_ablated": hard_accuracy(model, words, ablate_depth=True),
+            "chance": 1 / k,
+            "soft": [dict(beta=r.beta, accuracy=r.accuracy, accuracy_long=r.accuracy_long, failures=r.failures,
+                          failures_outside_band=r.outside_band,
+                          max_failing_gap=None if r.failures == 0 else r.max_failing_gap, band=r.band)
+                     for r in rows],
+            "monotone_in_beta": all(a.accuracy <= b.accuracy for a, b in zip(rows, rows[1:])),
+            "_model": model, "_words": words, "_rows": rows}
+
+
+def cmd_dyck(args):
+    rep = dyck_report(args.k, args.m, args.length, args.n, args.seed, _floats(args.betas, "--betas"))
+    if args.plot:
+        plot_dyck_accuracy(rep["_rows"], rep["hard"], rep["knockout"], rep["depth_ablated"], args.k, args.plot)
+    if args.partition:
+        word = rep["_words"][0]
+        t = (closing_positions(word, 3) or closing_positions(word))[-1]
+        plot_dyck_partition(rep["_model"], word, t, args.partition)
+    h, ko, ab = rep["hard"], rep["knockout"], rep["depth_ablated"]
+    lines = [f"Dyck-({args.k}, {args.m}), length {args.length}, {args.n} words (seed {args.seed}): "
+             f"{h['n_all']} closes, {h['n_long']} long-distance (distance >= 3)",
+             f"  exact hard model        accuracy {h['all']:.3f}   long-distance {h['long']:.3f}",
+             f"  top-of-stack knockout   accuracy {ko['all']:.3f}   long-distance {ko['long']:.3f}"
+             f"   (chance 1/k = {1 / args.k:.3f})",
+             f"  depth ablated           accuracy {ab['all']:.3f}   long-distance {ab['long']:.3f}",
+             "  softmax layer 2:  beta   accuracy  long   failures  failures with gap >= tau log(2(n-1))"]
+    for r in rep["soft"]:
+        lines.append(f"                    {r['beta']:<6g} {r['accuracy']:.3f}     {r['accuracy_long']:.3f}  "
+                     f"{r['failures']:<9d} {r['failures_outside_band']}")
+    lines.append(f"  accuracy non-decreasing in beta: {rep['monotone_in_beta']}")
+    if args.train:
+        tr = measure_trained(train_dyck(args.k, args.m, args.length, steps=args.train, seed=args.seed))
+        rep["trained"] = tr
+        lines += [f"  trained 2-layer 1-head torch model ({tr['train_seconds']:.0f} s): accuracy {tr['accuracy']:.3f}"
+                  f"   long-distance {tr['accuracy_long']:.3f}",
+                  "    top-of-stack attention mass per layer: " + ", ".join(f"{v:.2f}" for v in tr["top_mass"])
+                  + "   (long-distance: " + ", ".join(f"{v:.2f}" for v in tr["top_mass_long"]) + ")",
+                  f"    knockout of that edge in layer {tr['knockout_layer']}: accuracy {tr['knockout_accuracy']:.3f}"
+                  f"   long-distance {tr['knockout_accuracy_long']:.3f}   (chance {tr['chance']:.3f})"]
+    emit({k: v for k, v in rep.items() if not k.startswith("_")}, args.json, lines)
+
+
+def markov_report(m, h, T, noise, seeds, t_end, method, dt, n_out, progress=None) -> dict:
+    """Everything ``tropattn markov`` prints, as one dict (plus the first run's trajectory).
+
+    Parameters
+    ----------
+    m : float
+        Importance ratio.
+    h, T : int
+        Target rows and positions.
+    noise : float
+        Symmetry-breaking noise.
+    seeds : sequence of int
+        One run per seed.
+    t_end : float
+        Final time.
+    method : {"ivp", "euler"}
+        The integrator.
+    dt : float
+        Euler step.
+    n_out : int
+        Output samples per run.
+    progress : Progress, optional
+        A progress line (default: none).
+
+    Returns
+    -------
+    dict
+        The parameters, ``predicted_levels`` and per-seed ``runs`` (stage times, plateaus, head
+        distances, hardening gap and bound); ``_trajectory`` is the first run.
+
+    Raises
+    ------
+    InvalidInputError
+        As :func:`tropattn.tasks._markov.simulate`.
+
+    Examples
+    --------
+    >>> r = markov_report(1.7, 2, 4, 1e-6, [0], 20.0, "euler", 0.05, 21)
+    >>> [round(v, 3) for v in r["predicted_levels"]], len(r["runs"])
+    ([1.945, 0.5, 0.0], 1)
+    """
+    runs, first = [], None
+    bar = progress or Progress(enabled=False)
+    bar.start_step(0, len(seeds))
+    for seed in seeds:
+        tr = simulate(m, h, T, t_end=t_end, noise=noise, seed=seed, method=method, dt=dt, n_out=n_out)
+        first = first or tr
+        plats = detect_plateaus(tr)
+        i0 = int(np.argmin(np.abs(tr.times - plats[1].time))) if len(plats) > 2 else 0
+        runs.append({"seed": seed, "stage_times": [None if math.isnan(x) else x for x in stage_times(tr)],
+                     "plateaus": [dict(start=p.start, end=p.end, time=p.time, level=p.level) for p in plats],
+                     "competitive_max_head_distance": head_distances(tr.S[i0])[1] if i0 else None,
+                     "final_min_head_distance": head_distances(tr.S[-1])[0],
+                     "final_loss": float(tr.losses[-1]),
+                     "final_entropy": [float(e) for e in attention_entropy(tr.S[-1])],
+                     "hardening_gap": hardening_gap(tr.G, tr.V[-1], tr.S[-1]),
+                     "hardening_bound": hardening_bound(tr.G, tr.V[-1], tr.S[-1])})
+        bar.advance(1)
+    return {"m": m, "h": h, "T": T, "noise": noise, "method": method, "t_end": t_end,
+            "predicted_levels": plateau_levels(h, m), "runs": runs, "_trajectory": first}
+
+
+def cmd_markov(args):
+    seeds = [int(s) for s in _floats(args.seeds, "--seeds")]
+    rep = markov_report(args.m, args.h, args.T, args.noise, seeds, args.t_end, args.method, args.dt, args.n_out,
+                        Progress())
+    if args.plot:
+        plot_markov_run(rep["_trajectory"], args.plot)
+    lines = [f"surrogate flow: m = {args.m:g}, h = {args.h}, T = {args.T}, noise {args.noise:g}, {args.method}",
+             "  predicted plateau levels: " + ", ".join(f"{v:.4f}" for v in rep["predicted_levels"])]
+    for r in rep["runs"]:
+        lines.append(f"  seed {r['seed']}: plateaus at " + ", ".join(f"{p['level']:.4f}" for p in r["plateaus"])
+                     + "   stage times " + ", ".join("never" if s is None else f"{s:g}" for s in r["stage_times"]))
+        if len(r["plateaus"]) > 2:
+            lines.append(f"          competitive phase (first learned plateau): heads within "
+                         f"{r['competitive_max_head_distance']:.3f} (TV)")
+        else:
+            lines.append("          no intermediate plateau: no staging")
+        lines.append(f"          at the end every two heads differ by >= {r['final_min_head_distance']:.3f} (TV)")
+        lines.append(f"          final loss {r['final_loss']:.2e}, attention entropy "
+                     + ", ".join(f"{e:.2f}" for e in r["final_entropy"])
+                     + f" nats; hardening gap {r['hardening_gap']:.4f} (bound {r['hardening_bound']:.3g})")
+    emit({k: v for k, v in rep.items() if not k.startswith("_")}, args.json, lines)
+
+
+def register(sub):
+    """Add ``dyck`` and ``markov`` to the sub-command parsers.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``tropattn`` sub-command table.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> sub = argparse.ArgumentParser(prog="tropattn").add_subparsers()
+    >>> register(sub); sorted(sub.choices)
+    ['dyck', 'markov']
+    """
+    s = add_command(sub, "dyck", cmd_dyck, "Dyck-(k, m) top-of-stack attention: exact model, softmax, knockouts",
+                    examples=("tropattn dyck --k 3 --m 4 --plot dyck.png", "tropattn dyck --partition partition.png --json",
+                              "tropattn dyck --k 2 --m 3 --length 16 --n 40 --train 1500   # needs torch"))
+    s.add_argument("--k", type=int, default=3, help="bracket types (default 3)")
+    s.add_argument("--m", type=int, default=4, help="maximal depth (default 4)")
+    s.add_argument("--length", type=int, default=32, help="word length, even (default 32)")
+    s.add_argument("--n", type=int, default=60, help="number of words (default 60)")
+    s.add_argument("--seed", type=int, default=0, help="seed of the generated words (default 0)")
+    s.add_argument("--betas", default=DEFAULT_BETAS, help=f"inverse temperatures (default {DEFAULT_BETAS})")
+    s.add_argument("--plot", metavar="FILE.png", help="accuracy against beta with the knockout bars")
+    s.add_argument("--partition", metavar="FILE.png", help="layer 2's exact query-space partition (first word)")
+    s.add_argument("--train", type=int, metavar="STEPS", default=0,
+                   help="also train a tiny 2-layer 1-head torch model for STEPS Adam steps (at most 60 s) and "
+                        "run the same knockout on it (needs torch)")
+    s = add_command(sub, "markov", cmd_markov, "staged sparse attention: surrogate flow, plateaus, stage times",
+                    examples=("tropattn markov --m 1.7 --h 3 --T 40 --plot markov.png", "tropattn markov --m 1 --json"))
+    s.add_argument("--m", type=float, default=1.7, help="importance ratio (default 1.7)")
+    s.add_argument("--h", type=int, default=3, help="target rows = heads (default 3)")
+    s.add_argument("--T", type=int, default=40, help="positions (default 40)")
+    s.add_argument("--noise", type=float, default=1e-6, help="symmetry-breaking noise (default 1e-6)")
+    s.add_argument("--seeds", default="0", help="noise seeds, comma-separated (default 0)")
+    s.add_argument("--t-end", dest="t_end", type=float, default=300.0, help="integration time (default 300)")
+    s.add_argument("--method", choices=("ivp", "euler"), default="ivp",
+                   help="integrator: adaptive solve_ivp (default) or explicit Euler with --dt")
+    s.add_argument("--dt", type=float, default=0.01, help="Euler step (default 0.01)")
+    s.add_argument("--n-out", dest="n_out", type=int, default=601, help="output times (default 601)")
+    s.add_argument("--plot", metavar="FILE.png", help="loss with plateaus and per-head attention heat maps")

@@ -1,0 +1,220 @@
+"""Attention condensation: do clusters nucleate from a diffuse Gaussian start?
+
+Start ``n`` tokens uniform on ``S^{d-1}`` (normalised Gaussians, seeded), run the SA flow of
+:mod:`tropattn.dynamics._sphere` with the single head ``D = beta I`` (the sharpness scales scores
+and values, ``values="scaled"``; ``values="unit"`` uses ``M = I`` at inverse temperature
+``beta``) up to time ``T``, and measure the **order parameter**
+
+    phi = fraction of tokens that have another token at overlap >= 1 - eps
+
+(the clustered fraction; ``eps = 0.02`` by default, about 11 degrees).  A diffuse start in
+``d >= 8`` has ``phi ~ 0``; a condensed state has ``phi = 1``.  The mean pairwise overlap
+``q = (|sum_i x_i|^2 - n) / (n (n - 1))`` is reported alongside (it tells one cluster from many).
+
+**Criterion.**  ``beta_c(n, d)`` is where the seed-averaged ``phi(beta)`` crosses ``1/2``, found by
+bisection on ``[lo, hi]`` with ``phi(lo) < 1/2 <= phi(hi)`` (the same seeds at every ``beta``, so
+``phi`` is a deterministic function of ``beta``).  In the ``scaled`` convention the velocity is
+proportional to ``beta`` at small ``beta``, so below ``beta_c`` the tokens have not had the time to
+condense; far above it the self-weight ``e^beta`` dominates the ``n - 1`` others, motion slows like
+``e^{-beta (1-rho)}`` and the diffuse state freezes again (the condensed window closes; see the
+report of :func:`condensation_sweep`).
+
+>>> phi, q = order_parameters(np.eye(3))             # three orthogonal tokens: diffuse
+>>> float(phi), float(q)
+(0.0, 0.0)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DegenerateInputError
+from ._clusters import cluster_sizes, detect_clusters
+from ._equiangular import VALUE_CONVENTIONS
+from ._sphere import check_beta, check_choice, random_tokens, simulate
+
+__all__ = ["order_parameters", "condensed_state", "condensation_sweep", "critical_beta"]
+
+
+def order_parameters(X, eps=0.02):
+    """(clustered fraction ``phi``, mean pairwise overlap ``q``) of unit tokens ``X``.
+
+    Parameters
+    ----------
+    X : (n, d) array_like
+        Unit tokens, ``n >= 2``.
+    eps : float, optional
+        Two tokens are clustered when their overlap is ``>= 1 - eps`` (default 0.02).
+
+    Returns
+    -------
+    phi : float
+        The clustered fraction, in ``[0, 1]``.
+    q : float
+        The mean pairwise overlap, in ``[-1/(n-1), 1]``.
+
+    Examples
+    --------
+    >>> phi, q = order_parameters([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])   # one pair, one loner
+    >>> round(phi, 3), round(q, 3)
+    (0.667, 0.333)
+    """
+    X = np.asarray(X, dtype=float)
+    n = len(X)
+    s = X.sum(axis=0)
+    q = (s @ s - n) / (n * (n - 1))
+    phi = float((cluster_sizes(detect_clusters(X, 1 - eps)) > 1).mean())
+    return phi, float(round(q, 15))
+
+
+def condensed_state(beta, n, d, T, seed, values="scaled", dt=0.05):
+    """The tokens at time ``T`` from the seeded Gaussian start (RK4, step ``min(dt, 0.2/beta)``).
+
+    Parameters
+    ----------
+    beta : float
+        Sharpness (> 0).
+    n, d : int
+        Number of tokens and dimension.
+    T : float
+        Final time (> 0).
+    seed : int
+        Seed of the Gaussian start.
+    values : {"scaled", "unit"}, optional
+        Head ``D = beta I`` (default) or ``M = I`` at inverse temperature ``beta``.
+    dt : float, optional
+        Largest RK4 step (default 0.05).
+
+    Returns
+    -------
+    numpy.ndarray
+        The tokens at time ``T``, shape ``(n, d)``.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``beta`` or ``T`` is not positive and finite, or ``values`` is unknown.
+    DegenerateInputError
+        If the RK4 step blows up.
+
+    Examples
+    --------
+    >>> X = condensed_state(2.0, 16, 8, 3.0, seed=0)        # well above beta_c: one tight cluster
+    >>> X.shape, order_parameters(X)[0]
+    ((16, 8), 1.0)
+    """
+    beta = check_beta(beta)
+    check_choice(values, "values", VALUE_CONVENTIONS)
+    X = random_tokens(int(n), int(d), np.random.default_rng(seed))
+    M, b = (beta * np.eye(d), 1.0) if values == "scaled" else (np.eye(d), beta)
+    speed = beta if values == "scaled" else 1.0
+    return simulate(X, M, b, T, dt=min(dt, 0.2 / speed), scheme="rk4", record_every=10 ** 9).final
+
+
+def condensation_sweep(betas, n, d, T=5.0, seeds=(0, 1, 2), values="scaled", eps=0.02, progress=None):
+    """Seed-averaged order parameters at each ``beta``: arrays ``(phi, q)`` of shape ``(len(betas),)``.
+
+    Parameters
+    ----------
+    betas : sequence of float
+        Sharpness values (> 0).
+    n, d : int
+        Number of tokens and dimension.
+    T : float, optional
+        Final time (default 5).
+    seeds : sequence of int, optional
+        The Gaussian starts averaged over.
+    values : {"scaled", "unit"}, optional
+        Value convention (see :func:`condensed_state`).
+    eps : float, optional
+        Cluster threshold of :func:`order_parameters`.
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each ``beta``.
+
+    Returns
+    -------
+    phi : numpy.ndarray
+        Seed-averaged clustered fraction per ``beta``.
+    q : numpy.ndarray
+        Seed-averaged mean overlap per ``beta``.
+
+    Raises
+    ------
+    InvalidInputError
+        If a ``beta`` or ``T`` is bad or ``values`` is unknown.
+
+    Examples
+    --------
+    >>> phi, q = condensation_sweep([0.25, 2.0], 16, 8, T=3.0, seeds=(0,))
+    >>> bool(phi[0] < 0.5 <= phi[1])
+    True
+    """
+    out = []
+    for k, b in enumerate(betas):
+        vals = [order_parameters(condensed_state(b, n, d, T, s, values), eps) for s in seeds]
+        out.append(np.mean(vals, axis=0))
+        if progress is not None:
+            progress(k + 1, len(betas))
+    out = np.array(out)
+    return out[:, 0], out[:, 1]
+
+
+def critical_beta(n, d, T=5.0, lo=0.05, hi=4.0, seeds=(0, 1, 2), values="scaled", eps=0.02, tol=0.01,
+                  progress=None):
+    """``beta_c``: bisection for the crossing ``phi(beta) = 1/2`` on ``[lo, hi]`` (to ``tol``).
+
+    Parameters
+    ----------
+    n, d : int
+        Number of tokens and dimension.
+    T : float, optional
+        Final time (default 5).
+    lo, hi : float, optional
+        The bracket (``phi(lo) < 1/2 <= phi(hi)``).
+    seeds : sequence of int, optional
+        The Gaussian starts averaged over.
+    values : {"scaled", "unit"}, optional
+        Value convention.
+    eps : float, optional
+        Cluster threshold of :func:`order_parameters`.
+    tol : float, optional
+        Width of the final bracket.
+    progress : callable, optional
+        Called as ``progress(evaluations, None)``.
+
+    Returns
+    -------
+    (beta_c, evaluations) : float and a list of ``(beta, phi, q)`` triples, in the order computed.
+
+    Raises
+    ------
+    DegenerateInputError
+        ``[lo, hi]`` does not bracket the crossing.
+
+    Examples
+    --------
+    >>> b, evals = critical_beta(16, 8, T=3.0, lo=0.25, hi=2.0, seeds=(0,), tol=0.5)
+    >>> round(b, 3), [round(e[1], 2) for e in evals]        # phi at 0.25, 2, then the bisection
+    (0.906, [0.0, 1.0, 1.0, 0.0])
+    """
+    lo, hi = check_beta(lo, "lo"), check_beta(hi, "hi")
+    evals = []
+
+    def phi(b):
+        p, q = condensation_sweep([b], n, d, T, seeds, values, eps)
+        evals.append((b, float(p[0]), float(q[0])))
+        if progress is not None:
+            progress(len(evals), None)
+        return p[0]
+
+    p_lo, p_hi = phi(lo), phi(hi)
+    if not (p_lo < 0.5 <= p_hi):
+        raise DegenerateInputError(f"phi({lo:g}) = {evals[0][1]:.3g} and phi({hi:g}) = {evals[1][1]:.3g} do not "
+                                   "bracket the threshold 1/2; widen [lo, hi] or change T")
+    while hi - lo > tol:
+        mid = (lo + hi) / 2
+        if phi(mid) >= 0.5:
+            hi = mid
+        else:
+            lo = mid
+    return (lo + hi) / 2, evals

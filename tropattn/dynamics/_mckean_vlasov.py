@@ -1,0 +1,134 @@
+"""Noisy USA on ``S^{d-1}``: the McKean-Vlasov threshold ``beta*(d)`` and the coupling ``K#(beta)``.
+
+Adding noise to the unnormalised dynamics gives the McKean-Vlasov free energy
+``F(mu) = (1/K) int log mu dmu - (1/(2 beta)) int int e^{beta <x, y>} dmu dmu`` on the sphere.
+The uniform measure loses linear stability at the coupling
+
+    K#(beta) = beta^{d/2} / (2^{d/2} Gamma(d/2) I_{d/2}(beta)),
+
+(``I_nu`` the modified Bessel function); as ``beta -> 0``, ``I_{d/2}(beta) ~ (beta/2)^{d/2}/Gamma(d/2+1)``
+so ``K# -> d/2``.  The critical ``beta*(d)`` solves ``I_{d/2+1}(beta) / I_{d/2}(beta) = 1/d``.
+Both are computed with ``scipy.special.ive`` (exponentially scaled Bessel functions: the ratio
+and ``log I = log ive + beta`` never overflow) and ``brentq``.
+
+>>> round(critical_beta_star(2), 4), round(critical_beta_star(3), 4)
+(2.4469, 1.8162)
+>>> round(k_sharp(1e-8, 3), 6)
+1.5
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import InvalidInputError
+from ._sphere import check_beta
+
+__all__ = ["bessel_ratio", "critical_beta_star", "k_sharp"]
+
+
+def _check_d(d):
+    if not (isinstance(d, (int, np.integer)) and d >= 2):
+        raise InvalidInputError(f"d = {d!r}; the sphere S^(d-1) needs an integer dimension d >= 2")
+    return int(d)
+
+
+def bessel_ratio(beta, nu):
+    """``I_{nu+1}(beta) / I_nu(beta)`` from exponentially scaled Bessel functions.
+
+    Parameters
+    ----------
+    beta : float
+        The argument (>= 0).
+    nu : float
+        The order.
+
+    Returns
+    -------
+    float
+        The ratio, in ``[0, 1)``.
+
+    Examples
+    --------
+    >>> round(bessel_ratio(1e-6, 1.0) / 1e-6, 6)       # ~ beta / (2 (nu + 1)) as beta -> 0
+    0.25
+    """
+    from scipy.special import ive
+
+    return float(ive(nu + 1, beta) / ive(nu, beta))
+
+
+def critical_beta_star(d):
+    """``beta*(d)``: the root of ``I_{d/2+1}(beta)/I_{d/2}(beta) = 1/d`` (brentq, xtol 1e-14).
+
+    The ratio increases from 0 (at ``beta = 0``) to 1, so the root is unique; it lies in
+    ``[1/2, 4]`` for every ``d >= 2`` (it tends to 1 as ``d`` grows), which keeps ``ive(d/2, beta)``
+    away from underflow for ``d <= 200``.
+
+    Parameters
+    ----------
+    d : int
+        The ambient dimension (the sphere is ``S^{d-1}``).
+
+    Returns
+    -------
+    float
+        ``beta*(d)``.
+
+    Raises
+    ------
+    InvalidInputError
+        ``d`` is not an integer in ``[2, 200]``.
+
+    Examples
+    --------
+    >>> b = critical_beta_star(3)
+    >>> round(b, 4), round(bessel_ratio(b, 1.5) * 3, 12)         # the ratio equals 1/d at the root
+    (1.8162, 1.0)
+    """
+    from scipy.optimize import brentq
+
+    d = _check_d(d)
+    if d > 200:
+        raise InvalidInputError(f"d = {d}; beta*(d) is computed for 2 <= d <= 200 (I_(d/2) underflows in floats "
+                                "beyond; beta*(d) -> 1 as d grows)")
+    nu = d / 2
+    f = lambda b: bessel_ratio(b, nu) - 1.0 / d     # noqa: E731
+    return float(brentq(f, 0.5, 4.0, xtol=1e-14, rtol=1e-15))
+
+
+def k_sharp(beta, d):
+    """The linear-stability coupling ``K#(beta) = beta^{d/2} / (2^{d/2} Gamma(d/2) I_{d/2}(beta))``.
+
+    Computed in logs: ``log I_{d/2}(beta) = log ive(d/2, beta) + beta``.
+
+    Parameters
+    ----------
+    beta : float
+        Inverse temperature (> 0).
+    d : int
+        The ambient dimension (>= 2).
+
+    Returns
+    -------
+    float
+        ``K#(beta)``, tending to ``d/2`` as ``beta -> 0``.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``beta`` is not positive and finite or ``d`` is not an integer ``>= 2``.
+
+    Examples
+    --------
+    >>> bool(k_sharp(5.0, 2) < k_sharp(1.0, 2) < 1.0)     # d = 2: K# -> 1 as beta -> 0, then falls
+    True
+    """
+    from scipy.special import gammaln, ive
+
+    beta, d = check_beta(beta), _check_d(d)
+    nu = d / 2
+    log_k = nu * math.log(beta) - nu * math.log(2) - gammaln(nu) - (math.log(ive(nu, beta)) + beta)
+    return float(math.exp(log_k))

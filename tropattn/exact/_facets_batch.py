@@ -1,0 +1,406 @@
+"""Certified facets of a small polyhedron from one batched float vertex enumeration.
+
+The region search asks, hundreds of thousands of times, for the facets of
+``{x : A x <= b}`` with a dozen integer rows in dimension 2 to 4.  Here one numpy call
+solves every d-subset of rows (plus a box far out, for unbounded polyhedra) for its
+vertex; the feasible vertices on a row's hyperplane give a float point in its relative
+interior (the mean of those vertices).  Nothing float is trusted:
+
+* a **facet** is certified by that point, rounded, projected exactly onto the row's
+  hyperplane and checked in integers to satisfy every other row strictly;
+* a **dropped row** ``a.x <= beta`` is certified by ``d`` facet-or-other rows active at
+  the vertex where ``a.x`` is largest: integer Cramer's rule gives ``a = sum y_i a_i``
+  with ``y >= 0`` and ``sum y_i b_i <= beta`` (a Farkas certificate).
+
+When any certificate fails (thin polyhedra far below float resolution, a maximum
+reached only on the box, too many subsets) the answer is ``None`` and the caller
+uses :func:`tropattn.exact.integer_facets`, which is exact on every input.
+
+In the plane :func:`planar_facets` needs no float and no fallback: a Graham scan on the
+polar dual whose every test is the sign of an integer (a 3 x 3 determinant of rows).
+
+>>> rows = [(1, 0, 1), (0, 1, 1), (-1, 0, 0), (1, 1, 5), (0, -1, 0)]   # the unit square and x + y <= 5
+>>> keep, points = small_facets(rows, (1, 1), 2)                        # from the point (1/2, 1/2)
+>>> keep                                                                 # x + y <= 5 is implied
+(0, 1, 2, 4)
+>>> points[0]                                                            # on x = 1, inside the others
+((2, 1), 2)
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from itertools import combinations
+
+import numpy as np
+
+from ._counters import record
+
+__all__ = ["small_facets", "planar_facets", "MAX_SUBSETS"]
+
+#: Largest number of d-subsets enumerated in one call; beyond it the caller falls back.
+MAX_SUBSETS = 6000
+
+_BOX = 64.0      # the float box |y|_inf <= _BOX in units of the largest wall distance
+_TOL = 1e-10
+
+
+def small_facets(rows, X, D):
+    """The facet rows of ``{x : r[:-1] . x <= r[-1]}`` seen from the interior point ``X / D``.
+
+    Parameters
+    ----------
+    rows : sequence of tuple of int
+        Primitive integer rows ``(a_1, ..., a_d, b)``, each with a nonzero normal and
+        strictly satisfied at ``X / D`` (not checked here; the caller knows it).
+    X, D : tuple of int, int
+        The interior point as integer numerators over a positive denominator.
+
+    Returns
+    -------
+    (keep, points) or None
+        ``keep``: indices of the facet rows (one per distinct row, in order); ``points``:
+        for each kept index, a point ``(N, E)`` (integers, ``N / E``) on that row's
+        hyperplane and strictly inside every other distinct row.  ``None`` when some
+        certificate could not be made (the caller then decides exactly otherwise).
+        Records ``certified`` or ``declined`` at ``facets_batch``.
+
+    Examples
+    --------
+    >>> small_facets([(1, 1), (-1, 1), (1, 3)], (0,), 1)                   # -1 < x < 1; x < 3 is implied
+    ((0, 1), {0: ((1,), 1), 1: ((-1,), 1)})
+    """
+    out = _small_facets(rows, X, D)
+    record("certified" if out is not None else "declined", where="facets_batch")
+    return out
+
+
+def _small_facets(rows, X, D):
+    """:func:`small_facets` without the counter."""
+    d = len(X)
+    tightest = {}  # normal direction -> (index, bound): of parallel rows only the tightest can be a facet
+    for i, r in enumerate(rows):
+        g = math.gcd(*r[:-1])
+        direction = tuple(v // g for v in r[:-1])
+        j = tightest.get(direction)
+        if j is None or r[-1] * j[2] < j[1] * g:  # b / g below the other's bound: a 1-row certificate
+            tightest[direction] = (i, r[-1], g)
+    distinct = sorted(i for i, _, _ in tightest.values())
+    R = [rows[i] for i in distinct]
+    n = len(R)
+    if d == 0 or n == 0 or math.comb(n + 2 * d, d) > MAX_SUBSETS:
+        return None
+    slack = [r[-1] * D - sum(a * x for a, x in zip(r, X)) for r in R]  # D (b - a.p) > 0
+    try:
+        G = np.array([[float(v) for v in r[:-1]] for r in R])
+        slack_f = np.array([s / D for s in slack])
+    except OverflowError:
+        return None
+    with np.errstate(all="ignore"):
+        norms = np.sqrt(np.einsum("ij,ij->i", G, G))
+        dist = slack_f / norms                                               # distance of p to each wall
+        top = float(dist.max())
+        if not (math.isfinite(top) and top > 0 and float(dist.min()) > 1e-13 * top and float(norms.min()) > 0):
+            return None
+        sigma = 2.0 ** math.frexp(top)[1]                                    # a power of two: exact to undo
+        # y = (x - p) / sigma: the rows become  (a/|a|) . y <= dist / sigma,  plus the box |y| <= _BOX
+        U = np.concatenate([G / norms[:, None], _box_normals(d)])
+        c = np.concatenate([dist / sigma, np.full(2 * d, _BOX)])
+        subsets = _subsets(n + 2 * d, d)
+        M = U[subsets]
+        V = _solve_all(M, c[subsets])
+        S = V @ U.T - c
+        feasible = np.all(S <= _TOL, axis=1)
+        V, S = V[feasible], S[feasible]
+        active = np.abs(S) <= _TOL                      # vertex x row
+        real = ~active[:, n:].any(axis=1)                # vertices of the polyhedron, not of the box
+        # a weighted mean of a facet's vertices (box corners weigh 1/64) lies in its relative interior and, for
+        # an unbounded facet, near its real vertices: points do not drift outwards from one sub-layer to the next
+        on = active[:, :n].T * np.where(real, 1.0, 1 / 64)   # row x vertex weights
+        count = on.sum(axis=1)
+        means = (on @ V) / count[:, None]
+        margins = (on @ S[:, :n]) / count[:, None]   # every row's weighted mean slack there
+    np.fill_diagonal(margins, -1.0)
+    claimed = ((count > 0) & np.all(margins < -_TOL, axis=1)).tolist()
+    best = None
+    keep, points, hard = [], {}, []
+    for k in range(n):
+        if claimed[k]:
+            point = _certified_facet_point(R, k, X, D, means[k], sigma)
+            if point is None:
+                return None
+            keep.append(k)
+            points[k] = point
+            continue
+        if best is None and real.any():
+            idx = np.flatnonzero(real)
+            best = idx[np.argmax(S[idx], axis=0)]      # per row: the real vertex where it is largest
+            act = active[:, :n].tolist()
+        support = [] if best is None else [j for j, on_j in enumerate(act[best[k]]) if on_j and j != k]
+        if not any(_cone_certificate([R[j] for j in sub], R[k], d) for sub in combinations(support, d)):
+            hard.append(k)
+    for k in hard:  # unbounded polyhedra: by LP duality some d facets imply the row; there are few facets
+        if not any(_cone_certificate([R[j] for j in sub], R[k], d) for sub in combinations(keep, d)):
+            return None
+    return tuple(distinct[k] for k in keep), {distinct[k]: points[k] for k in keep}
+
+
+def planar_facets(rows, X, D, start=None):
+    """The facet rows of a polygon ``{x in R^2 : r[:-1] . x <= r[-1]}``, exactly in integers.
+
+    The polar dual of the polygon seen from the interior point ``p = X / D`` is the
+    convex hull of the origin and the points ``q_i = a_i / (b_i - a_i . p)``; row ``i``
+    is a facet iff ``q_i`` is a vertex of it.  Every decision is the sign of an integer:
+    ``q_i`` sorted by the angle of ``a_i`` (exact comparisons of cross products), and the
+    turn of three dual points, which is the sign of the 3 x 3 determinant of the three
+    rows ``(a_i, b_i)`` (the point only picks the farthest dual point, a vertex, to start
+    a Graham scan).  Nothing is float, so nothing needs a certificate or a fallback.
+
+    Parameters
+    ----------
+    rows : sequence of tuple of int
+        Integer rows ``(a_1, a_2, b)`` with nonzero normals, each strictly satisfied at
+        ``X / D`` (not checked here; the caller knows it).
+    X, D : tuple of int, int
+        The interior point as two integer numerators over a positive denominator
+        (unused, and may be None, when ``start`` is given).
+    start : tuple of int, optional
+        A row known to be a facet of a polygon known to have interior (the region search
+        knows both after a verified crossing): the scan starts there and needs no point.
+
+    Returns
+    -------
+    (keep, points)
+        ``keep``: indices of the facet rows, ascending (of rows on parallel lines with the
+        same normal direction only the tightest, of equal ones the first); ``points``:
+        for each kept index, ``(N, E)`` with ``N / E`` on that row's line and strictly
+        inside every other row that is not the same half-plane: the midpoint of a bounded
+        edge, a point on a ray one normal length beyond its vertex, or the point of a
+        whole line nearest the origin.  Same format as :func:`small_facets`.
+
+    Examples
+    --------
+    >>> rows = [(1, 0, 1), (0, 1, 1), (-1, 0, 0), (1, 1, 5), (0, -1, 0)]   # the unit square and x + y <= 5
+    >>> planar_facets(rows, (1, 1), 2)                                     # x + y <= 5 is implied
+    ((0, 1, 2, 4), {0: ((2, 1), 2), 1: ((1, 2), 2), 2: ((0, 1), 2), 4: ((1, 0), 2)})
+    >>> planar_facets([(1, 0, 0), (0, 1, 0), (1, 1, 1)], (-1, -1), 1)     # a quadrant: two rays
+    ((0, 1), {0: ((0, -1), 1), 1: ((-1, 0), 1)})
+    """
+    best = {}  # primitive normal direction -> (index, b, gcd): of parallel rows only the tightest can be a facet
+    for i, (a0, a1, b) in enumerate(rows):
+        g = math.gcd(a0, a1)
+        direction = (a0 // g, a1 // g)
+        j = best.get(direction)
+        if j is None or b * j[2] < j[1] * g:
+            best[direction] = (i, b, g)
+    if not best:
+        return (), {}
+    order = _by_angle(best)
+    m = len(order)
+    dirs = [u for u, _ in order]
+    idx = [i for _, i in order]
+    gap = None  # the position after which the normals turn by pi or more: the polygon is unbounded there
+    for k in range(m):
+        u, v = dirs[k], dirs[k + 1 - m]
+        if m == 1 or u[0] * v[1] - u[1] * v[0] <= 0:
+            gap = k
+            break
+    R = rows
+    if gap is None:   # bounded: a Graham scan from a vertex of the dual (a facet), around the cycle
+        if start is not None:
+            g = math.gcd(start[0], start[1])
+            first = best[(start[0] // g, start[1] // g)][0]
+            k0 = next(k for k, i in enumerate(idx) if i == first)
+        else:             # the farthest dual point from the origin: the row nearest the interior point
+            x0, x1 = X
+            k0, best_n, best_s = 0, 0, 1
+            for k, i in enumerate(idx):
+                a0, a1, b = R[i]
+                s = b * D - a0 * x0 - a1 * x1
+                n2 = a0 * a0 + a1 * a1
+                if n2 * best_s * best_s > best_n * s * s:
+                    k0, best_n, best_s = k, n2, s
+        seq = idx[k0:] + idx[:k0] + [idx[k0]]
+    else:             # unbounded: the origin is a vertex of the dual (or on an edge); scan from it
+        seq = idx[gap + 1:] + idx[:gap + 1]
+    stack = [seq[0]]
+    for q in seq[1:]:
+        r2 = R[q]
+        while len(stack) >= 2:
+            r0, r1 = R[stack[-2]], R[stack[-1]]
+            c0 = r1[1] * r2[2] - r1[2] * r2[1]
+            c1 = r1[0] * r2[2] - r1[2] * r2[0]
+            c2 = r1[0] * r2[1] - r1[1] * r2[0]
+            if r0[0] * c0 - r0[1] * c1 + r0[2] * c2 > 0:    # a left turn q_{-2}, q_{-1}, q: q_{-1} stays
+                break
+            stack.pop()
+        stack.append(q)
+    if gap is None:
+        stack.pop()
+    return _facet_points(R, stack, gap is None)
+
+
+def _by_angle(best):
+    """``[(direction, index)]`` in the order of the normals' angle in (-pi, pi], checked exactly."""
+    try:
+        order = [(u, v[0]) for _, u, v in sorted((math.atan2(u[1], u[0]), u, v) for u, v in best.items())]
+    except OverflowError:
+        order = None
+    if order is not None:
+        for k in range(len(order) - 1):
+            if _angle_cmp(order[k][0], order[k + 1][0]) >= 0:
+                break
+        else:
+            return order
+    return sorted(((u, v[0]) for u, v in best.items()), key=functools.cmp_to_key(lambda s, t: _angle_cmp(s[0], t[0])))
+
+
+def _angle_cmp(u, v) -> int:
+    """-1, 0, 1 as the angle of the integer vector ``u`` in (-pi, pi] is below, equal to, above that of ``v``."""
+    cu = 0 if u[1] < 0 else 1 if (u[1] > 0 or u[0] > 0) else 2
+    cv = 0 if v[1] < 0 else 1 if (v[1] > 0 or v[0] > 0) else 2
+    if cu != cv:
+        return -1 if cu < cv else 1
+    c = u[0] * v[1] - u[1] * v[0]
+    return -1 if c > 0 else 1 if c < 0 else 0
+
+
+def _facet_points(R, F, bounded):
+    """The indices ``F`` (facets in counterclockwise order of their normals) and a point on each facet."""
+    f = len(F)
+    vertices = []  # vertex k: the lines of F[k] and F[k + 1], as (N, E) with E > 0
+    for k in range(f if bounded else f - 1):
+        a, c = R[F[k]], R[F[k + 1 - f]]
+        vertices.append(((a[2] * c[1] - a[1] * c[2], a[0] * c[2] - a[2] * c[0]), a[0] * c[1] - a[1] * c[0]))
+    points = {}
+    for k, i in enumerate(F):
+        a0, a1, b = R[i]
+        before = vertices[k - 1] if (bounded or k > 0) else None
+        after = vertices[k] if (bounded or k < f - 1) else None
+        if before is not None and before[1] == 0:   # a strip: the two lines are parallel
+            before = None
+        if after is not None and after[1] == 0:
+            after = None
+        if before is not None and after is not None:      # the midpoint of a bounded edge
+            (n0, n1), e = before
+            (m0, m1), g = after
+            N, E = (n0 * g + m0 * e, n1 * g + m1 * e), 2 * e * g
+        elif after is not None:                           # a ray leaving the vertex against the next facet
+            (n0, n1), e = after
+            N, E = (n0 + e * a1, n1 - e * a0), e
+        elif before is not None:                          # a ray leaving the vertex against the previous facet
+            (n0, n1), e = before
+            N, E = (n0 - e * a1, n1 + e * a0), e
+        else:                                             # a whole line
+            N, E = (b * a0, b * a1), a0 * a0 + a1 * a1
+        g = math.gcd(E, *N)
+        points[i] = ((N[0] // g, N[1] // g), E // g) if g > 1 else (N, E)
+    keep = tuple(sorted(F))
+    return keep, {i: points[i] for i in keep}
+
+
+def _solve_all(M, rhs):
+    """Every nonsingular d x d system ``M[i] y = rhs[i]`` at once (closed form for d = 2); singular ones dropped."""
+    if M.shape[1] == 2:
+        det = M[:, 0, 0] * M[:, 1, 1] - M[:, 0, 1] * M[:, 1, 0]
+        ok = np.abs(det) > 1e-12
+        det, M, rhs = det[ok], M[ok], rhs[ok]
+        return np.stack([(rhs[:, 0] * M[:, 1, 1] - M[:, 0, 1] * rhs[:, 1]) / det,
+                         (M[:, 0, 0] * rhs[:, 1] - rhs[:, 0] * M[:, 1, 0]) / det], axis=1)
+    ok = np.abs(np.linalg.det(M)) > 1e-12
+    return np.linalg.solve(M[ok], rhs[ok][..., None])[..., 0]
+
+
+@functools.lru_cache(maxsize=16)
+def _box_normals(d):
+    return np.concatenate([np.eye(d), -np.eye(d)])
+
+
+@functools.lru_cache(maxsize=256)
+def _subsets(m, d):
+    return np.array(list(combinations(range(m), d)), dtype=np.intp)
+
+
+def _certified_facet_point(R, k, X, D, y, sigma):
+    """``p + sigma y`` rounded, projected exactly onto row k, checked against every other row.
+
+    Rounded first to ``2^-16 sigma`` (small integers), then to ``2^-40 sigma`` if that fails.
+    """
+    for bits in (16, 40):
+        point = _facet_point_at(R, k, X, D, y, sigma, bits)
+        if point is not None:
+            return point
+    return None
+
+
+def _facet_point_at(R, k, X, D, y, sigma, bits):
+    e = math.frexp(sigma)[1] - 1                    # sigma = 2^e
+    shift = bits - e if e < bits else 0
+    yq = [round(v * 2.0 ** bits) << max(e - bits, 0) for v in y]   # sigma y ~ yq / 2^shift
+    E = D << shift
+    N = [(x << shift) + D * v for x, v in zip(X, yq)]
+    a, beta = R[k][:-1], R[k][-1]
+    norm2 = sum(v * v for v in a)
+    gap = beta * E - sum(ai * xi for ai, xi in zip(a, N))
+    N = [xi * norm2 + gap * ai for xi, ai in zip(N, a)]
+    E *= norm2
+    g = math.gcd(E, *N)
+    if g > 1:
+        N, E = [v // g for v in N], E // g
+    if len(N) == 2:
+        n0, n1 = N
+        for j, (r0, r1, rb) in enumerate(R):
+            t = r0 * n0 + r1 * n1 - rb * E
+            if (t != 0) if j == k else (t >= 0):
+                return None
+        return tuple(N), E
+    for j, r in enumerate(R):
+        t = sum(ai * xi for ai, xi in zip(r, N)) - r[-1] * E
+        if (t != 0) if j == k else (t >= 0):
+            return None
+    return tuple(N), E
+
+
+def _cone_certificate(rows, target, d) -> bool:
+    """``target`` = sum y_i rows_i (normals) with y >= 0 and sum y_i b_i <= target's b: Cramer in integers."""
+    if d == 2:
+        (a1, a2, b1), (c1, c2, b2), (t1, t2, tb) = rows[0], rows[1], target
+        det = a1 * c2 - c1 * a2
+        if det == 0:
+            return False
+        y1, y2 = t1 * c2 - c1 * t2, a1 * t2 - t1 * a2   # det * (the multipliers)
+        if det < 0:
+            det, y1, y2 = -det, -y1, -y2
+        return y1 >= 0 and y2 >= 0 and tb * det - y1 * b1 - y2 * b2 >= 0
+    A = [r[:-1] for r in rows]  # columns of the system sum_i y_i A[i] = a
+    det = _det([[A[i][j] for i in range(d)] for j in range(d)])
+    if det == 0:
+        return False
+    sign = 1 if det > 0 else -1
+    total = 0
+    for i in range(d):
+        cols = [list(A[m]) if m != i else list(target[:-1]) for m in range(d)]
+        di = _det([[cols[m][j] for m in range(d)] for j in range(d)])
+        if di * sign < 0:
+            return False
+        total += di * rows[i][-1]
+    return (target[-1] * det - total) * sign >= 0
+
+
+def _det(m) -> int:
+    """Determinant of a small integer matrix (fraction-free Bareiss elimination)."""
+    m = [list(r) for r in m]
+    n, sign, prev = len(m), 1, 1
+    for c in range(n - 1):
+        if m[c][c] == 0:
+            piv = next((i for i in range(c + 1, n) if m[i][c] != 0), None)
+            if piv is None:
+                return 0
+            m[c], m[piv] = m[piv], m[c]
+            sign = -sign
+        for i in range(c + 1, n):
+            for j in range(c + 1, n):
+                m[i][j] = (m[i][j] * m[c][c] - m[i][c] * m[c][j]) // prev
+        prev = m[c][c]
+    return sign * m[n - 1][n - 1]

@@ -1,0 +1,270 @@
+"""Pictures of attention dynamics (floats for drawing; the hardmax walls are exact).
+
+* :func:`plot_trajectories` -- token paths on ``S^1`` (angle against time, and the circle) or on
+  ``S^2`` (a 3-D view), coloured by the cluster each token ends in;
+* :func:`plot_hardmax` -- the exact dominance cells of the hardmax step (a power diagram, drawn by
+  :func:`tropattn.plot.plot_power_diagram`) with the tokens and their straight Frank-Wolfe paths;
+* :func:`plot_energy` -- ``E(t)`` and ``G^2(t)`` of a Wasserstein run;
+* :func:`plot_order_parameter` -- the condensation order parameter against ``beta``, threshold marked.
+
+>>> import tempfile, os
+>>> from tropattn.dynamics import simulate
+>>> tr = simulate(np.array([[1.0, 0.0], [0.0, 1.0], [-0.6, 0.8]]), np.eye(2), 2.0, 2.0, 0.05)
+>>> path = os.path.join(tempfile.mkdtemp(), "flow.png")
+>>> str(plot_trajectories(tr, path)) == path and os.path.getsize(path) > 0
+True
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..dynamics import detect_clusters, dominance_diagram
+from ..errors import InvalidInputError
+from ._common import colors, pyplot, save
+from ._power import plot_power_diagram
+
+__all__ = ["plot_trajectories", "plot_hardmax", "plot_energy", "plot_order_parameter"]
+
+
+def plot_trajectories(trajectory, path, threshold=0.999, title=None, dpi=120):
+    """Token paths on ``S^1`` or ``S^2`` coloured by final cluster, saved to ``path``.
+
+    Parameters
+    ----------
+    trajectory : :class:`tropattn.dynamics.Trajectory`
+    path : str or Path
+    threshold : overlap at which final tokens count as one cluster (:func:`detect_clusters`)
+    title : str, optional
+        Figure title (default: a summary of the run).
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    InvalidInputError
+        Tokens in ``R^d`` with ``d`` other than 2 or 3.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from tropattn.dynamics import simulate
+    >>> tr = simulate(np.array([[1.0, 0.0], [0.0, 1.0], [-0.6, 0.8]]), np.eye(2), beta=1.0, T=2.0, dt=0.05)
+    >>> p = os.path.join(tempfile.mkdtemp(), "paths.png")
+    >>> os.path.getsize(plot_trajectories(tr, p)) > 0
+    True
+    """
+    S, t = trajectory.states, trajectory.times
+    d = S.shape[2]
+    if d not in (2, 3):
+        raise InvalidInputError(f"tokens live on S^{d - 1}; trajectory pictures exist for d = 2 (S^1) or d = 3 (S^2)")
+    lab = detect_clusters(S[-1], threshold)
+    k = int(lab.max()) + 1
+    col = colors(k)
+    plt = pyplot()
+    if d == 2:
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4.5))
+        theta = np.unwrap(np.arctan2(S[:, :, 1], S[:, :, 0]), axis=0)
+        for i in range(S.shape[1]):
+            a1.plot(t, theta[:, i], color=col[lab[i]], lw=1)
+        a1.set_xlabel("time t")
+        a1.set_ylabel("angle of x_i(t) (rad, unwrapped)")
+        a1.set_title("token angles")
+        u = np.linspace(0, 2 * np.pi, 200)
+        a2.plot(np.cos(u), np.sin(u), color="0.8", lw=1)
+        for i in range(S.shape[1]):
+            a2.plot(S[:, i, 0], S[:, i, 1], color=col[lab[i]], lw=2, alpha=0.7)
+        a2.scatter(S[0, :, 0], S[0, :, 1], c=col[lab], marker="o", s=25, label="start", zorder=3)
+        a2.scatter(S[-1, :, 0], S[-1, :, 1], c="k", marker="x", s=40, label="end", zorder=4)
+        a2.set_aspect("equal")
+        a2.set_xlim(-1.2, 1.2)
+        a2.set_ylim(-1.2, 1.2)
+        a2.set_xlabel("x_1")
+        a2.set_ylabel("x_2")
+        a2.set_title("paths on the circle S^1")
+        a2.legend(loc="upper right", fontsize=8)
+    else:
+        fig = plt.figure(figsize=(6, 6))
+        ax = fig.add_subplot(projection="3d")
+        u, v = np.mgrid[0:2 * np.pi:24j, 0:np.pi:12j]
+        ax.plot_wireframe(np.cos(u) * np.sin(v), np.sin(u) * np.sin(v), np.cos(v), color="0.85", lw=0.5)
+        for i in range(S.shape[1]):
+            ax.plot(S[:, i, 0], S[:, i, 1], S[:, i, 2], color=col[lab[i]], lw=1.5)
+        ax.scatter(S[0, :, 0], S[0, :, 1], S[0, :, 2], c=col[lab], s=15, label="start")
+        ax.scatter(S[-1, :, 0], S[-1, :, 1], S[-1, :, 2], c="k", marker="x", s=40, label="end")
+        ax.set_xlabel("x_1")
+        ax.set_ylabel("x_2")
+        ax.set_zlabel("x_3")
+        ax.legend(loc="upper left", fontsize=8)
+    fig.suptitle(title or f"{S.shape[1]} tokens on S^{d - 1}, t in [0, {t[-1]:g}]: {k} final cluster(s) "
+                 "(colour = final cluster)")
+    fig.tight_layout()
+    save(fig, path, dpi)
+    return Path(path)
+
+
+def plot_hardmax(states, B, path, targets=None, title=None, dpi=120):
+    """The exact dominance cells of ``states[0]`` with the tokens and their Frank-Wolfe paths.
+
+    Parameters
+    ----------
+    states : (K, n, 2) array, a hardmax (or soft) trajectory in the plane
+    B : (2, 2) score matrix
+    path : str or Path
+    targets : (n,) sequence of int, optional
+        The tokens' vertices (default: located exactly in the diagram of ``states[0]``).
+    title : str, optional
+        Figure title.
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    InvalidInputError
+        If the states are not of shape ``(K, n, 2)``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from tropattn.dynamics import hardmax_flow
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0], [0.3, 0.1]])
+    >>> states, _ = hardmax_flow(X, np.eye(2), 0.3, 5)
+    >>> p = os.path.join(tempfile.mkdtemp(), "hardmax.png")
+    >>> os.path.getsize(plot_hardmax(states, np.eye(2), p)) > 0
+    True
+    """
+    states = np.asarray(states, dtype=float)
+    if states.ndim != 3 or states.shape[2] != 2:
+        raise InvalidInputError("hardmax pictures need tokens in the plane: states of shape (K, n, 2)")
+    diagram = dominance_diagram(states[0], B)
+    R = 1.25 * float(np.abs(states).max())
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6, 6))
+    plot_power_diagram(diagram, R, ax=ax)
+    for coll in ax.collections:
+        if coll.get_label() == "sites a_j":
+            coll.set_label("keys B^T x_j (cell sites)")
+    col = colors(diagram.N)
+    lab = np.array([diagram.locate(x.tolist()) for x in states[0]]) if targets is None else np.asarray(targets)
+    for i in range(states.shape[1]):
+        ax.plot(states[:, i, 0], states[:, i, 1], color=col[lab[i]], lw=1.5, zorder=4)
+    ax.scatter(states[0, :, 0], states[0, :, 1], c=col[lab], edgecolors="k", s=40, zorder=5, label="tokens at k = 0")
+    V = np.array(diagram.nonempty)
+    ax.scatter(states[0, V, 0], states[0, V, 1], marker="*", c="k", s=120, zorder=6, label="vertices of conv X")
+    ax.set_xlabel("z_1")
+    ax.set_ylabel("z_2")
+    ax.legend(loc="lower right", fontsize=8)
+    ax.set_title(title or f"hardmax dominance cells (exact): {len(V)} nonempty cells = {len(V)} vertices;\n"
+                 f"cell j = {{z : <Bz, x_j> is the largest}}, paths of {states.shape[0] - 1} Frank-Wolfe steps",
+                 fontsize=9)
+    fig.tight_layout()
+    save(fig, path, dpi)
+    return Path(path)
+
+
+def plot_energy(run, path, title=None, dpi=120):
+    """``E(t)`` and the metric slope ``G^2(t)`` of a :class:`tropattn.dynamics.WassersteinRun`.
+
+    Parameters
+    ----------
+    run : WassersteinRun
+        A recorded flow.
+    path : str or Path
+        The picture file.
+    title : str, optional
+        Figure title (default: heads and the identity's residual).
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from tropattn.dynamics import wasserstein_flow
+    >>> run = wasserstein_flow(np.eye(3), np.eye(3)[None], T=0.5, dt=0.05)
+    >>> p = os.path.join(tempfile.mkdtemp(), "energy.png")
+    >>> os.path.getsize(plot_energy(run, p)) > 0
+    True
+    """
+    plt = pyplot()
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+    a1.plot(run.times, run.energy, color="C0")
+    a1.set_xlabel("time t")
+    a1.set_ylabel("E(x(t); D(t))")
+    a1.set_title("interaction energy")
+    a2.semilogy(run.times[:-1], np.maximum(run.G2, 1e-300), color="C1")
+    a2.set_xlabel("time t")
+    a2.set_ylabel("G^2(t) (log scale)")
+    a2.set_title("metric slope G^2 = sum_i (Zbar_i/n^2) |v_i|^2")
+    fig.suptitle(title or f"Wasserstein flow: H = {run.weights.shape[0]} heads, residual of the "
+                 f"energy-dissipation identity {run.residual:.2e}")
+    fig.tight_layout()
+    save(fig, path, dpi)
+    return Path(path)
+
+
+def plot_order_parameter(betas, phi, q, beta_c, path, title=None, dpi=120):
+    """The clustered fraction ``phi`` and mean overlap ``q`` against ``beta``, ``beta_c`` marked.
+
+    Parameters
+    ----------
+    betas : (k,) array_like
+        Sharpness values.
+    phi : (k,) array_like
+        Clustered fraction per ``beta``.
+    q : (k,) array_like
+        Mean overlap per ``beta``.
+    beta_c : float or None
+        The crossing to mark.
+    path : str or Path
+        The picture file.
+    title : str, optional
+        Figure title.
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "op.png")
+    >>> os.path.getsize(plot_order_parameter([0.1, 1, 2], [0, 0.6, 1], [0, 0.5, 0.9], 0.8, p)) > 0
+    True
+    """
+    b = np.asarray(betas, dtype=float)
+    order = np.argsort(b)
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    ax.plot(b[order], np.asarray(phi)[order], "o-", label="phi: clustered fraction")
+    ax.plot(b[order], np.asarray(q)[order], "s--", label="q: mean pairwise overlap")
+    ax.axhline(0.5, color="0.6", lw=0.8, ls=":")
+    if beta_c is not None:
+        ax.axvline(beta_c, color="r", lw=1.2, label=f"beta_c = {beta_c:.3g} (phi = 1/2)")
+    ax.set_xlabel("sharpness beta (head D = beta I)")
+    ax.set_ylabel("order parameter at time T")
+    ax.set_ylim(-0.05, 1.05)
+    ax.legend(fontsize=8)
+    ax.set_title(title or "attention condensation from a Gaussian start")
+    fig.tight_layout()
+    save(fig, path, dpi)
+    return Path(path)

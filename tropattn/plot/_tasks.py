@@ -1,0 +1,227 @@
+"""Pictures of the structured tasks (docs/THEORY.md §9): Dyck accuracy and query space, Markov stages.
+
+* :func:`plot_dyck_accuracy` -- closing-type accuracy of softmax attention against the
+  inverse temperature ``beta`` (all closes and long-distance ones), beside bars for the exact
+  hard model, the top-of-stack knockout and the depth ablation, with chance ``1/k`` marked;
+* :func:`plot_dyck_partition` -- the exact query-space partition of layer 2 at one query:
+  the power cells of the ``(d, r)`` plane, coloured by the bracket type each cell selects
+  and labelled by the bracket and its position; the actual query ``(d_t, 1)`` is marked;
+* :func:`plot_markov_run` -- the surrogate flow's loss with the detected plateaus and the
+  predicted levels, and one heat map per head of its attention over time.
+
+The cells are exact (clipped in rationals); the curves are float simulations.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..tasks._dyck import format_sequence
+from ..tasks._markov import detect_plateaus, plateau_levels, stage_times
+from ._common import colors, pyplot, save
+from ._power import draw_cells
+
+__all__ = ["plot_dyck_accuracy", "plot_dyck_partition", "plot_markov_run"]
+
+
+def plot_dyck_accuracy(rows, hard, knockout, ablated, k, path, dpi=120):
+    """Accuracy against ``beta`` (log axis) and the intervention bars, saved as a PNG.
+
+    Parameters
+    ----------
+    rows : list of :class:`~tropattn.tasks._dyck.SoftRow`
+    hard, knockout, ablated : dict
+        :func:`~tropattn.tasks._dyck.hard_accuracy` results (keys ``all``, ``long``).
+    k : int
+        Bracket types (chance is ``1/k``).
+    path : str or Path
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from tropattn.tasks._dyck import DyckModel, generate, hard_accuracy, soft_sweep
+    >>> model, ws = DyckModel(2, 2, 8), generate(3, 8, 2, 2)
+    >>> acc = hard_accuracy(model, ws)
+    >>> p = plot_dyck_accuracy(soft_sweep(model, ws, [0.1, 1.0]), acc, acc, acc, 2,
+    ...                        os.path.join(tempfile.mkdtemp(), "a.png"))
+    >>> p.stat().st_size > 0
+    True
+    """
+    plt = pyplot()
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4), gridspec_kw={"width_ratios": [3, 2]})
+    betas = [r.beta for r in rows]
+    ax.semilogx(betas, [r.accuracy for r in rows], "o-", label="all closes")
+    ax.semilogx(betas, [r.accuracy_long for r in rows], "s--", label="long-distance closes (distance >= 3)")
+    ax.axhline(1.0 / k, color="grey", ls=":", label=f"chance 1/k = {1 / k:.2f}")
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("inverse temperature beta of layer 2 (log scale)")
+    ax.set_ylabel("closing-type accuracy")
+    ax.set_title("softmax attention: same scores, beta -> inf is the exact model", fontsize=9)
+    ax.legend(fontsize=8, loc="lower right")
+    names = ["exact hard model", "top-of-stack\nknocked out", "depth ablated"]
+    x = np.arange(3)
+    for off, key, label in ((-0.2, "all", "all closes"), (0.2, "long", "long-distance")):
+        vals = [d[key] for d in (hard, knockout, ablated)]
+        bars = bx.bar(x + off, vals, width=0.4, label=label)
+        for b, v in zip(bars, vals):
+            bx.text(b.get_x() + b.get_width() / 2, v + 0.01, f"{v:.2f}", ha="center", fontsize=7)
+    bx.axhline(1.0 / k, color="grey", ls=":", label=f"chance 1/k = {1 / k:.2f}")
+    bx.set_xticks(x, names, fontsize=8)
+    bx.set_ylim(0, 1.1)
+    bx.set_ylabel("closing-type accuracy (exact, hard attention)")
+    bx.set_xlabel("intervention on the constructed model")
+    bx.set_title("interventions (zero temperature)", fontsize=9)
+    bx.legend(fontsize=8, loc="upper right")
+    n = hard.get("n_all", 0)
+    fig.suptitle(f"Dyck words with k = {k} bracket types: top-of-stack attention on {n} closes", fontsize=11)
+    fig.tight_layout()
+    save(fig, path, dpi)
+    return Path(path)
+
+
+def plot_dyck_partition(model, w, t, path, dpi=120):
+    """Layer 2's exact partition of the query plane ``(d, r)`` at the query position ``t``.
+
+    Each cell is where one open bracket wins the argmax of ``lam (2 D_j d - D_j^2) + mu j r``;
+    its colour is the bracket's type (what the model outputs there), its label the bracket
+    and position.  The true query ``(d_t, 1)`` is the black star.
+
+    Parameters
+    ----------
+    model : DyckModel
+        The model.
+    w : sequence of int
+        A balanced word.
+    t : int
+        The query position.
+    path : str or Path
+        The picture file.
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    InvalidInputError
+        If the word or ``t`` does not fit the model.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from tropattn.tasks._dyck import DyckModel
+    >>> p = plot_dyck_partition(DyckModel(2, 2, 6), (1, 2, -2, 1, -1, -1), 5,
+    ...                         os.path.join(tempfile.mkdtemp(), "p.png"))
+    >>> p.stat().st_size > 0
+    True
+    """
+    head, opens = model.layer2_head(w, t)
+    diagram = head.power_diagram()
+    query = [float(v) for v in model.layer2_query(w, t)]
+    type_colors = colors(max(model.k, 2))
+    site_colors = np.array([type_colors[w[j] - 1] for j in opens])
+    text = format_sequence(w, model.k)
+    labels = [(f"'{text[j]}' at {j}" if model.k <= 4 else f"type {w[j] - 1} at {j}",) for j in opens]
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4.6))
+    lo, hi = (-0.5, 0.0), (model.m + 0.5, 2.0)
+    drawn = draw_cells(ax, diagram, lo, hi, site_colors, labels=labels, sites=False)
+    hidden = len(diagram.hidden)
+    for txt in ax.texts:                                   # cell labels: bracket and its position
+        txt.set_bbox(dict(facecolor="white", alpha=0.8, lw=0, pad=1.5))
+        txt.set_zorder(5)
+    ax.set_aspect("auto")
+    ax.axhline(1.0, color="k", lw=0.6, ls=":", zorder=2, label="the model's queries (r = 1)")
+    ax.plot(*query, "k*", ms=14, label=f"query (d_t, 1) = ({query[0]:g}, 1)")
+    top = opens[head.label(model.layer2_query(w, t))]
+    for c in range(model.k):
+        ax.fill([], [], color=type_colors[c], alpha=0.55, label=f"selects type {c}"
+                + (f" '{'()[]{}<>'[2 * c]}'" if model.k <= 4 else ""))
+    ax.set_xlabel("depth coordinate d of the query (layer 1 writes d_t)")
+    ax.set_ylabel("recency coordinate r (the model uses r = 1)")
+    ax.set_title(f"prefix {text[:t]!s} | close at t = {t}: attends to position {top}", fontsize=9)
+    ax.legend(fontsize=7, loc="upper left", framealpha=0.9)
+    fig.suptitle(f"layer 2 of the Dyck model: exact power cells of {len(opens)} open brackets (keys)\n"
+                 f"{drawn} cells in this window, {hidden} never win, the rest only outside it", fontsize=9)
+    fig.tight_layout()
+    save(fig, path, dpi)
+    return Path(path)
+
+
+def plot_markov_run(traj, path, positions=None, dpi=120):
+    """Loss with plateaus (detected spans, predicted levels, stage times) and attention heat maps.
+
+    ``positions`` limits the heat maps to the first positions (default ``h + 3``).
+
+    Parameters
+    ----------
+    traj : Trajectory
+        A run of :func:`tropattn.tasks._markov.simulate`.
+    path : str or Path
+        The picture file.
+    positions : int, optional
+        Heat-map columns (default ``h + 3``).
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from tropattn.tasks._markov import simulate
+    >>> p = plot_markov_run(simulate(1.7, t_end=20.0, n_out=41), os.path.join(tempfile.mkdtemp(), "m.png"))
+    >>> p.stat().st_size > 0
+    True
+    """
+    plt = pyplot()
+    H, T = traj.S.shape[1], traj.S.shape[2]
+    npos = min(T, traj.h + 3 if positions is None else int(positions))
+    fig = plt.figure(figsize=(11, 4.2 + 1.3 * H))
+    gs = fig.add_gridspec(1 + H, 2, height_ratios=[3] + [1] * H, width_ratios=[60, 1], wspace=0.03)
+    ax = fig.add_subplot(gs[0, 0])
+    fig.add_subplot(gs[0, 1]).axis("off")
+    t = traj.times
+    ax.semilogy(t, np.maximum(traj.losses, 1e-12), "k-", lw=1.2, label="loss 1/2 ||G - P||^2")
+    for i, lev in enumerate(plateau_levels(traj.h, traj.m)[:-1]):
+        ax.axhline(lev, color="C1", ls="--", lw=0.8, label="predicted plateau levels" if i == 0 else None)
+    for i, p in enumerate(detect_plateaus(traj)):
+        ax.axvspan(p.start, p.end, color="C0", alpha=0.12, label="detected plateaus" if i == 0 else None)
+        ax.plot(p.time, max(p.level, 1e-12), "o", color="C0", ms=4)
+    for i, s in enumerate(stage_times(traj)):
+        if np.isfinite(s):
+            ax.axvline(s, color="C3", lw=0.8, ls=":", label="stage times t_i" if i == 0 else None)
+            ax.text(s, 0.03, f" t_{i}", color="C3", fontsize=9, transform=ax.get_xaxis_transform())
+    ax.set_xlim(t[0], t[-1])
+    ax.set_xlabel("time of the gradient flow")
+    ax.set_ylabel("loss (log scale)")
+    ax.legend(fontsize=8, loc="center left")
+    ax.set_title(f"m = {traj.m:g}, h = {traj.h}, T = {T}, {H} heads ({traj.method})", fontsize=9)
+    for k in range(H):
+        hx = fig.add_subplot(gs[1 + k, 0], sharex=ax)
+        im = hx.imshow(traj.S[:, k, :npos].T, aspect="auto", origin="lower", vmin=0, vmax=1, cmap="viridis",
+                       extent=(t[0], t[-1], -0.5, npos - 0.5), interpolation="nearest")
+        hx.set_ylabel(f"head {k}\nposition", fontsize=8)
+        hx.set_yticks(range(npos))
+        hx.tick_params(labelsize=7)
+        if k == H - 1:
+            hx.set_xlabel("time of the gradient flow")
+        fig.colorbar(im, cax=fig.add_subplot(gs[1 + k, 1]), label="s_k")
+    fig.suptitle("staged sparse attention: loss plateaus and per-head attention over time "
+                 f"(positions 0..{npos - 1}; p_i = i carries row i)", fontsize=10)
+    fig.subplots_adjust(left=0.07, right=0.94, top=0.92, bottom=0.06, hspace=0.35)
+    save(fig, path, dpi)
+    return Path(path)

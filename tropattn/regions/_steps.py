@@ -1,0 +1,589 @@
+"""Sub-layers as refinement steps: a layer's heads, then its ReLU FFN.
+
+Each step knows, for a parent region with affine map ``f``, the exact labels at a
+point, the rows that cut out the piece of given labels, and the output map there.
+
+**Ties.**  Two keys ``j < k`` whose scores, pulled back through ``f``, are the same
+affine function tie on the whole parent (a *whole-region tie*: e.g. a layer without
+residual feeds a constant to the next).  With a head's ``ties="refuse"`` no label is
+defined there (the search raises :class:`~tropattn.errors.TieError`); with
+``ties="first"`` the lower index ``j`` wins the whole tie, so the row "j beats k" is
+dropped (it reads ``0 <= 0``) and ``k`` gets the impossible row ``0 <= -1``.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..errors import InvalidInputError
+from ..exact import common_denominator, integer_row
+from ._affine import AffineMap
+
+
+__all__ = ["DIAGRAM_MAX_DIM", "AttentionStep", "ReluStep", "model_steps", "append_pattern", "wall_rows",
+           "duplicate_before", "distinct_rivals", "pulled_back_scores", "PulledBackScores"]
+
+
+DIAGRAM_MAX_DIM = 8
+"""Heads reading more coordinates take every distinct key as a rival instead of power-diagram neighbours."""
+
+
+class AttentionStep:
+    """The heads of one layer as a step of the refinement."""
+
+    def __init__(self, layer, index):
+        self.layer, self.index = layer, index
+        self.heads = tuple(layer.heads)
+        # a power diagram in many dimensions is slow to build (a sliced model's later layers read
+        # d = 64... coordinates): there every other distinct key is a rival, the same cell
+        self.cells = [h.power_diagram().cells() if h.dim <= DIAGRAM_MAX_DIM else None for h in self.heads]
+        self.projection = getattr(layer, "projection", None)
+        self._values = _integer_values(self.heads, self.projection)
+
+    def labels_at(self, f: AffineMap, X, D):
+        """Exact argmax label of every head at ``f(X / D)`` (integers), or None on a tie.
+
+        Keys equal in both key and offset are one key: the earlier index wins (the
+        convention of :meth:`tropattn.attention.Head.label`).  With ``ties="first"`` a
+        whole-region tie (every winner's pulled-back score is the same function) goes
+        to the lowest index; a tie on a wall is None under either rule (the point is
+        then moved off the wall).
+
+        Parameters
+        ----------
+        f : AffineMap
+            The parent region's map from the input space to this layer's input.
+        X : tuple of int
+            Numerator of the input point.
+        D : int
+            Positive denominator of the input point.
+
+        Returns
+        -------
+        tuple of int or None
+            One label per head, or None where the point is on a wall.
+
+        Examples
+        --------
+        >>> from tropattn.attention import Head, Layer
+        >>> step = AttentionStep(Layer([Head([[0], [1], [2]], [0, 0, -1])]), 0)   # scores 0, x, 2x - 1
+        >>> step.labels_at(AffineMap.identity(1), (3,), 1), step.labels_at(AffineMap.identity(1), (0,), 1)
+        ((2,), None)
+        """
+        Z, E = f.apply_homogeneous(X, D)
+        out = []
+        for head in self.heads:
+            winners = head.argmax_homogeneous(Z, E)
+            label = head.distinct_winner(winners)
+            if label is None and head.ties == "first" and not any(
+                    _pulled_back_difference(head, winners[0], k, f) for k in winners[1:]):
+                label = winners[0]
+            if label is None:
+                return None
+            out.append(label)
+        return tuple(out)
+
+    def rows(self, labels, f: AffineMap):
+        """Pulled-back facet rows of the cells picked by ``labels``.
+
+        Parameters
+        ----------
+        labels : tuple of int
+            One label per head.
+        f : AffineMap
+            The parent region's map.
+
+        Returns
+        -------
+        A : list of tuple
+            Row normals ``a`` (in the input space) of the inequalities ``a . x <= beta``.
+        b : list
+            Right-hand sides ``beta``.
+        walls : list of tuple
+            One tag per row: ``("head", layer, head, j, k)`` for "label j beats k".
+
+        Examples
+        --------
+        >>> from tropattn.attention import Head, Layer
+        >>> step = AttentionStep(Layer([Head([[0], [1], [2]], [0, 0, -1])]), 0)
+        >>> step.rows((1,), AffineMap.identity(1))[:2]          # label 1 wins on 0 <= x <= 1
+        ([(-1,), (1,)], [0, 1])
+        """
+        A, b, walls = [], [], []
+        for h, (head, j) in enumerate(zip(self.heads, labels)):
+            cell = self.cells[h][j] if self.cells[h] is not None else None
+            rivals = cell.neighbors if cell is not None else distinct_rivals(head, j)  # hidden or high-dim
+            wall_rows(head, j, rivals, f, ("head", self.index, h), A, b, walls)
+        return A, b, walls
+
+    def realisable(self, labels) -> bool:
+        """Every label has a cell (or, for a head without a diagram, is no repeated key), or wins a
+        whole-region tie under ``ties="first"``.
+
+        Parameters
+        ----------
+        labels : tuple of int
+            One label per head.
+
+        Returns
+        -------
+        bool
+            False if some label can never win (a hidden site or a repeated key).
+
+        Examples
+        --------
+        >>> from tropattn.attention import Head, Layer
+        >>> step = AttentionStep(Layer([Head([[0], [1], [2]], [0, -1, 0])]), 0)    # x - 1 never wins
+        >>> step.realisable((0,)), step.realisable((1,))
+        (True, False)
+        """
+        return all((not duplicate_before(self.heads[h], j)) if self.cells[h] is None
+                   else (self.cells[h][j] is not None or self.heads[h].ties == "first")
+                   for h, j in enumerate(labels))
+
+    def output_map(self, labels, f: AffineMap) -> AffineMap:
+        """The affine map of the layer's attention output on the piece of the given labels.
+
+        Parameters
+        ----------
+        labels : tuple of int
+            One label per head.
+        f : AffineMap
+            The parent region's map.
+
+        Returns
+        -------
+        AffineMap
+            ``x -> R f(x) + P sum_h v^h_{labels[h]}`` (``R`` the skip term: identity, 0 or a matrix).
+
+        Raises
+        ------
+        InvalidInputError
+            If the residual adds vectors of different dimensions.
+
+        Examples
+        --------
+        >>> from tropattn.attention import Head, Layer
+        >>> step = AttentionStep(Layer([Head([[0], [1]])]), 0)
+        >>> step.output_map((1,), AffineMap.identity(1))                # x + v_1 = x + 1
+        AffineMap(M=((Fraction(1, 1),),), c=(Fraction(1, 1),))
+        """
+        R = self.layer.residual
+        if R is True and self._values is not None:
+            return self._residual_map(labels, f)
+        d_out = len(f.M) if isinstance(R, bool) else len(R)
+        total = [Fraction(0)] * len(self.heads[0].values[0])
+        for head, j in zip(self.heads, labels):
+            total = [t + v for t, v in zip(total, head.values[j])]
+        if self.projection is not None:
+            total = [sum(p * t for p, t in zip(row, total)) for row in self.projection]
+        if self.layer.residual and len(total) != d_out:
+            raise InvalidInputError(
+                f"layer {self.index}: the heads' outputs have dimension {len(total)} but the model has "
+                f"dimension {d_out}; give values of length {d_out} or a projection of shape ({d_out}, {len(total)})")
+        if R is True:
+            return AffineMap(f.M, tuple(ci + t for ci, t in zip(f.c, total)))
+        if R is not False:                         # a skip matrix: x -> R f(x) + total
+            d = len(f.M[0]) if f.M else 0
+            M = tuple(tuple(sum((r[i] * f.M[i][k] for i in range(len(r))), Fraction(0)) for k in range(d))
+                      for r in R)
+            c = tuple(sum((r[i] * f.c[i] for i in range(len(r))), t) for r, t in zip(R, total))
+            return AffineMap(M, c)
+        zero_row = tuple(Fraction(0) for _ in f.M[0])
+        return AffineMap(tuple(zero_row for _ in total), tuple(total))
+
+
+    def _residual_map(self, labels, f: AffineMap) -> AffineMap:
+        """:meth:`output_map` with the residual on: ``M`` shared with ``f``, ``c`` from integers."""
+        V, t = self._values
+        Mi, ci, m = f._integers
+        total = list(V[0][labels[0]])
+        for h in range(1, len(labels)):
+            for i, v in enumerate(V[h][labels[h]]):
+                total[i] += v
+        if len(total) != len(ci):
+            raise InvalidInputError(
+                f"layer {self.index}: the heads' outputs have dimension {len(total)} but the model has "
+                f"dimension {len(ci)}; give values of length {len(ci)} or a projection of shape "
+                f"({len(ci)}, {len(total)})")
+        if t == 1:
+            c = tuple(x + v for x, v in zip(f.c, total))
+        else:
+            c = tuple(Fraction(x * t + v * m, m * t) for x, v in zip(ci, total))
+        return AffineMap(f.M, c)
+
+
+def _integer_values(heads, projection):
+    """``(V, t)``: ``V[h][j]`` the (projected) value of key j of head h times ``t``, integers; or None."""
+    vals = [[tuple(v) for v in head.values] for head in heads]
+    if projection is not None:
+        vals = [[tuple(sum((p * x for p, x in zip(row, v)), Fraction(0)) for row in projection) for v in hv]
+                for hv in vals]
+    if len({len(v) for hv in vals for v in hv}) != 1:
+        return None
+    t = common_denominator(x for hv in vals for v in hv for x in v)
+    return [[tuple(int(x * t) for x in v) for v in hv] for hv in vals], t
+
+
+class ReluStep:
+    """The ReLU FFN of one layer: ``y -> y + W2 relu(W1 y + b1) + b2``."""
+
+    def __init__(self, ffn, index):
+        self.ffn, self.index = ffn, index
+        self.units = [integer_row(list(row) + [bi]) for row, bi in zip(ffn.W1, ffn.b1)]  # positive multiples
+
+    def labels_at(self, f: AffineMap, X, D):
+        """On/off bit of every unit at ``f(X / D)``, or None where a pre-activation is 0.
+
+        A unit whose pre-activation is identically 0 on the parent region (its row
+        pulls back to zero) is off there, as in :meth:`tropattn.attention.FFN.evaluate`:
+        both bits give the same map, so it is no wall and no tie.
+
+        Parameters
+        ----------
+        f : AffineMap
+            The parent region's map from the input space to the FFN's input.
+        X : tuple of int
+            Numerator of the input point.
+        D : int
+            Positive denominator of the input point.
+
+        Returns
+        -------
+        tuple of int or None
+            One bit per hidden unit, or None where a pre-activation is 0 on a wall.
+
+        Examples
+        --------
+        >>> from tropattn.attention import FFN
+        >>> step = ReluStep(FFN([[1]], [-1], [[1]], [0]), 0)           # unit relu(y - 1)
+        >>> step.labels_at(AffineMap.identity(1), (3,), 1), step.labels_at(AffineMap.identity(1), (1,), 1)
+        ((1,), None)
+        """
+        Z, E = f.apply_homogeneous(X, D)
+        bits = []
+        for i, r in enumerate(self.units):
+            p = sum(w * z for w, z in zip(r, Z)) + r[-1] * E
+            if p == 0 and not self._constant_zero(f, i):
+                return None
+            bits.append(int(p > 0))
+        return tuple(bits)
+
+    def _constant_zero(self, f: AffineMap, i) -> bool:
+        a, beta = f.pull_back(self.ffn.W1[i], -self.ffn.b1[i])
+        return beta == 0 and all(v == 0 for v in a)
+
+    def rows(self, bits, f: AffineMap):
+        """Pulled-back rows of the piece where the units have the given bits.
+
+        Parameters
+        ----------
+        bits : tuple of int
+            One on/off bit per hidden unit.
+        f : AffineMap
+            The parent region's map.
+
+        Returns
+        -------
+        A : list of tuple
+            Row normals of ``a . x <= beta``.
+        b : list
+            Right-hand sides.
+        walls : list of tuple
+            One tag per row: ``("relu", layer, unit, bit)``.
+
+        Examples
+        --------
+        >>> from tropattn.attention import FFN
+        >>> ReluStep(FFN([[1]], [-1], [[1]], [0]), 0).rows((1,), AffineMap.identity(1))   # on: -x <= -1
+        ([(Fraction(-1, 1),)], [Fraction(-1, 1)], [('relu', 0, 0, 1)])
+        """
+        A, b, walls = [], [], []
+        for i, (row, bi, bit) in enumerate(zip(self.ffn.W1, self.ffn.b1, bits)):
+            sign = -1 if bit else 1  # on: -(W1 y + b1) <= 0 ; off: W1 y + b1 <= 0
+            a, beta = f.pull_back(tuple(sign * w for w in row), -sign * bi)
+            if beta == 0 and all(v == 0 for v in a):  # identically 0 here: off by convention
+                if not bit:
+                    continue
+                a, beta = a, Fraction(-1)                # "on" is then impossible: 0 <= -1
+            A.append(a)
+            b.append(beta)
+            walls.append(("relu", self.index, i, bit))
+        return A, b, walls
+
+    def realisable(self, bits) -> bool:
+        """Every bit pattern is a candidate (the rows decide which are empty).
+
+        Parameters
+        ----------
+        bits : tuple of int
+            One bit per hidden unit.
+
+        Returns
+        -------
+        bool
+            Always True.
+
+        Examples
+        --------
+        >>> from tropattn.attention import FFN
+        >>> ReluStep(FFN([[1]], [-1], [[1]], [0]), 0).realisable((0,))
+        True
+        """
+        return True
+
+    def output_map(self, bits, f: AffineMap) -> AffineMap:
+        """The affine map of the FFN's output on the piece of the given bits.
+
+        Parameters
+        ----------
+        bits : tuple of int
+            One bit per hidden unit.
+        f : AffineMap
+            The parent region's map.
+
+        Returns
+        -------
+        AffineMap
+            ``x -> f(x) + W2 diag(bits) (W1 f(x) + b1) + b2``.
+
+        Examples
+        --------
+        >>> from tropattn.attention import FFN
+        >>> ReluStep(FFN([[1]], [-1], [[1]], [0]), 0).output_map((1,), AffineMap.identity(1))   # x + (x - 1)
+        AffineMap(M=((Fraction(2, 1),),), c=(Fraction(-1, 1),))
+        """
+        W1, b1, W2, b2 = self.ffn.W1, self.ffn.b1, self.ffn.W2, self.ffn.b2
+        d = len(f.M[0]) if f.M else 0
+        # hidden = D (W1 f(x) + b1)
+        hid_M = [tuple(sum(W1[i][r] * f.M[r][k] for r in range(len(f.M))) * bits[i] for k in range(d))
+                 for i in range(len(W1))]
+        hid_c = [(sum(W1[i][r] * f.c[r] for r in range(len(f.c))) + b1[i]) * bits[i] for i in range(len(W1))]
+        M = tuple(tuple(f.M[o][k] + sum(W2[o][i] * hid_M[i][k] for i in range(len(W1))) for k in range(d))
+                  for o in range(len(f.M)))
+        c = tuple(f.c[o] + sum(W2[o][i] * hid_c[i] for i in range(len(W1))) + b2[o] for o in range(len(f.M)))
+        return AffineMap(M, c)
+
+
+def model_steps(model):
+    """The refinement steps of a model: per layer its heads, then its FFN if any.
+
+    Parameters
+    ----------
+    model : Transformer
+        A model with ``layers``.
+
+    Returns
+    -------
+    list of AttentionStep and ReluStep
+        In the order the search refines.
+
+    Examples
+    --------
+    >>> from tropattn.attention import FFN, Head, Layer, Transformer
+    >>> T = Transformer([Layer([Head([[0], [1]])], ffn=FFN([[1]], [-1], [[1]], [0]))])
+    >>> [type(s).__name__ for s in model_steps(T)]
+    ['AttentionStep', 'ReluStep']
+    """
+    steps = []
+    for l, layer in enumerate(model.layers):
+        steps.append(AttentionStep(layer, l))
+        if getattr(layer, "ffn", None) is not None:
+            steps.append(ReluStep(layer.ffn, l))
+    return steps
+
+
+def append_pattern(pattern, step, labels):
+    """Patterns are tuples over layers of (head labels, relu bits).
+
+    Parameters
+    ----------
+    pattern : tuple
+        The activation pattern so far.
+    step : AttentionStep or ReluStep
+        The step that produced ``labels``.
+    labels : tuple of int
+        Head labels (a new layer entry) or ReLU bits (filled into the last layer's entry).
+
+    Returns
+    -------
+    tuple
+        The extended pattern.
+
+    Examples
+    --------
+    >>> from tropattn.attention import FFN, Head, Layer
+    >>> layer = Layer([Head([[0], [1]])], ffn=FFN([[1]], [-1], [[1]], [0]))
+    >>> p = append_pattern((), AttentionStep(layer, 0), (1,))
+    >>> p, append_pattern(p, ReluStep(layer.ffn, 0), (0,))
+    ((((1,), ()),), (((1,), (0,)),))
+    """
+    if isinstance(step, AttentionStep):
+        return pattern + ((labels, ()),)
+    last = pattern[-1]
+    return pattern[:-1] + ((last[0], labels),)
+
+
+def _pulled_back_difference(head, j, k, f: AffineMap):
+    """The integer row "j beats k" pulled back through ``f``: ``(a, beta)`` for ``a . x <= beta``,
+    or None where it reads ``0 <= 0`` (``j`` and ``k`` tie on the whole parent)."""
+    keys, offsets = head.integer_form()
+    a, beta = f.pull_back_integer(tuple(u - v for u, v in zip(keys[k], keys[j])), offsets[j] - offsets[k])
+    return None if beta == 0 and not any(a) else (a, beta)
+
+
+def wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls, scores=None) -> list:
+    """Append the rows "label j beats k" (k in rivals), pulled back through f.
+
+    Returns the rivals that tie ``j`` on the whole parent.  Under ``ties="first"`` the
+    row is dropped for ``k > j`` (``j`` wins) and is the impossible ``0 <= -1`` for
+    ``k < j``; under ``"refuse"`` it is dropped and the caller decides.
+
+    Parameters
+    ----------
+    head : Head
+        The head.
+    j : int
+        The label that must win.
+    rivals : iterable of int
+        The labels ``k`` it must beat.
+    f : AffineMap
+        The parent region's map.
+    tag : tuple
+        Prefix of each wall tag (``j, k`` are appended).
+    A, b, walls : list
+        Appended to in place: row normals, right-hand sides and tags.
+    scores : PulledBackScores, optional
+        :func:`pulled_back_scores` of ``head`` through ``f``, when the caller keeps them
+        (the rows are then their differences: the same rows, no pull-back per rival).
+
+    Returns
+    -------
+    list of int
+        The rivals that tie ``j`` on the whole parent region.
+
+    Examples
+    --------
+    >>> from tropattn.attention import Head
+    >>> A, b, walls = [], [], []
+    >>> wall_rows(Head([[0], [1], [0]]), 0, [1, 2], AffineMap.identity(1), ("head", 0, 0), A, b, walls)
+    [2]
+    >>> A, b                                          # 0 beats x where x <= 0; key 2 is key 0 again
+    ([(1,)], [0])
+    """
+    tied = []
+    for k in rivals:
+        if scores is None:
+            row = _pulled_back_difference(head, j, k, f)
+        else:
+            (aj, sj), (ak, sk) = scores[j], scores[k]
+            row = (tuple(u - v for u, v in zip(ak, aj)), sj - sk)
+            if row[1] == 0 and not any(row[0]):
+                row = None
+        if row is None:
+            tied.append(k)
+            if head.ties != "first" or k > j:
+                continue
+            row = (tuple(0 for _ in f.M[0]), -1)
+        A.append(row[0])
+        b.append(row[1])
+        walls.append(tag + (j, k))
+    return tied
+
+
+def pulled_back_scores(head, f: AffineMap) -> "PulledBackScores":
+    """Every key's score pulled back through ``f``, in integers, each computed when first read.
+
+    With ``f = (Mi x + ci) / m`` and the head's integer form ``(keys, offsets)`` (one
+    positive scale), ``m`` times the score of key ``k`` at ``f(x)`` is ``a_k . x + s_k``
+    with ``a_k = keys_k Mi`` and ``s_k = keys_k . ci + offsets_k m``; the row "j beats k"
+    is ``(a_k - a_j) . x <= s_j - s_k``.
+
+    Parameters
+    ----------
+    head : Head
+        The head.
+    f : AffineMap
+        The parent region's map.
+
+    Returns
+    -------
+    PulledBackScores
+        ``scores[k]`` is the pair ``(a_k, s_k)`` (a tuple of int and an int).
+
+    Examples
+    --------
+    >>> from tropattn.attention import Head
+    >>> scores = pulled_back_scores(Head([[0], [1], [2]], [0, 0, -1]), AffineMap.identity(1))   # 0, x, 2x - 1
+    >>> [scores[k] for k in range(3)]
+    [((0,), 0), ((1,), 0), ((2,), -1)]
+    """
+    return PulledBackScores(head, f)
+
+
+class PulledBackScores:
+    """The pulled-back integer scores of one head through one map (see :func:`pulled_back_scores`)."""
+
+    def __init__(self, head, f: AffineMap):
+        self.keys, self.offsets = head.integer_form()
+        Mi, self.ci, self.m = f._integers
+        d = len(Mi[0]) if Mi else 0
+        self.cols = [tuple(row[i] for row in Mi) for i in range(d)]
+        self.cache = {}
+
+    def __getitem__(self, k):
+        out = self.cache.get(k)
+        if out is None:
+            key = self.keys[k]
+            out = self.cache[k] = (tuple(sum(u * v for u, v in zip(key, col)) for col in self.cols),
+                                   sum(u * v for u, v in zip(key, self.ci)) + self.offsets[k] * self.m)
+        return out
+
+
+def distinct_rivals(head, j) -> list:
+    """Every key that differs from key ``j`` (in key or offset).
+
+    Parameters
+    ----------
+    head : Head
+        The head.
+    j : int
+        A label.
+
+    Returns
+    -------
+    list of int
+        The labels whose ``(a_k, b_k)`` differs from ``(a_j, b_j)``.
+
+    Examples
+    --------
+    >>> from tropattn.attention import Head
+    >>> distinct_rivals(Head([[0], [1], [0]]), 0)
+    [1]
+    """
+    return [k for k in range(len(head.keys))
+            if (head.keys[k], head.offsets[k]) != (head.keys[j], head.offsets[j])]
+
+
+def duplicate_before(head, j) -> bool:
+    """Key j repeats an earlier key exactly (same key and offset): it never wins.
+
+    Parameters
+    ----------
+    head : Head
+        The head.
+    j : int
+        A label.
+
+    Returns
+    -------
+    bool
+        True if some ``k < j`` has the same key and offset.
+
+    Examples
+    --------
+    >>> from tropattn.attention import Head
+    >>> duplicate_before(Head([[0], [1], [0]]), 2), duplicate_before(Head([[0], [1], [0]]), 1)
+    (True, False)
+    """
+    return any((head.keys[k], head.offsets[k]) == (head.keys[j], head.offsets[j]) for k in range(j))
