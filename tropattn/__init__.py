@@ -24,6 +24,7 @@ from ._version import __version__
 #: Every public name, by the module that owns it (relative to this package).  ``slice`` is
 #: ``attention.slicing.slice_model`` under a short name.
 _PUBLIC = {
+    "_config": ("config",),
     "errors": ("TropattnError", "InvalidInputError", "DegenerateInputError", "TieError", "QuadraticWallError",
                "ModelFileError", "Interrupted", "InternalError"),
     "exact": ("NEG_INF", "to_rational", "to_rational_vector", "to_rational_matrix", "Certificate", "interior_point",

@@ -20,6 +20,8 @@ __all__ = [
     "ModelFileError",
     "Interrupted",
     "InternalError",
+    "MissingDependencyError",
+    "MovedError",
 ]
 
 
@@ -82,4 +84,22 @@ class InternalError(TropattnError):
     """A "cannot happen" path was reached: a bug in tropattn, never bad input.
 
     The message says what went wrong; please report it with the input that caused it.
+    """
+
+
+class MissingDependencyError(TropattnError, ImportError):
+    """An optional package (torch, dask, safetensors, plotly, pyarrow) is needed but not installed.
+
+    The message names the package and the ``pip install`` command that adds it.
+    """
+
+
+class MovedError(TropattnError, AttributeError):
+    """A public name of an earlier release has moved: the message names its new home.
+
+    >>> import tropattn
+    >>> tropattn.slice                                  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tropattn.errors.MovedError: tropattn.slice was removed ... tropattn.slice_model ...
     """
