@@ -8,8 +8,11 @@ its cell, so labels of distinct cells never overlap).
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
+from .._lazy import lazy_import
 from ..attention._soft import head_arrays
 from ..errors import InvalidInputError
 from ..geometry import PowerDiagram
@@ -19,8 +22,13 @@ __all__ = ["pyplot", "save", "check_dim", "colors", "box_of", "as_diagram", "as_
            "mix_colors", "axis_titles", "label_size", "label_sites"]
 
 
+matplotlib = lazy_import("matplotlib")
+#: matplotlib.pyplot with the non-interactive Agg backend, imported on first use.
+plt = lazy_import("matplotlib.pyplot", setup=lambda: matplotlib.use("Agg", force=False))
+
+
 def pyplot():
-    """matplotlib.pyplot with the Agg backend (imported here only).
+    """matplotlib.pyplot with the Agg backend (imported on first use).
 
     Returns
     -------
@@ -32,11 +40,6 @@ def pyplot():
     >>> plt = pyplot()
     >>> fig, ax = plt.subplots(); plt.close(fig)
     """
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
     return plt
 
 
@@ -69,9 +72,6 @@ def save(fig, path, dpi):
     >>> save(fig, path, 50); os.path.exists(path)
     True
     """
-    import os
-
-    plt = pyplot()
     kinds = fig.canvas.get_supported_filetypes()
     suffix = os.path.splitext(str(path))[1].lstrip(".").lower()
     try:

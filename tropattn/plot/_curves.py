@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._lazy import lazy_import
 from ..attention._soft import as_heads
 from ..errors import InvalidInputError
 from ..geometry import PowerDiagram, convex_hull, upper_hull
@@ -29,6 +30,9 @@ from ..temperature import resolve_box
 from ..tropical import TropicalPolynomial, curve_edges, parse_polynomial
 from ._common import colors, pyplot, save
 from ._power import draw_cells, overlay_diagram
+
+patches = lazy_import("matplotlib.patches")
+art3d = lazy_import("mpl_toolkits.mplot3d.art3d")
 
 __all__ = ["curve_box", "plot_tropical_curve", "plot_minkowski_heads"]
 
@@ -190,8 +194,6 @@ def _draw_subdivision(ax, f, palette, edges, vertices):
 
 def _surface(ax, f, lo, hi, palette):
     """The 2-dimensional walls of a tropical surface in R^3, clipped exactly to the box."""
-    from mpl_toolkits.mplot3d.art3d import Poly3DCollection
-
     count = 0
     for e in curve_edges(f):
         (n,), (c,) = e.cell.E, e.cell.f
@@ -218,7 +220,7 @@ def _surface(ax, f, lo, hi, palette):
             pts.append([float(t) for t in x])
         j, k = e.ends
         tint = (np.asarray(palette[j]) + np.asarray(palette[k])) / 2
-        ax.add_collection3d(Poly3DCollection([pts], facecolor=tint, edgecolor="k", lw=0.4, alpha=0.6))
+        ax.add_collection3d(art3d.Poly3DCollection([pts], facecolor=tint, edgecolor="k", lw=0.4, alpha=0.6))
         count += 1
     for axis, name, a, b in zip("xyz", f.variables, lo, hi):
         getattr(ax, f"set_{axis}lim")(float(a), float(b))
@@ -349,9 +351,7 @@ def plot_minkowski_heads(heads, path, box=None, dpi=120):
     for h, pts in enumerate(lifted):
         _draw_upper(ax0, pts, [None] * len(pts), {}, d, face=head_colors[h],
                     names=[f"{h}:{j}" for j in range(len(pts))])
-    from matplotlib.patches import Patch
-
-    ax0.legend(handles=[Patch(color=head_colors[h], label=f"head {h} (points h:j)") for h in range(len(hs))],
+    ax0.legend(handles=[patches.Patch(color=head_colors[h], label=f"head {h} (points h:j)") for h in range(len(hs))],
                loc="upper left", fontsize=8)
     ax0.set_title("lifted Newton polytopes conv{(a_j, b_j)} of the heads", fontsize=10)
     n_up = _draw_upper(ax1, sums, labels, colour, d, face="lightgrey",
@@ -380,8 +380,6 @@ def plot_minkowski_heads(heads, path, box=None, dpi=120):
 
 def _draw_upper(ax, pts, labels, colour, d, face, names):
     """Draw the points, the upper faces of their hull, and label the upper vertices; returns their number."""
-    from mpl_toolkits.mplot3d.art3d import Poly3DCollection
-
     hull = upper_hull(pts)
     P = np.array(pts, dtype=float)
     for cell in hull.cells:
@@ -390,7 +388,7 @@ def _draw_upper(ax, pts, labels, colour, d, face, names):
             order = _ordered([pts[i][:2] for i in idx])
             lookup = {tuple(np.array(pts[i][:2], dtype=float)): i for i in idx}
             poly = [P[lookup[tuple(q)]] for q in order]
-            ax.add_collection3d(Poly3DCollection([poly], facecolor=face, edgecolor="k", lw=0.6, alpha=0.45))
+            ax.add_collection3d(art3d.Poly3DCollection([poly], facecolor=face, edgecolor="k", lw=0.6, alpha=0.45))
         elif d == 1:
             seg = P[sorted(idx, key=lambda i: pts[i][0])]
             ax.plot(seg[[0, -1], 0], seg[[0, -1], 1], color="k" if isinstance(face, str) else face, lw=1.5)

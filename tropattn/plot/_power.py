@@ -13,11 +13,15 @@ import warnings
 from pathlib import Path
 
 
+from .._lazy import lazy_import
 from ..attention._soft import as_heads
 from ..geometry import PowerDiagram
 from ..temperature import default_box, resolve_box
 from ._common import (as_diagram, axis_titles, box_of, check_dim, colors, head_palettes, label_size, label_sites,
                      mix_colors, pyplot, save)
+
+shapely_geometry = lazy_import("shapely.geometry")
+shapely_ops = lazy_import("shapely.ops")
 
 __all__ = ["plot_power_diagram", "plot_overlay", "overlay_box", "draw_cells", "overlay_diagram"]
 
@@ -49,16 +53,13 @@ def _set_window(ax, lo, hi, dim):
 
 def _label_cells(ax, cells, dim, name_of, fontsize=8) -> int:
     """Label each cell where its name fits inside it; returns how many were too small."""
-    from shapely.geometry import box as rect
-    from shapely.ops import polylabel
-
     dropped = 0
     for j, cell in cells.items():
         text = name_of(j)
         w, h = label_size(ax, text, fontsize)
         if dim == 2:
-            p = polylabel(cell, tolerance=max(w, h) / 20) if cell.area > 0 else cell.representative_point()
-            if not cell.buffer(1e-12 * max(w, h)).contains(rect(p.x - w / 2, p.y - h / 2, p.x + w / 2, p.y + h / 2)):
+            p = shapely_ops.polylabel(cell, tolerance=max(w, h) / 20) if cell.area > 0 else cell.representative_point()
+            if not cell.buffer(1e-12 * max(w, h)).contains(shapely_geometry.box(p.x - w / 2, p.y - h / 2, p.x + w / 2, p.y + h / 2)):
                 dropped += 1
                 continue
             ax.text(p.x, p.y, text, ha="center", va="center", fontsize=fontsize)
