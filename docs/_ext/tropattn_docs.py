@@ -57,16 +57,13 @@ def face_page(name, module):
     lines = _title(f"``{name}``")
     lines += [f".. automodule:: {name}", "   :no-members:", "", ".. currentmodule:: " + name, ""]
     names = list(module.__all__)
-    lines += [".. rubric:: Contents", "", ".. list-table::", "   :widths: 30 70", ""]
-    documented = []
-    for item in names:
-        value = getattr(module, item)
-        directive, _ = _directive(value)
-        if directive is None:
-            continue
-        documented.append((item, value))
-        lines += [f"   * - :obj:`{item}`", f"     - {_summary(value) if directive != 'autodata' else ''}"]
-    lines.append("")
+    documented = [(item, getattr(module, item)) for item in names if _directive(getattr(module, item))[0]]
+    if documented:                                   # a face emptied by a move has no table (docutils refuses one)
+        lines += [".. rubric:: Contents", "", ".. list-table::", "   :widths: 30 70", ""]
+        for item, value in documented:
+            summary = _summary(value) if _directive(value)[0] != "autodata" else ""
+            lines += [f"   * - :obj:`{item}`", f"     - {summary}"]
+        lines.append("")
     for item, value in documented:
         directive, options = _directive(value)
         lines += [f".. {directive}:: {name}.{item}", *options, ""]
@@ -80,6 +77,7 @@ def root_page(found):
     lines = _title("``tropattn``")
     lines += [".. automodule:: tropattn", "   :no-members:", "", "Every name of ``tropattn.__all__`` and the face that documents it:", "",
               ".. list-table::", "   :header-rows: 1", "", "   * - name", "     - documented in"]
+    own = []
     for item in tropattn.__all__:
         if item == "__version__":
             continue
@@ -92,9 +90,16 @@ def root_page(found):
             target = f"{home}.{value.__name__}" if home else None
         else:
             target = f"{home}.{item}"
-        ref = f":obj:`{item} <{target}>`" if target else f"``{item}``"
-        lines += [f"   * - {ref}", f"     - {f':mod:`{home}`' if home else '(not in a face)'}"]
+        if target is None:                       # a root-only name (no face exports it): documented on this page
+            own.append((item, value))
+            target = f"tropattn.{item}"
+        lines += [f"   * - :obj:`{item} <{target}>`", f"     - {f':mod:`{home}`' if home else 'this page'}"]
     lines.append("")
+    if own:
+        lines += _title("Names no face exports", "-") + [".. currentmodule:: tropattn", ""]
+        for item, value in own:
+            directive, options = _directive(value)
+            lines += [f".. {directive or 'autodata'}:: tropattn.{item}", *options, ""]
     return "\n".join(lines)
 
 
