@@ -430,3 +430,17 @@ def _lazy_cells_equal_eager(cells):
 
 def test_lazy_3d_cells_equal_eager_cells():
     _lazy_cells_equal_eager(_random_3d(random.Random(31), 25, heavy=20).cells())
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_power_cells_method_forces_the_general_construction(d):
+    rng = random.Random(40 + d)
+    pd = PowerDiagram([[rng.randint(-20, 20) for _ in range(d)] for _ in range(25)],
+                      [rng.randint(0, 200) for _ in range(25)])
+    with counting() as c:
+        general = power_cells(pd, method="general")
+    assert c.by_place["fallbacks:power.general"] == 1                 # one certified LP per cell
+    assert _cells_key(general) == _cells_key(pd.cells()) == _cells_key(power_cells(pd, method="exact"))
+    with pytest.raises(InvalidInputError, match="method = 'simplicial' needs points over d >= 3" if d < 3 else
+                       "method = 'chain' needs points over d = 1"):
+        power_cells(pd, method="simplicial" if d < 3 else "chain")

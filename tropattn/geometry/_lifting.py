@@ -81,7 +81,7 @@ class UpperHull:
     index : tuple of int
         The point index of each row of ``lifted``.
     data : object
-        The kernel's certified structure (for :mod:`tropattn.geometry._power`).
+        The kernel's certified structure (for :mod:`tropattn.geometry._power_cells`).
     """
 
     def __init__(self, points, lifted, index, owners, vertices, kernel, neighbors=None, data=None):

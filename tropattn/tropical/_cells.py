@@ -205,7 +205,7 @@ def _hull_regions(f) -> tuple:
     ``max_j (α_j·x + c_j)`` picks the site of smallest power distance among sites ``α_j``
     with weights ``||α_j||^2 + 2 c_j``, so its linear regions *are* the cells of that power
     diagram, and both are read off the one certified upper hull of the lifted points
-    ``(α_j, c_j)`` (:func:`tropattn.geometry._power.power_cells`).  Region ``j`` is cut out
+    ``(α_j, c_j)`` (:func:`tropattn.geometry.power_cells`).  Region ``j`` is cut out
     by the walls to the terms joined to it by an upper edge.
     """
     _, groups = _distinct_terms(f)
