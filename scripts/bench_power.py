@@ -34,7 +34,7 @@ from benchlib import best_of
 from tropattn.attention import Head, Layer, Transformer, count_dual
 from tropattn.exact import counting
 from tropattn.geometry import PowerDiagram
-from tropattn.geometry._power import _cells_by_lp
+from tropattn.geometry._power_cells import _cells_by_lp
 from tropattn.regions import brute_force_regions
 
 

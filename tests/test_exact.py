@@ -192,3 +192,29 @@ def test_projection_onto_a_hyperplane_is_exact_at_any_scale(sigma):
     for point in ([1e-300, 2e-300], [0.5, -2.0], [1e300, -1e300]):
         num, den = _project_to_hyperplane(point, row, sigma)
         assert 3 * Fraction(num[0], den) - 7 * Fraction(num[1], den) == 5
+
+
+@pytest.mark.parametrize("face, old, home", [
+    ("exact", "hull", "certified_hull"), ("exact", "sum_hull", "minkowski_prefilter_pairs"),
+    ("exact", "predicates", "dot_signs"), ("geometry", "power", "PowerDiagram"),
+    ("geometry", "lifting", "upper_hull"), ("tropical", "cells", "linear_regions"),
+])
+def test_faces_name_their_api_and_the_new_home_of_old_modules(face, old, home):
+    import importlib
+
+    from tropattn.errors import MovedError
+
+    module = importlib.import_module(f"tropattn.{face}")
+    assert dir(module) == sorted(module.__all__)
+    assert all(hasattr(module, name) for name in module.__all__)
+    with pytest.raises(MovedError, match=home):
+        getattr(module, old)
+    with pytest.raises(AttributeError):
+        getattr(module, "no_such_name")
+
+
+def test_rows_to_fractions_inverts_homogeneous_rows():
+    from tropattn.exact import homogeneous_row, rows_to_fractions
+
+    pts = [(Fraction(1, 2), Fraction(-1, 3)), (Fraction(4), Fraction(0)), (Fraction(-7, 6), Fraction(5, 4))]
+    assert rows_to_fractions([homogeneous_row(p) for p in pts]) == tuple(pts)

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tropattn import exact
+from tropattn import config, exact
 from tropattn.exact import _hull as hull_module
-from tropattn.exact._hull import certified_hull, simplex_normals
+from tropattn.exact._hull import _flips, _normals, _qhull, certified_hull, simplex_normals
 from tropattn.exact._linalg import maximal_minors, wrapped_minors
 from tropattn.exact._predicates import PreparedPoints, negative_columns, scaled_floats
 from tropattn.geometry import convex_hull
@@ -72,19 +72,23 @@ def test_simplex_normals_fast_path_is_exact(d, mag):
 
 # --------------------------------------------------- certified hull == exact hull
 @pytest.fixture(autouse=True, params=["local", "cones", "auto"])
-def certificate(request, monkeypatch):
+def certificate(request):
     """Each hull test runs three times: with the local certificate forced (with and without
     its float filter for interior points, "cones": every point by the cone test), and as chosen."""
+    knobs = {}
     if request.param in ("local", "cones"):
-        monkeypatch.setattr(hull_module, "LOCAL_ENTRIES", 0)
+        knobs["hull_local_entries"] = 0
     if request.param == "cones":
-        monkeypatch.setattr(hull_module, "INSIDE_FILTER_ENTRIES", -1)
-    return request.param
+        knobs["hull_inside_filter_entries"] = -1
+    with config.override(**knobs):
+        yield request.param
 
 
-def _same(G):
+def _same(G, **private):
+    """The certified hull of ``G`` (``private``: arguments of the private driver, e.g. a
+    proposer or a report) against double description."""
     with exact.counting() as c:
-        fast = certified_hull(G)
+        fast = hull_module._certified_hull(G, **private) if private else certified_hull(G)
     slow = certified_hull(G, method="exact")
     assert fast.dim == slow.dim and fast.equations == slow.equations
     assert sorted(fast.facets) == sorted(slow.facets)
@@ -156,11 +160,11 @@ def test_facet_rows_with_equal_floats_are_split_exactly():
     big = 2**70  # big + 1 and big round to the same float: the float keys collide
     raw = np.array([[big + 1, 1, -1], [big, 1, -1], [-big - 1, -1, 1], [3 * big, 3, -3], [2 * big, 2, -2]],
                    dtype=object)
-    rows, live, inverse, floats = hull_module._outward_rows(raw, (0, 0, 1))
+    rows, live, inverse, floats = _normals._outward_rows(raw, (0, 0, 1))
     assert live.all() and len(rows) == 2
     got = [tuple(int(v) for v in rows[i]) for i in inverse]
     assert got == [(big + 1, 1, -1), (big, 1, -1), (big + 1, 1, -1), (big, 1, -1), (big, 1, -1)]
-    assert np.array_equal(floats, hull_module.scaled_floats(rows))
+    assert np.array_equal(floats, scaled_floats(rows))
 
 
 @settings(max_examples=40, deadline=None)
@@ -220,12 +224,15 @@ def test_dense_signs_row_bound_with_columns_of_mixed_scale(m, spread, seed):
 
 
 @pytest.mark.parametrize("cache, block", [(8, 64), (40, 10**6), (3, 1)])
-def test_dense_signs_in_many_blocks(monkeypatch, cache, block):
+def test_dense_signs_in_many_blocks(cache, block):
     # tiny blocks: rows split over many cache blocks and chunks of undecided entries
+    with config.override(predicate_cache_entries=cache, predicate_block_entries=block):
+        _dense_signs_in_blocks()
+
+
+def _dense_signs_in_blocks():
     from tropattn.exact import _predicates as predicates
 
-    monkeypatch.setattr(predicates, "CACHE_ENTRIES", cache)
-    monkeypatch.setattr(predicates, "BLOCK_ENTRIES", block)
     rng = np.random.default_rng(7)
     C = rng.integers(-6, 6, size=(9, 3)).astype(object) * (2**70 + 1)
     R = rng.integers(-6, 6, size=(23, 3)).astype(object)
@@ -274,9 +281,9 @@ def test_nonconvex_edges_of_a_claim_are_flipped_and_recertified(certificate):
     s2 = next(j for j in range(1, len(S)) if len(set(S[0]) & set(S[j])) == 2)
     r = (set(S[s1]) - set(S[s2])).pop()
     t = (set(S[s2]) - set(S[s1])).pop()
-    bad = hull_module._flip_edges(simplices, np.array([s1]), np.array([s2]), np.array([r]), np.array([t]))
+    bad = _flips._flip_edges(simplices, np.array([s1]), np.array([s2]), np.array([r]), np.array([t]))
     assert hull_module.certify_boundary(pts, bad, inner)[0] is None
-    facets, Z, vertex = hull_module._certify_with_flips(pts, bad, inner)
+    facets, Z, vertex = _flips.certify_with_flips(pts, bad, inner)
     if certificate == "local":  # the local certificate names the bad edge; flipping it back proves the hull
         assert facets is not None and vertex.all()
         assert sorted(facets) == sorted(certified_hull(G, method="exact").facets)
@@ -305,14 +312,13 @@ def test_negative_columns_proves_only_true_negatives(m, mag, seed):
         assert not got[5] and not got[6]
 
 
-def test_interior_points_skip_the_cone_test(monkeypatch, certificate):
+def test_interior_points_skip_the_cone_test(certificate):
     if certificate == "cones":
         pytest.skip("the float filter is switched off")
-    seen = []
-    cones = hull_module._in_cones
-    monkeypatch.setattr(hull_module, "_in_cones", lambda *a: (seen.append(len(a[5])), cones(*a))[1])
+    report = {}  # the local certificate reports how many points it left to the cone test
     X = np.random.default_rng(11).integers(-10**6, 10**6, size=(300, 4))
-    H, c = _same(_rows(X))
+    H, c = _same(_rows(X), report=report)
+    seen = report.get("cone_points", [])
     assert c.certified == 1 and len(H.vertices) < 200  # over a hundred interior points ...
     assert seen and max(seen) == 0  # ... all proved by the float filter
 
@@ -328,7 +334,7 @@ def test_primitive_normals_are_positive_multiples_of_the_normals(d, mag):
     simplices = np.array([rng.choice(60, d, replace=False) for _ in range(150)])
     simplices[:3, 1] = simplices[:3, 0]  # degenerate: zero rows
     simplices[3:6] = np.arange(d)  # the same simplex, often with a common factor
-    raw, floats = hull_module._primitive_normals(pts, simplices)
+    raw, floats = _normals._primitive_normals(pts, simplices)
     ref = simplex_normals(pts, simplices)
     for r, h in zip(raw.tolist(), ref.tolist()):
         g = math.gcd(*map(int, h))
@@ -377,48 +383,54 @@ def _degenerate_high_dim():
 
 
 @pytest.mark.parametrize("name", sorted(_degenerate_high_dim()))
-def test_triangulated_unmerged_run_first_in_high_dimension(name, monkeypatch):
+def test_triangulated_unmerged_run_first_in_high_dimension(name):
     G = sorted(set(_degenerate_high_dim()[name]))
     seen = []
-    run = hull_module.qhull_simplices
-    monkeypatch.setattr(hull_module, "qhull_simplices", lambda X, options=None: seen.append(options) or run(X, options))
-    H, c = _same(G)
-    assert seen[0] == hull_module.QHULL_FIRST_HIGH_DIM == "Qt Q0"
+    run = _qhull.qhull_simplices
+
+    def spy(X, options=None):  # the honest proposer, watched
+        seen.append(options)
+        return run(X, options)
+
+    H, c = _same(G, propose=spy)
+    assert seen[0] == _qhull.QHULL_FIRST_HIGH_DIM == "Qt Q0"
     assert c.certified == 1 and c.fallbacks == 0
     seen.clear()  # the run alone, without the default list behind it: certified or refused, never wrong
-    got = certified_hull(G, qhull_options=("Qt Q0",))
+    got = hull_module._certified_hull(G, qhull_options=("Qt Q0",), propose=spy)
+    assert sorted(got.facets) == sorted(certified_hull(G, qhull_options=("Qt Q0",)).facets)
     assert seen == ["Qt Q0"] and sorted(got.facets) == sorted(H.facets) and got.vertices == H.vertices
 
 
-def test_a_wrong_first_claim_is_refused_and_the_next_run_decides(monkeypatch):
+def test_a_wrong_first_claim_is_refused_and_the_next_run_decides():
     G = sorted(set(_degenerate_high_dim()["coplanar"]))
     seen = []
-    run = hull_module.qhull_simplices
+    run = _qhull.qhull_simplices
 
     def broken_first(X, options=None):  # "Qt Q0" proposes its triangulation less one simplex
         seen.append(options)
         out = run(X, options)
         return (out[0][1:], out[1][1:]) if options == "Qt Q0" else out
 
-    monkeypatch.setattr(hull_module, "qhull_simplices", broken_first)
-    H, c = _same(G)
+    H, c = _same(G, propose=broken_first)
     assert seen[:2] == ["Qt Q0", "QJ"] and c.certified == 1 and c.fallbacks == 0
 
 
 @pytest.mark.parametrize("name", ["random4", "grid", "coplanar", "cross+interior"])
-def test_ridge_choice_proves_only_vertices(name, monkeypatch):
+def test_ridge_choice_proves_only_vertices(name):
     # the rows of one simplex and of its neighbours across the ridges through a point: a
     # nonzero determinant only at vertices (coplanar surface points must not pass), and in
     # general position at every vertex
     cases = dict(_degenerate_high_dim(), random4=_rows(np.random.default_rng(2).integers(-10**6, 10**6, (300, 4))))
     G = sorted(set(cases[name]))
-    seen = []
-    ridge = hull_module._ridge_vertices
-    monkeypatch.setattr(hull_module, "_ridge_vertices", lambda *a: seen.append(ridge(*a)) or seen[-1])
-    monkeypatch.setattr(hull_module, "LOCAL_ENTRIES", 0)
+    with config.override(hull_local_entries=0):
+        _ridge_choice(name, G)
+
+
+def _ridge_choice(name, G):
     for options in (("QJ",), ("Qt Q0",)):
-        seen.clear()
-        fast = certified_hull(G, qhull_options=options)
+        report = {}  # the local certificate reports the vertices it proved from the ridges
+        fast = hull_module._certified_hull(G, qhull_options=options, report=report)
+        seen = report.get("ridge_vertices", [])
         slow = certified_hull(G, method="exact")
         assert fast.vertices == slow.vertices
         assert seen or name != "random4"

@@ -9,7 +9,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tropattn.exact import counting
+import pytest
+
+from tropattn.errors import InvalidInputError
+from tropattn.exact import counting, integer_determinant
 from tropattn.exact._linalg import determinants
 from tropattn.exact._predicates import sign_array, small_determinant_signs
 from tropattn.geometry import PowerDiagram, upper_hull
@@ -48,6 +51,41 @@ def test_kernels_are_taken_on_generic_input():
         assert hull.kernel == kernel and c.by_place[f"certified:upper_hull.{kernel}"] == (kernel != "chain") or \
             hull.kernel == "chain"
         assert hull.vertices == upper_hull(points, method="exact").vertices
+
+
+def test_method_forces_the_kernel_per_call():
+    rng = random.Random(5)
+    for d, kernel in ((1, "chain"), (2, "planar"), (3, "simplicial")):
+        points = [[rng.randint(-99, 99) for _ in range(d)] + [rng.randint(0, 10**4)] for _ in range(30)]
+        ref = upper_hull(points, method="exact")
+        assert ref.kernel == "general"
+        for method in (kernel, "general", "auto"):
+            hull = upper_hull(points, method=method)
+            assert hull.kernel == (kernel if method != "general" else "general")
+            assert hull.vertices == ref.vertices and hull.cells == ref.cells
+        other = "planar" if d != 2 else "chain"
+        with pytest.raises(InvalidInputError, match=f"method = '{other}' needs points over"):
+            upper_hull(points, method=other)                   # a kernel of another dimension is refused
+    with pytest.raises(InvalidInputError, match="did you mean 'planar'"):
+        upper_hull([[0, 0, 0]], method="planr")
+
+
+def test_a_forced_kernel_with_too_few_points_hands_over_to_the_general_certificate():
+    with counting() as c:
+        hull = upper_hull([[0, 0, 1], [1, 0, 0]], method="planar")
+    assert hull.kernel == "general" and hull.vertices == (0, 1) and c.by_place["declined:upper_hull.planar"] == 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 5).flatmap(lambda k: st.lists(st.lists(st.integers(-10**12, 10**12), min_size=k, max_size=k),
+                                                    min_size=k, max_size=k)))
+def test_integer_determinant_equals_the_stacked_determinants(M):
+    if len(M) >= 2:
+        assert integer_determinant(M) == int(determinants(np.array([M], dtype=object))[0])
+    elif len(M) == 1:
+        assert integer_determinant(M) == M[0][0]
+    else:
+        assert integer_determinant(M) == 1
 
 
 def diagram_inputs(dim, max_n=9):

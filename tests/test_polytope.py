@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import math
 from fractions import Fraction as F
 
@@ -11,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tropattn import exact
+from tropattn import config, exact
 from tropattn.errors import InvalidInputError
 from tropattn.exact._hull import qhull_simplices as hull_qhull_simplices
 from tropattn.geometry import (
@@ -95,26 +94,23 @@ def test_qhull_failure_uses_counted_exact_fallback(monkeypatch):
         raise scipy.spatial.QhullError("simulated Qhull failure")
 
     monkeypatch.setattr(scipy.spatial, "ConvexHull", broken)
-    monkeypatch.setattr(scipy.spatial._qhull, "_Qhull", broken)  # the runner qhull_simplices drives
     pts = [(x, y, x * y) for x in range(3) for y in range(3)]
-    with exact.counting() as c:
+    with config.override(qhull_private_runner=0), exact.counting() as c:  # Qhull through the public class
         P = convex_hull(pts)
     assert c.fallbacks == 1 and c.certified == 0
     monkeypatch.undo()
     assert same_polytope(P, convex_hull(pts))
 
 
-def test_qhull_runs_through_the_public_class_when_the_private_one_changes(monkeypatch):
-    import scipy.spatial
-
+def test_qhull_runs_through_the_public_class_when_the_private_one_changes():
     pts = [(x, y, x * y) for x in range(3) for y in range(3)] + [(1, 1, 3)]
     ref = convex_hull(pts)
-    monkeypatch.delattr(scipy.spatial._qhull, "_Qhull")
-    X = np.array(pts, dtype=float)
-    simplices, planes = hull_qhull_simplices(X, "QJ")
-    assert simplices.shape[1] == 3 and planes.shape == (len(simplices), 4)
-    with exact.counting() as c:
-        P = convex_hull(pts)
+    with config.override(qhull_private_runner=0):  # what a changed private runner falls back to
+        X = np.array(pts, dtype=float)
+        simplices, planes = hull_qhull_simplices(X, "QJ")
+        assert simplices.shape[1] == 3 and planes.shape == (len(simplices), 4)
+        with exact.counting() as c:
+            P = convex_hull(pts)
     assert c.certified == 1 and c.fallbacks == 0 and same_polytope(P, ref)
 
 
@@ -191,8 +187,7 @@ def test_minkowski_vertex_incidence_from_the_incidence_matrix():
     # the pairs listed by facet_points, for a sum whose hull has points that are not vertices
     from tropattn.exact._hull import Hull
     from tropattn.exact._predicates import PreparedPoints
-    from tropattn.exact._sum_hull import certified_sum_hull
-    from tropattn.geometry._minkowski import _vertex_incidence
+    from tropattn.exact._sum_hull import _vertex_incidence, certified_sum_hull
 
     A = convex_hull(rational_sphere_points()[::4])
     cube = convex_hull([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)] + [[F(1, 2), 0, 0]])
@@ -412,18 +407,9 @@ def hull_of_all_sums(*point_sets_):
     return convex_hull(sums, method="exact")
 
 
-@contextlib.contextmanager
 def certified_sums_everywhere():
     """Force the certified Minkowski path (and its float pre-filter) even on tiny inputs."""
-    import tropattn.exact._sum_hull as sums
-    import tropattn.geometry._minkowski as mink
-
-    saved = mink._SMALL_SUM, mink.PREFILTER_PAIRS, sums.PREFILTER_PAIRS
-    mink._SMALL_SUM = mink.PREFILTER_PAIRS = sums.PREFILTER_PAIRS = 0
-    try:
-        yield
-    finally:
-        mink._SMALL_SUM, mink.PREFILTER_PAIRS, sums.PREFILTER_PAIRS = saved
+    return config.override(minkowski_small_sum=0, minkowski_prefilter_pairs=0)
 
 
 @settings(max_examples=30, deadline=None)
@@ -438,19 +424,19 @@ def test_certified_minkowski_equals_exact_hull_of_all_sums(sets):
     assert c.fallbacks == 0 or S.dim < S.ambient_dim
 
 
-def test_minkowski_prefilter_miss_is_caught(monkeypatch):
+def test_minkowski_prefilter_miss_is_caught():
     # a float pre-filter that drops vertex pairs must not change the (certified) answer
-    import tropattn.exact._sum_hull as sums
-    import tropattn.geometry._minkowski as mink
+    from tropattn.exact._predicates import PreparedPoints
+    from tropattn.exact._sum_hull import certified_sum_hull
+    from tropattn.geometry._polytope import _polytope_from_hull
 
     A = convex_hull(rational_sphere_points()[::8])
     B = convex_hull(rational_sphere_points(5, 13, F(1, 3), (F(1, 2), 0, 0))[1::8])
     expected = minkowski_sum(A, B)
-    monkeypatch.setattr(sums, "_cone_pairs", lambda *args: np.arange(10))
-    monkeypatch.setattr(sums, "PREFILTER_PAIRS", 0)
-    monkeypatch.setattr(mink, "PREFILTER_PAIRS", 0)
-    with exact.counting() as c:
-        assert same_polytope(minkowski_sum(A, B), expected)
+    with config.override(minkowski_prefilter_pairs=0), exact.counting() as c:  # the dishonest pre-filter, given
+        H = certified_sum_hull(PreparedPoints.of(A._vertex_rows), PreparedPoints.of(B._vertex_rows),
+                               A._facet_rows, B._facet_rows, cone_pairs=lambda *args: np.arange(10))
+        assert same_polytope(_polytope_from_hull(H), expected)
     assert c.certified == 1 and c.fallbacks == 0  # retried on all pairs
     sums = [tuple(a + b for a, b in zip(v, w)) for v in A.vertices for w in B.vertices]
     assert same_polytope(expected, convex_hull(sums, method="exact"))
@@ -559,7 +545,7 @@ def test_simplex_minors_give_the_exact_normal(rows):
 # ------------------------------------------------------ the complete surface certificate
 def certify(points, simplices):
     """Feed a claimed boundary triangulation of integer points straight to the certificate."""
-    from tropattn.exact._hull import _certify_triangulation
+    from tropattn.exact._hull._boundary import _certify_triangulation
     from tropattn.exact._hull import independent_rows as _independent_rows
     from tropattn.exact._hull import row_sum as _row_sum
     from tropattn.exact._predicates import PreparedPoints as _Prepared
@@ -572,12 +558,8 @@ def certify(points, simplices):
 def surface_checks(points, simplices):
     """The parts of the certificate separately: (points on one side of every simplex,
     every ridge in two simplices, consistently oriented, the ray meets one simplex)."""
-    from tropattn.exact._hull import (
-        _consistently_oriented,
-        _outward,
-        _ray_meets_once,
-        _ridge_pairs,
-    )
+    from tropattn.exact._hull._normals import _outward
+    from tropattn.exact._hull._surface import _consistently_oriented, _ray_meets_once, _ridge_pairs
     from tropattn.exact._hull import independent_rows as _independent_rows
     from tropattn.exact._hull import row_sum as _row_sum
     from tropattn.exact._predicates import PreparedPoints as _Prepared
@@ -705,7 +687,7 @@ def test_certificate_orients_degenerate_simplices():
 
 
 def test_point_in_hull_of_dependent_rows():
-    from tropattn.exact._hull import _in_hull
+    from tropattn.exact._hull._surface import _in_hull
 
     seg = [(0, 0, 1), (1, 1, 1), (2, 2, 1)]  # collinear points (0,0), (1,1), (2,2)
     assert _in_hull(seg, (3, 3, 2))  # (3/2, 3/2)
@@ -763,11 +745,9 @@ def test_numbers_beyond_the_float_range_and_at_its_edge():
 
 # ---------------------------------------------- the local certificate and sparse incidences
 @pytest.fixture
-def local_certificate(monkeypatch):
-    from tropattn.exact import _hull as hull
-
-    monkeypatch.setattr(hull, "LOCAL_ENTRIES", 0)
-    return hull
+def local_certificate():
+    with config.override(hull_local_entries=0):
+        yield
 
 
 @pytest.mark.parametrize("dim, n, seed", [(3, 60, 0), (4, 50, 1), (5, 40, 2)])
@@ -808,17 +788,16 @@ def test_local_certificate_rejects_a_missing_point_outside():
     assert len(facets) == 4 and vertex.tolist() == [True] * 4 + [False]
 
 
-def test_sparse_incidences_equal_dense(monkeypatch):
+def test_sparse_incidences_equal_dense():
     from tropattn.exact import _hull as hull
 
     rng = np.random.default_rng(3)
     pts = [tuple(p) + (1,) for p in rng.integers(-5, 5, size=(60, 3)).tolist()]
     pts = list(dict.fromkeys(pts))
     dense = hull.certified_hull(pts)
-    monkeypatch.setattr(hull, "DENSE_ENTRIES", 0)
     for local in (1 << 40, 0):
-        monkeypatch.setattr(hull, "LOCAL_ENTRIES", local)
-        sparse = hull.certified_hull(pts)
+        with config.override(hull_dense_entries=0, hull_local_entries=local):
+            sparse = hull.certified_hull(pts)
         assert not isinstance(sparse.incidence, np.ndarray)
         assert sorted(zip(sparse.facets, sparse.masks)) == sorted(zip(dense.facets, dense.masks))
         assert sorted(zip(sparse.facets, sparse.facet_points)) == sorted(zip(dense.facets, dense.facet_points))

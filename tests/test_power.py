@@ -16,8 +16,8 @@ from tropattn.errors import InvalidInputError, TieError
 from tropattn.exact import counting, _lifted as lifted
 from tropattn.geometry import PowerCell, PowerDiagram, power_cells, scores_to_weights
 from tropattn.geometry._lifting import integer_upper_hull
-from tropattn.geometry._power import _cells_by_lp  # the reference: one certified LP per cell on all N - 1 rows
-from tropattn.geometry._power import _cells_from_hull  # the general construction on any certified hull
+from tropattn.geometry._power_cells import _cells_by_lp  # the reference: one certified LP per cell on all N - 1 rows
+from tropattn.geometry._power_cells import _cells_from_hull  # the general construction on any certified hull
 
 small = st.integers(-4, 4).map(F)
 rational = st.builds(F, st.integers(-12, 12), st.integers(1, 4))
@@ -383,7 +383,7 @@ def test_adjacency_graph_with_and_without_points():
 
 
 @pytest.mark.parametrize("corrupt", ["drop", "duplicate", "other heights", "hide a vertex"])
-def test_simplicial_certificate_rejects_wrong_proposals(monkeypatch, corrupt):
+def test_simplicial_certificate_rejects_wrong_proposals(corrupt):
     rng = random.Random(17)
     P = [[rng.randint(-99, 99) for _ in range(3)] + [rng.randint(0, 10**4)] for _ in range(30)]
     assert lifted.certified_upper_simplices(P, 3) is not None
@@ -406,8 +406,7 @@ def test_simplicial_certificate_rejects_wrong_proposals(monkeypatch, corrupt):
             S, E = np.concatenate([S, S[up[:1]]]), np.concatenate([E, E[up[:1]]])
         return S, E
 
-    monkeypatch.setattr(lifted, "qhull_simplices", proposal)
-    assert lifted.certified_upper_simplices(P, 3) is None
+    assert lifted._certified_upper_simplices(P, 3, propose=proposal) is None
 
 
 def test_simplicial_path_with_integers_beyond_int64():
@@ -431,3 +430,17 @@ def _lazy_cells_equal_eager(cells):
 
 def test_lazy_3d_cells_equal_eager_cells():
     _lazy_cells_equal_eager(_random_3d(random.Random(31), 25, heavy=20).cells())
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_power_cells_method_forces_the_general_construction(d):
+    rng = random.Random(40 + d)
+    pd = PowerDiagram([[rng.randint(-20, 20) for _ in range(d)] for _ in range(25)],
+                      [rng.randint(0, 200) for _ in range(25)])
+    with counting() as c:
+        general = power_cells(pd, method="general")
+    assert c.by_place["fallbacks:power.general"] == 1                 # one certified LP per cell
+    assert _cells_key(general) == _cells_key(pd.cells()) == _cells_key(power_cells(pd, method="exact"))
+    with pytest.raises(InvalidInputError, match="method = 'simplicial' needs points over d >= 3" if d < 3 else
+                       "method = 'chain' needs points over d = 1"):
+        power_cells(pd, method="simplicial" if d < 3 else "chain")

@@ -20,7 +20,7 @@ from scipy.spatial import ConvexHull
 from tropattn.exact import counting, _lifted as lifted
 from tropattn.geometry import PowerDiagram
 from tropattn.geometry._lifting import integer_upper_hull
-from tropattn.geometry._power import _cells_by_lp  # the reference: one certified LP per cell on all N - 1 rows
+from tropattn.geometry._power_cells import _cells_by_lp  # the reference: one certified LP per cell on all N - 1 rows
 
 
 def _winners(pd, x):
@@ -145,7 +145,7 @@ def _upper(X, idx):
     return np.asarray(idx)[qh.simplices[up]], qh.equations[up]
 
 
-def test_certificate_refuses_a_double_cover(monkeypatch):
+def test_certificate_refuses_a_double_cover():
     """The upper hull of all points plus that of the cube's corners: a degree-2 covering.
 
     Ridges pair up, boundary ridges lie on the cube, both layers are concave and every other point
@@ -169,13 +169,12 @@ def test_certificate_refuses_a_double_cover(monkeypatch):
         S2, E2 = _upper(X, list(range(8)))
         return np.concatenate([S1, S2]), np.concatenate([E1, E2])
 
-    monkeypatch.setattr(lifted, "qhull_simplices", proposal)
-    assert lifted.certified_upper_simplices(P, 3) is None
-    monkeypatch.setattr(lifted, "_degree_one", lambda V, S, d: True)
-    assert lifted.certified_upper_simplices(P, 3) is not None       # so the check above is the one needed
+    assert lifted._certified_upper_simplices(P, 3, propose=proposal) is None
+    no_degree_check = lifted._certified_upper_simplices(P, 3, propose=proposal, degree_one=lambda V, S, d: True)
+    assert no_degree_check is not None                               # so the check above is the one needed
 
 
-def test_certificate_refuses_a_proposal_missing_a_corner_of_the_hull(monkeypatch):
+def test_certificate_refuses_a_proposal_missing_a_corner_of_the_hull():
     """A far corner lifted so low that it lies below every (extended) proposed hyperplane.
 
     Step 4 alone would accept it as hidden; the boundary ridges of the proposal are not on the
@@ -190,11 +189,10 @@ def test_certificate_refuses_a_proposal_missing_a_corner_of_the_hull(monkeypatch
     def proposal(X, options=None):
         return _upper(X, list(range(len(X) - 1)))
 
-    monkeypatch.setattr(lifted, "qhull_simplices", proposal)
-    assert lifted.certified_upper_simplices(P, 3) is None
+    assert lifted._certified_upper_simplices(P, 3, propose=proposal) is None
 
 
-def test_certificate_refuses_a_proposal_that_drops_a_point_above(monkeypatch):
+def test_certificate_refuses_a_proposal_that_drops_a_point_above():
     """An upper vertex left out of the proposal lies above the surface: step 4 refuses it."""
     rng = random.Random(4)
     P = [(rng.randint(-9, 9), rng.randint(-9, 9), rng.randint(-9, 9), rng.randint(0, 50)) for _ in range(25)]
@@ -204,8 +202,7 @@ def test_certificate_refuses_a_proposal_that_drops_a_point_above(monkeypatch):
     def proposal(X, options=None):
         return _upper(X, list(range(len(X) - 1)))
 
-    monkeypatch.setattr(lifted, "qhull_simplices", proposal)
-    assert lifted.certified_upper_simplices(P, 3) is None
+    assert lifted._certified_upper_simplices(P, 3, propose=proposal) is None
 
 
 @pytest.mark.parametrize("d", [2, 3])

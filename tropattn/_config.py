@@ -42,7 +42,7 @@ class _Knobs:
 
     #: Float-filter blocks: entries of a product computed at once (memory ~ 8 bytes each).
     predicate_block_entries: int = 1 << 22
-    #: Entries below which the prepared float images of rows are cached between calls.
+    #: Float-filter blocks that stay in the CPU cache: entries of one block of filtered signs.
     predicate_cache_entries: int = 1 << 15
     #: Hull certificate: at most this many (facet, point) entries take the local certificate.
     hull_local_entries: int = 1 << 15
@@ -56,6 +56,8 @@ class _Knobs:
     minkowski_small_sum: int = 100
     #: Facets of small polyhedra: at most this many row subsets are enumerated in floats.
     facets_max_subsets: int = 6000
+    #: Qhull: 1 drives scipy's private runner (no volume or neighbour arrays), 0 the public ConvexHull.
+    qhull_private_runner: int = 1
     #: Region search: parents refined breadth first before the work is split into chunks.
     search_frontier: int = 64
 

@@ -63,7 +63,7 @@ from ..errors import InvalidInputError, QuadraticWallError, TieError
 from ._score_form import EMPTY_CONTEXT, score_form
 from . import _soft as soft
 from ..exact import format_point, homogeneous_point, to_rational, to_rational_matrix, to_rational_vector
-from ..geometry._power import PowerDiagram, scores_to_weights
+from ..geometry import PowerDiagram, scores_to_weights
 from ..tropical import TropicalPolynomial, TropicalRationalFunction, TropicalRationalMap
 
 __all__ = ["Head", "TIE_RULES", "check_tie_rule"]

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from .._validate import positive_float
 from ..errors import InvalidInputError
-from ..exact._numbers import positive_float, to_rational_matrix, to_rational_vector
+from ..exact import to_rational_matrix, to_rational_vector
 
 __all__ = ["EMPTY_CONTEXT", "score_form"]
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..exact._numbers import positive_float
+from .._validate import positive_float
 from ..errors import DegenerateInputError, InternalError, InvalidInputError
 
 __all__ = ["check_choice", "MODES", "SCHEMES", "MAX_ANGLE_STEP", "check_beta", "check_tokens", "check_heads", "scores",

@@ -35,12 +35,11 @@ from itertools import combinations
 
 import numpy as np
 
+from .._config import config
 from ._counters import record
+from ._linalg import integer_determinant
 
-__all__ = ["small_facets", "planar_facets", "MAX_SUBSETS"]
-
-#: Largest number of d-subsets enumerated in one call; beyond it the caller falls back.
-MAX_SUBSETS = 6000
+__all__ = ["small_facets", "planar_facets"]
 
 _BOX = 64.0      # the float box |y|_inf <= _BOX in units of the largest wall distance
 _TOL = 1e-10
@@ -89,7 +88,7 @@ def _small_facets(rows, X, D):
     distinct = sorted(i for i, _, _ in tightest.values())
     R = [rows[i] for i in distinct]
     n = len(R)
-    if d == 0 or n == 0 or math.comb(n + 2 * d, d) > MAX_SUBSETS:
+    if d == 0 or n == 0 or math.comb(n + 2 * d, d) > config.facets_max_subsets:
         return None
     slack = [r[-1] * D - sum(a * x for a, x in zip(r, X)) for r in R]  # D (b - a.p) > 0
     try:
@@ -374,33 +373,15 @@ def _cone_certificate(rows, target, d) -> bool:
             det, y1, y2 = -det, -y1, -y2
         return y1 >= 0 and y2 >= 0 and tb * det - y1 * b1 - y2 * b2 >= 0
     A = [r[:-1] for r in rows]  # columns of the system sum_i y_i A[i] = a
-    det = _det([[A[i][j] for i in range(d)] for j in range(d)])
+    det = integer_determinant([[A[i][j] for i in range(d)] for j in range(d)])
     if det == 0:
         return False
     sign = 1 if det > 0 else -1
     total = 0
     for i in range(d):
         cols = [list(A[m]) if m != i else list(target[:-1]) for m in range(d)]
-        di = _det([[cols[m][j] for m in range(d)] for j in range(d)])
+        di = integer_determinant([[cols[m][j] for m in range(d)] for j in range(d)])
         if di * sign < 0:
             return False
         total += di * rows[i][-1]
     return (target[-1] * det - total) * sign >= 0
-
-
-def _det(m) -> int:
-    """Determinant of a small integer matrix (fraction-free Bareiss elimination)."""
-    m = [list(r) for r in m]
-    n, sign, prev = len(m), 1, 1
-    for c in range(n - 1):
-        if m[c][c] == 0:
-            piv = next((i for i in range(c + 1, n) if m[i][c] != 0), None)
-            if piv is None:
-                return 0
-            m[c], m[piv] = m[piv], m[c]
-            sign = -sign
-        for i in range(c + 1, n):
-            for j in range(c + 1, n):
-                m[i][j] = (m[i][j] * m[c][c] - m[i][c] * m[c][j]) // prev
-        prev = m[c][c]
-    return sign * m[n - 1][n - 1]

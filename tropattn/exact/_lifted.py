@@ -1,9 +1,17 @@
-"""Certified upper hulls of lifted points: the planar kernel and the simplicial kernel.
+"""Certified upper hulls of lifted points: the chain, the planar kernel and the simplicial kernel.
 
-For points ``(a_j, b_j)`` lifted over ``R^2`` (:func:`certified_upper_facets_2d`) and over
-``R^d``, ``d >= 3`` (:func:`certified_upper_simplices`), Qhull proposes the upper facets
-and integer arithmetic certifies them: exact planes, a consistently oriented surface
-that tiles ``conv{a_j}`` once, local concavity, and every other point on or below.
+For points ``(a_j, b_j)`` lifted over a line the upper hull is an exact monotone chain
+(:func:`upper_chain`); over ``R^2`` (:func:`certified_upper_facets_2d`) and over ``R^d``,
+``d >= 3`` (:func:`certified_upper_simplices`), Qhull proposes the upper facets and
+integer arithmetic certifies them: exact planes, a consistently oriented surface that
+tiles ``conv{a_j}`` once, local concavity, and every other point on or below.
+:func:`upper_facets` runs the kernel its caller chose (``tropattn.geometry.upper_hull``
+chooses, and falls back to the general hull certificate when a kernel declines).
+
+>>> upper_facets([(0, 0), (1, 1), (2, 1), (3, 0)], "chain")      # (1, 1) and (2, 1) share the top
+[0, 1, 2, 3]
+>>> upper_facets([(0, 0), (1, 1), (2, 2)], "chain")               # collinear: only the ends
+[0, 2]
 """
 
 from __future__ import annotations
@@ -12,14 +20,91 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._hull import qhull_simplices
+from .._lazy import lazy_import
+from ..errors import InvalidInputError
 from ._counters import record
+from ._hull import qhull_simplices
 from ._linalg import maximal_minors
 from ._predicates import dot_signs, small_determinant_signs
 
+spatial = lazy_import("scipy.spatial")
 
-__all__ = ["cross2", "hull_2d", "PlanarUpperHull", "SimplicialUpperHull", "PROPOSAL_OPTIONS",
-           "certified_upper_facets_2d", "certified_upper_simplices"]
+__all__ = ["KERNELS", "upper_facets", "PlanarUpperHull", "SimplicialUpperHull", "upper_chain",
+           "certified_upper_facets_2d", "certified_upper_simplices", "cross2", "hull_2d"]
+
+#: The kernels of :func:`upper_facets`, with the dimension ``d`` of the projection each needs.
+KERNELS = {"chain": "d = 1", "planar": "d = 2", "simplicial": "d >= 3"}
+
+
+def upper_facets(lifted, kernel: str):
+    """The certified upper facets of lifted integer points, by the kernel the caller chose.
+
+    Parameters
+    ----------
+    lifted : sequence of tuple of int, shape (n, d + 1)
+        Lifted points ``(x, height)`` with distinct projections ``x`` (one common
+        denominator already cleared).
+    kernel : {"chain", "planar", "simplicial"}
+        ``"chain"`` (``d = 1``): the exact upper monotone chain, nothing to certify;
+        ``"planar"`` (``d = 2``): :func:`certified_upper_facets_2d`; ``"simplicial"``
+        (``d >= 3``, every upper face a simplex): :func:`certified_upper_simplices`.
+
+    Returns
+    -------
+    list of int, PlanarUpperHull, SimplicialUpperHull or None
+        The chain's point indices left to right, or the kernel's certified structure;
+        None when the kernel declines (its certificate does not hold, a face is not a
+        simplex, numbers beyond the float range): then only the general hull
+        certificate (:func:`~tropattn.exact.certified_hull`) answers.
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown kernel, or one that does not fit the dimension of the points.
+
+    Examples
+    --------
+    >>> upper_facets([(0, 0, 0), (2, 0, 0), (0, 2, 0), (2, 2, 1)], "planar").tri.shape
+    (2, 3)
+    """
+    d = len(lifted[0]) - 1
+    fits = {"chain": d == 1, "planar": d == 2, "simplicial": d >= 3}
+    if not fits.get(kernel, False):
+        need = KERNELS.get(kernel)
+        raise InvalidInputError(f"kernel = {kernel!r} needs points lifted over {need}; these are over R^{d}"
+                                if need else f"kernel = {kernel!r}; use one of {', '.join(map(repr, KERNELS))}")
+    if kernel == "chain":
+        return upper_chain(lifted)
+    if kernel == "planar":
+        return certified_upper_facets_2d(list(lifted))
+    return certified_upper_simplices(lifted, d)
+
+
+def upper_chain(lifted) -> list:
+    """Over a line: the exact upper monotone chain of points ``(x, height)`` (strict turns only).
+
+    Parameters
+    ----------
+    lifted : sequence of pairs of int
+        Points with distinct ``x``.
+
+    Returns
+    -------
+    list of int
+        The indices of the upper vertices, by increasing ``x``.
+
+    Examples
+    --------
+    >>> upper_chain([(0, 0), (2, 0), (1, 5)])
+    [0, 2, 1]
+    """
+    order = sorted(range(len(lifted)), key=lambda i: lifted[i][0])
+    chain = []
+    for j in order:
+        while len(chain) >= 2 and cross2(lifted[chain[-2]], lifted[chain[-1]], lifted[j]) >= 0:
+            chain.pop()
+        chain.append(j)
+    return chain
 
 
 class PlanarUpperHull(NamedTuple):
@@ -309,8 +394,6 @@ def _rest_below(pts, flt, T, planes) -> bool:
     rest = np.flatnonzero(mask)
     if len(rest) == 0:
         return True
-    from scipy.spatial import cKDTree
-
     # a float guess of the triangle above each point: the lowest plane among the triangles with
     # the k nearest centroids, then among all triangles for the misses; checked exactly
     try:
@@ -321,7 +404,7 @@ def _rest_below(pts, flt, T, planes) -> bool:
     if pf is not None and np.all(np.isfinite(pf)):
         w = -pf[:, [0, 1, 3]] / pf[:, 2:3]                 # height over (x, y, 1)
         k = min(12, len(T))
-        _, near = cKDTree(flt[T, :2].mean(axis=1)).query(flt[rest, :2], k=k)
+        _, near = spatial.cKDTree(flt[T, :2].mean(axis=1)).query(flt[rest, :2], k=k)
         near = near.reshape(len(rest), k)
         h = w[near, 0] * flt[rest, 0:1] + w[near, 1] * flt[rest, 1:2] + w[near, 2]
         unsure = rest[~_below_triangle(pts, T, planes, rest, near[np.arange(len(rest)), np.argmin(h, axis=1)])]
@@ -512,6 +595,13 @@ def certified_upper_simplices(P, d):
     >>> len(hull.simplices), len(hull.ridges), hull.planes[0].tolist()
     (4, 4, [0, 0, -5, 1, 0])
     """
+    return _certified_upper_simplices(P, d)
+
+
+def _certified_upper_simplices(P, d, propose=qhull_simplices, degree_one=None):
+    """:func:`certified_upper_simplices` with its proposer and its degree-one check as
+    parameters (a test passes a dishonest proposal, or switches one check off to show
+    that it is the one that refuses)."""
     A = _int_points(P)
     try:
         flt = A.astype(float)
@@ -519,14 +609,14 @@ def certified_upper_simplices(P, d):
         return None
     flt = _pow2_scaled(flt)
     for options in PROPOSAL_OPTIONS:
-        run = qhull_simplices(flt, options)
-        hull = None if run is None else _certify_simplices(A, flt, run, d)
+        run = propose(flt, options)
+        hull = None if run is None else _certify_simplices(A, flt, run, d, degree_one or _degree_one)
         if hull is not None:
             return hull
     return None
 
 
-def _certify_simplices(A, flt, run, d):
+def _certify_simplices(A, flt, run, d, degree_one):
     """Steps 1-4 of :func:`certified_upper_simplices` on one Qhull proposal ``run``."""
     up = run[1][:, d] > 0
     S = run[0][up].astype(np.intp)
@@ -563,7 +653,7 @@ def _certify_simplices(A, flt, run, d):
     proj = np.concatenate([A[:, :d], np.ones((n, 1), dtype=A.dtype)], axis=1)
     if len(lines) and dot_signs(lines, proj).max() > 0:
         return None
-    if not _degree_one(A[:, :d], S, d):
+    if not degree_one(A[:, :d], S, d):
         return None
     if len(first) and np.any(_lifted_signs(A, S, face[first], opp[second], d) >= 0):   # 3.
         return None
@@ -584,8 +674,6 @@ def _rest_under_simplices(hull, flt, E, rest, d) -> bool:
     facets for the misses; each guess is checked exactly; the points still unplaced are
     checked against every exact hyperplane.
     """
-    from scipy.spatial import cKDTree
-
     A, S = hull.points, hull.simplices
     span = np.ptp(flt, axis=0)
     span[span == 0] = 1.0
@@ -593,7 +681,7 @@ def _rest_under_simplices(hull, flt, E, rest, d) -> bool:
     unsure = rest
     if np.all(np.isfinite(E)):
         k = min(16, len(S))
-        _, near = cKDTree(X[S, :d].mean(axis=1)).query(X[rest, :d], k=k)
+        _, near = spatial.cKDTree(X[S, :d].mean(axis=1)).query(X[rest, :d], k=k)
         near = near.reshape(len(rest), k)
         En = E[near]                                                  # (points, k, d + 2)
         gap = -(np.einsum("rki,ri->rk", En[:, :, :d + 1], X[rest]) + En[:, :, d + 1]) / En[:, :, d]

@@ -20,10 +20,13 @@ from fractions import Fraction
 
 import numpy as np
 
+from .._lazy import lazy_import
 from ..errors import DegenerateInputError, InvalidInputError
 from ._counters import record
 from ._linalg import nullspace, solve
 from ._numbers import float_rows, homogeneous_point, integer_row, to_rational
+
+optimize = lazy_import("scipy.optimize")
 
 
 __all__ = ["Certificate", "interior_point", "exact_lp_max", "relative_interior_point"]
@@ -159,8 +162,6 @@ def _caller_units(y, A, b, rows):
 
 
 def _float_strict(rows, d, m):
-    from scipy.optimize import linprog
-
     R = float_rows([r for _, r in rows])
     Ai, bi = R[:, :-1], R[:, -1]
     norms = np.linalg.norm(Ai, axis=1)
@@ -172,7 +173,7 @@ def _float_strict(rows, d, m):
     sigma = float(np.max(np.abs(bn))) or 1.0
     c = np.zeros(d + 1)
     c[-1] = -1.0
-    res = linprog(c, A_ub=np.hstack([An, np.ones((len(rows), 1))]), b_ub=bn / sigma,
+    res = optimize.linprog(c, A_ub=np.hstack([An, np.ones((len(rows), 1))]), b_ub=bn / sigma,
                   bounds=[(None, None)] * d + [(None, 1.0)], method="highs")
     if res.status != 0:
         return None

@@ -18,19 +18,22 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import numbers
+import re
 import sys
+from decimal import Decimal
 from fractions import Fraction
 from typing import Sequence
 
 import numpy as np
 
-import numbers
-import re
-from decimal import Decimal
-
+from .._lazy import lazy_import
+from .._validate import positive_float  # noqa: F401  (re-exported for callers not yet moved to tropattn._validate)
 from ..errors import InvalidInputError, ModelFileError
 
-__all__ = ["positive_float", "json_number", "NEG_INF", "common_denominator", "to_rational", "to_rational_vector", "to_rational_matrix", "to_float_array", "integer_row", "homogeneous_point", "format_rational", "format_point", "scaled_ints", "exact_number", "float_rows", "float_point", "homogeneous_row", "primitive_row", "fraction_array", "row_to_fractions", "set_bits", "unlimited_int_digits", "load_json"]
+sympy = lazy_import("sympy")
+
+__all__ = ["json_number", "NEG_INF", "common_denominator", "to_rational", "to_rational_vector", "to_rational_matrix", "to_float_array", "integer_row", "homogeneous_point", "format_rational", "format_point", "scaled_ints", "exact_number", "float_rows", "float_point", "homogeneous_row", "primitive_row", "rows_to_fractions", "set_bits", "unlimited_int_digits", "load_json"]
 
 
 @contextlib.contextmanager
@@ -170,8 +173,6 @@ def to_rational(value, name: str = "value", *, allow_neg_inf: bool = False):
     if isinstance(value, numbers.Rational):  # gmpy2.mpq, mpz, ...
         return Fraction(int(value.numerator), int(value.denominator))
     if getattr(value, "is_Float", False):  # sympy.Float: exact binary value
-        import sympy
-
         r = sympy.Rational(value)
         return Fraction(int(r.p), int(r.q))
     if getattr(value, "is_number", False) and getattr(value, "is_infinite", False):
@@ -646,59 +647,33 @@ def primitive_row(row) -> tuple:
     return tuple(row) if g <= 1 else tuple(v // g for v in row)
 
 
-def fraction_array(num: np.ndarray, den: np.ndarray) -> list:
-    """Lists of Fractions ``num[i, j] / den[i]`` (object or int arrays, ``den > 0``).
+def rows_to_fractions(rows) -> tuple:
+    """The rational points of homogeneous integer rows ``(num_1, ..., num_n, den)``, ``den > 0``.
 
-    Built with the public constructor only: ``Fraction(n)`` when the denominator is
-    1 (no gcd), ``Fraction(n, d)`` otherwise (which reduces the pair itself).
+    The inverse of :func:`homogeneous_row`, for many rows at once.  Built with the public
+    constructor only: ``Fraction(n)`` when the denominator is 1 (no gcd), ``Fraction(n, d)``
+    otherwise (which reduces the pair itself).
 
     Parameters
     ----------
-    num : numpy.ndarray of int or object, shape (m, n)
-        Numerators, one row per point.
-    den : numpy.ndarray of int or object, shape (m,)
-        Positive denominator of each row.
+    rows : sequence of sequence of int, shape (m, n + 1)
+        Numerators followed by a positive denominator, one row per point.
 
     Returns
     -------
-    list of list of Fraction, shape (m, n)
-        The rational rows.
+    tuple of tuple of Fraction, shape (m, n)
+        ``num_i / den`` for each row.
 
     Examples
     --------
-    >>> fraction_array(np.array([[1, 2], [3, 4]]), np.array([1, 2]))
-    [[Fraction(1, 1), Fraction(2, 1)], [Fraction(3, 2), Fraction(2, 1)]]
+    >>> rows_to_fractions([(3, 2, 6), (1, 4, 1)])
+    ((Fraction(1, 2), Fraction(1, 3)), (Fraction(1, 1), Fraction(4, 1)))
     """
     out = []
-    for row, d in zip(num.tolist(), den.tolist()):
-        if d == 1:
-            out.append(list(map(Fraction, row)))
-        else:
-            out.append([Fraction(n, d) for n in row])
-    return out
-
-
-def row_to_fractions(row) -> tuple:
-    """The rational point of a homogeneous integer row ``(num_1, ..., num_n, den)``.
-
-    The inverse of :func:`homogeneous_row`.
-
-    Parameters
-    ----------
-    row : sequence of int, shape (n + 1,)
-        Numerators followed by a positive denominator.
-
-    Returns
-    -------
-    tuple of Fraction, shape (n,)
-        ``num_i / den``.
-
-    Examples
-    --------
-    >>> row_to_fractions((3, 2, 6))
-    (Fraction(1, 2), Fraction(1, 3))
-    """
-    return tuple(fraction_array(np.array([row[:-1]], dtype=object), np.array([row[-1]], dtype=object))[0])
+    for row in rows:
+        *num, d = row
+        out.append(tuple(map(Fraction, num)) if d == 1 else tuple(Fraction(v, d) for v in num))
+    return tuple(out)
 
 
 def set_bits(mask: int):
@@ -745,44 +720,3 @@ def json_number(x):
     """
     x = Fraction(x)
     return x.numerator if x.denominator == 1 else format_rational(x)
-
-
-def positive_float(value, name: str, rule: str = "it must be a finite number > 0") -> float:
-    """``value`` as a finite float ``> 0``, else an InvalidInputError naming ``name`` and the ``rule``.
-
-    The one check of positive real parameters (temperatures, scales, step sizes).
-
-    Parameters
-    ----------
-    value : object
-        A number (anything ``float()`` accepts).
-    name : str
-        Its name in the message, e.g. ``"score_scale"``.
-    rule : str, optional
-        What the message says the value must be.
-
-    Returns
-    -------
-    float
-
-    Raises
-    ------
-    InvalidInputError
-        ``value`` is not a number, is NaN or infinite, or is ``<= 0``.
-
-    Examples
-    --------
-    >>> positive_float("0.5", "tau")
-    0.5
-    >>> positive_float(0, "dt")
-    Traceback (most recent call last):
-    ...
-    tropattn.errors.InvalidInputError: dt = 0; it must be a finite number > 0
-    """
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        v = math.nan
-    if not (math.isfinite(v) and v > 0):
-        raise InvalidInputError(f"{name} = {value!r}; {rule}")
-    return v

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._config import config
 from ..errors import InvalidInputError
 from ._counters import record
 from ._linalg import determinants
 
-__all__ = ["dot_signs", "row_products", "dense_signs", "paired_signs", "prepared_paired_signs", "CACHE_ENTRIES", "filtered_signs", "scaled_floats", "BLOCK_ENTRIES", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "small_determinant_signs", "negative_columns", "PreparedPoints", "lex_order"]
+__all__ = ["dot_signs", "row_products", "dense_signs", "paired_signs", "prepared_paired_signs", "filtered_signs", "scaled_floats", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "small_determinant_signs", "negative_columns", "PreparedPoints", "lex_order"]
 
 
 _U = 2.0**-53  # unit roundoff of float64
@@ -76,13 +77,6 @@ def dot_signs(rows, cols) -> np.ndarray:
 
 #: Largest binary exponent a scaled float row may reach: products stay below 2^1000.
 _MAX_EXP = 500
-
-#: Entries (rows x columns) of one block of a sign computation: bounds the memory.
-BLOCK_ENTRIES = 1 << 22
-
-#: Entries of one block of :func:`filtered_signs` (its float temporaries stay in cache).
-CACHE_ENTRIES = 1 << 15
-
 
 def scaled_floats(M: np.ndarray) -> np.ndarray:
     """Each integer row of ``M`` times a power of two ``2^-s`` (``s >= 0``), rounded to float64.
@@ -192,7 +186,7 @@ def filtered_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray)
     gamma = (m + 3) * _U / (1 - (m + 3) * _U)
     eta = (m + 1) * 2.0**-570
     plain = R.dtype != object and C.dtype != object  # int64: Rf, Cf are the rounded values themselves
-    step = max(1, CACHE_ENTRIES // nc)  # small blocks stay in cache (and memory stays bounded)
+    step = max(1, config.predicate_cache_entries // nc)  # small blocks stay in cache (and memory stays bounded)
     Ca = np.abs(Cf)
     failures = 0
     for lo in range(0, nr, step):
@@ -281,8 +275,8 @@ def dense_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray, kn
     bound *= gamma * (1 + 4 * (m + 6) * _U)
     bound += 2 * eta  # B_i: the error bound of row i
     bound, low = bound[:, None], -bound[:, None]
-    step = max(1, 2 * CACHE_ENTRIES // nc)  # blocks that stay in cache: the passes are memory-bound
-    chunk = step * max(1, BLOCK_ENTRIES // 8 // (step * nc))  # rows whose undecided entries go together
+    step = max(1, 2 * config.predicate_cache_entries // nc)  # blocks that stay in cache: the passes are memory-bound
+    chunk = step * max(1, config.predicate_block_entries // 8 // (step * nc))  # rows whose undecided entries go together
     CfT = np.ascontiguousarray(Cf.T)
     failures = 0
     for top in range(0, nr, chunk):
@@ -389,7 +383,7 @@ def _pair_signs(H: np.ndarray, Hf: np.ndarray, P: np.ndarray, Pf: np.ndarray, ro
     eta = (m + 1) * 2.0**-570
     plain = H.dtype != object and P.dtype != object
     failures = 0
-    step = CACHE_ENTRIES // m
+    step = config.predicate_cache_entries // m
     for lo in range(0, len(rows), step):
         r, c = rows[lo:lo + step], cols[lo:lo + step]
         a, b = Hf[r], Pf[c]
@@ -599,7 +593,7 @@ def negative_columns(Hf: np.ndarray, Pf: np.ndarray) -> np.ndarray:
     live = np.flatnonzero(s > 0)
     B = Pf[live] / s[live, None]
     bound = 2 * (m + 4) * _U + 2.0**-1000
-    step = max(32, 2 * CACHE_ENTRIES // len(Hf))  # in cache, but never a thin product
+    step = max(32, 2 * config.predicate_cache_entries // len(Hf))  # in cache, but never a thin product
     for lo in range(0, len(B), step):
         out[live[lo:lo + step]] = (B[lo:lo + step] @ AT).max(axis=1) < -bound
     return out

@@ -18,12 +18,16 @@ from fractions import Fraction
 
 import numpy as np
 
+from .._lazy import lazy_import
 from ..errors import InvalidInputError
 from ._counters import record
 from ._linalg import solve
 from ._lp import relative_interior_point, _strictly_inside
 from ._numbers import exact_number, float_point, float_rows, integer_row, to_rational
 
+
+spatial = lazy_import("scipy.spatial")
+optimize = lazy_import("scipy.optimize")
 
 __all__ = ["FacetSet", "facets", "integer_facets"]
 
@@ -225,9 +229,6 @@ def _scale(int_rows, point) -> float:
 
 def _qhull_facets(distinct, d, point, sigma=1.0):
     """Float claim: which rows are facets, and a float point inside each facet."""
-    from scipy.spatial import HalfspaceIntersection
-    from scipy.spatial import QhullError
-
     G = float_rows([list(r[:-1]) + [-r[-1]] for _, r in distinct])
     z0 = float_point(list(point) + [1])
     if d == 0 or z0 is None:
@@ -248,8 +249,8 @@ def _qhull_facets(distinct, d, point, sigma=1.0):
     z0 /= 2 * np.max(np.abs(z0))
     try:
         with np.errstate(all="ignore"):
-            hs = HalfspaceIntersection(H, z0)
-    except (QhullError, ValueError):
+            hs = spatial.HalfspaceIntersection(H, z0)
+    except (spatial.QhullError, ValueError):
         return None
     verts = hs.intersections
     if not np.all(np.isfinite(verts)):
@@ -280,13 +281,11 @@ def _implied(row, facet_rows, d, cone=None, sigma=1.0) -> bool:
     """
     if not facet_rows:
         return False
-    from scipy.optimize import nnls
-
     G = _facet_cone(facet_rows, d, sigma) if cone is None else cone
     g = float_rows([list(row[:-1]) + [-row[-1]]])[0]
     g[:-1] *= sigma
     try:
-        y, resid = nnls(G, g)
+        y, resid = optimize.nnls(G, g)
     except (RuntimeError, ValueError):
         return False
     support = [k for k in range(G.shape[1]) if y[k] > 1e-12 * max(1.0, y.max())]

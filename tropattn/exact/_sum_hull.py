@@ -1,10 +1,19 @@
-"""Certified facets of a Minkowski sum, checked against the summands separately.
+"""Certified Minkowski sums: one summand at a time, facets checked against the summands separately.
 
-A hyperplane supports ``conv(A) + conv(B)`` iff it supports ``A`` and ``B`` separately,
-so each candidate facet Qhull proposes for the float sums is checked against the
-``|A| + |B|`` summand points rather than the ``|A| |B|`` sums
+A vertex of ``P + Q`` is a sum of a vertex of ``P`` and a vertex of ``Q``, so
+:func:`minkowski_hull` adds the summands one at a time and prunes each partial sum to its
+vertices (docs/ALGORITHMS.md §5).  A hyperplane supports ``conv(A) + conv(B)`` iff it
+supports ``A`` and ``B`` separately, so each candidate facet Qhull proposes for the float
+sums is checked against the ``|A| + |B|`` summand points rather than the ``|A| |B|`` sums
 (:func:`certified_sum_hull`); the surface certificate of :mod:`tropattn.exact._hull`
-proves that no facet is missing.
+proves that no facet is missing.  Tiny or lower-dimensional partial sums take the hull of
+all pairwise sums instead.  The sizes at which the strategies switch are the knobs
+``tropattn.config.minkowski_small_sum`` and ``tropattn.config.minkowski_prefilter_pairs``.
+
+>>> square = [(0, 0, 1), (1, 0, 1), (0, 1, 1), (1, 1, 1)]
+>>> segment = [(0, 0, 1), (1, 1, 1)]
+>>> len(minkowski_hull([(square, (), None), (segment, ((1, -1), 0), None)]).vertices)   # a hexagon
+6
 """
 
 from __future__ import annotations
@@ -12,20 +21,80 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._config import config
 from ._counters import record
-from ._hull import (QHULL_OPTIONS, Hull, independent_rows, meets_alone, normalise_rows, qhull_simplices, row_sum,
-                   simplex_normals, surface_certified, unique_rows)
+from ._hull import (QHULL_OPTIONS, Hull, certified_hull, independent_rows, meets_alone, normalise_rows,
+                    qhull_simplices, row_sum, simplex_normals, surface_certified, unique_rows)
+from ._linalg import rank
 from ._numbers import primitive_row
 from ._predicates import INT64_SAFE, PreparedPoints, as_small_ints, dense_signs, matrix_signs, scaled_floats
 
-
-#: Above this many vertex pairs the float normal-cone filter of :func:`certified_sum_hull` pays off.
-PREFILTER_PAIRS = 400
-
-__all__ = ["PREFILTER_PAIRS", "certified_sum_hull", "pairwise_sums"]
+__all__ = ["minkowski_hull", "certified_sum_hull", "pairwise_sums"]
 
 
-def certified_sum_hull(A: PreparedPoints, B: PreparedPoints, facets_a=None, facets_b=None):
+def minkowski_hull(summands) -> Hull:
+    """The certified hull of ``P_1 + P_2 + ...``, each summand given by its vertices.
+
+    The summands are added one at a time and each partial sum is pruned to its vertices.
+    When a partial sum is full-dimensional and has more than
+    ``tropattn.config.minkowski_small_sum`` vertex pairs with the next summand, its facets
+    are certified against the two summands separately (:func:`certified_sum_hull`);
+    otherwise (or if that certificate fails) the certified hull of all pairwise sums is
+    taken.  Either way the answer is exact.
+
+    Parameters
+    ----------
+    summands : sequence of (vertices, equations, facets), at least two
+        For each summand: its vertices as primitive homogeneous integer rows
+        ``(num_1, ..., num_n, den)``; the equations ``(normal, offset)`` of its affine hull
+        (empty when it is full-dimensional); and, when full-dimensional, its facets as
+        integer rows ``(a, b)`` meaning ``a . x + b <= 0`` (only a hint for a float
+        pre-filter; None for none).
+
+    Returns
+    -------
+    Hull
+        The hull of the sum, ``G`` holding (at least) its vertex sums.
+
+    Examples
+    --------
+    The unit square plus the triangle (0, 0), (1, 1), (0, 1) is a pentagon:
+
+    >>> square = [(0, 0, 1), (1, 0, 1), (0, 1, 1), (1, 1, 1)]
+    >>> triangle = [(0, 0, 1), (1, 1, 1), (0, 1, 1)]
+    >>> H = minkowski_hull([(square, (), None), (triangle, (), None)])
+    >>> len(H.facets), sorted(H.G[i] for i in H.vertices)
+    (5, [(0, 0, 1), (0, 2, 1), (1, 0, 1), (2, 1, 1), (2, 2, 1)])
+    """
+    G, eqs, facets = summands[0]
+    n = len(G[0]) - 1
+    hull = None
+    for H, eqs_h, facets_h in summands[1:]:
+        hull = None
+        if len(G) * len(H) > config.minkowski_small_sum and _full_dimensional_sum(eqs, eqs_h, n):
+            hull = certified_sum_hull(PreparedPoints.of(G), PreparedPoints.of(H), facets, facets_h)
+        if hull is None:
+            hull = certified_hull(pairwise_sums(G, H))
+        G = [hull.G[i] for i in hull.vertices]
+        eqs, facets = hull.equations, hull
+    return hull
+
+
+def _full_dimensional_sum(eqs_p, eqs_q, n: int) -> bool:
+    """Whether ``P + Q`` is full-dimensional (n >= 2), from the equations of P and Q.
+
+    The normal space of ``P + Q`` is the intersection of those of P and Q; it is zero
+    iff the two bases of equation normals are together independent.
+    """
+    if n < 2:
+        return False
+    if not eqs_p or not eqs_q:
+        return True
+    E = [list(e) for e, _ in eqs_p] + [list(e) for e, _ in eqs_q]
+    return rank(E) == len(E)
+
+
+def certified_sum_hull(A: PreparedPoints, B: PreparedPoints, facets_a=None, facets_b=None, cone_pairs=None):
     """Certified facets and vertices of a full-dimensional ``conv(A) + conv(B)``, or None.
 
     Qhull triangulates float sums ``a + b``; the hyperplane of each simplex is
@@ -40,18 +109,22 @@ def certified_sum_hull(A: PreparedPoints, B: PreparedPoints, facets_a=None, face
     simplices are checked as in :func:`tropattn.exact._hull.certify_boundary`.
 
     Because the certificate covers every pair, Qhull may be given fewer sums: when
-    the float facets of both summands are known, only pairs whose normal cones may
-    meet (:func:`_cone_pairs`, a float filter) are passed first; if that run is not
+    the facets of both summands are known and there are more than
+    ``tropattn.config.minkowski_prefilter_pairs`` pairs, only pairs whose normal cones
+    may meet (:func:`_cone_pairs`, a float filter) are passed first; if that run is not
     certified, all pairs are.
 
     Parameters
     ----------
     A, B : PreparedPoints
         Homogeneous points of the two summands, shape (a, n + 1) and (b, n + 1).
-    facets_a, facets_b : tuple or None, optional
-        Float facets ``(N, c)`` with ``N x <= c`` (optionally a third entry, the
-        vertex incidence) of each summand, for the normal-cone prefilter used above
-        :data:`PREFILTER_PAIRS` pairs; a hint only (floats decide nothing).
+    facets_a, facets_b : Hull, sequence of integer rows, or None, optional
+        The facets of each summand, full-dimensional: a :class:`Hull` (its rows and exact
+        incidence) or integer rows ``(a, b)`` meaning ``a . x + b <= 0``; only their float
+        images are used, as a hint for the pre-filter (floats decide nothing).
+    cone_pairs : callable, optional
+        The pre-filter, ``cone_pairs(XA, floats_a, XB, floats_b) -> pair indices``
+        (default :func:`_cone_pairs`; a test passes one that drops pairs).
 
     Returns
     -------
@@ -73,10 +146,12 @@ def certified_sum_hull(A: PreparedPoints, B: PreparedPoints, facets_a=None, face
     nA, nB = len(A.P), len(B.P)
     everything = np.arange(nA * nB)
     tries = [everything]
-    if facets_a is not None and facets_b is not None and nA * nB > PREFILTER_PAIRS:
-        pairs = _cone_pairs(A.X, facets_a, B.X, facets_b)
-        if len(pairs) < len(everything):
-            tries.insert(0, pairs)
+    if facets_a is not None and facets_b is not None and nA * nB > config.minkowski_prefilter_pairs:
+        floats_a, floats_b = _facet_floats(facets_a), _facet_floats(facets_b)
+        if floats_a is not None and floats_b is not None:
+            pairs = (cone_pairs or _cone_pairs)(A.X, floats_a, B.X, floats_b)
+            if len(pairs) < len(everything):
+                tries.insert(0, pairs)
     inner = _interior_sum(A, B)
     for pairs in tries:
         X = A.X[pairs // nB] + B.X[pairs % nB]
@@ -92,6 +167,42 @@ def certified_sum_hull(A: PreparedPoints, B: PreparedPoints, facets_a=None, face
                 record("certified")
                 return out
     return None
+
+
+def _facet_floats(facets):
+    """Float facet normals and offsets ``(N, c)`` (``N x <= c``) of a full-dimensional summand,
+    for the pre-filter of :func:`certified_sum_hull`: from a :class:`Hull` (with its exact
+    (vertex, facet) pairs as a third entry) or from integer rows ``(a, b)``; None when there
+    are none, the hull is lower-dimensional, or the rows are too large for floats."""
+    is_hull = isinstance(facets, Hull)
+    if is_hull and facets.equations:
+        return None
+    rows = facets.facets if is_hull else facets
+    if not len(rows):
+        return None
+    try:
+        H = np.array(rows, dtype=float)
+    except OverflowError:
+        return None
+    if not np.all(np.isfinite(H)):
+        return None
+    if not is_hull:
+        return H[:, :-1], -H[:, -1]
+    return H[:, :-1], -H[:, -1], _vertex_incidence(facets)
+
+
+def _vertex_incidence(hull):
+    """The exact (vertex, facet) pairs of a Hull, vertices numbered in ``hull.vertices`` order."""
+    where = np.full(len(hull.G), -1)
+    where[list(hull.vertices)] = np.arange(len(hull.vertices))
+    if isinstance(hull.incidence, np.ndarray):  # boolean (facets, points): facet-major pairs directly
+        f, i = np.nonzero(hull.incidence)
+        v = where[i]
+    else:
+        f = np.repeat(np.arange(len(hull.facets)), [len(p) for p in hull.facet_points])
+        v = where[np.fromiter((i for p in hull.facet_points for i in p), dtype=np.intp, count=len(f))]
+    keep = v >= 0
+    return v[keep], f[keep]
 
 
 def _interior_sum(A: PreparedPoints, B: PreparedPoints) -> tuple:

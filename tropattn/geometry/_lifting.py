@@ -7,17 +7,23 @@ the one certified upper hull of tropattn: tropical polynomials (their linear reg
 and dual subdivisions), power diagrams (their cells) and the dual count of attention
 heads all ask :func:`upper_hull`.
 
-Which certificate answers depends on the dimension of the projection (all live in
-:mod:`tropattn.exact`; the kernel used is :attr:`UpperHull.kernel`):
+Which certificate answers is chosen in one place, :func:`integer_upper_hull` (the kernels
+live in :mod:`tropattn.exact`; the kernel used is :attr:`UpperHull.kernel`), and
+``method=`` forces one per call:
 
 * ``"chain"`` -- points over a line: an exact monotone chain in integers (nothing to certify);
 * ``"planar"`` -- points over the plane: Qhull's upper triangles certified by
-  :func:`tropattn.exact._lifted.certified_upper_facets_2d` (surface, concavity, points below);
+  :func:`tropattn.exact.upper_facets` (surface, concavity, points below);
 * ``"simplicial"`` -- over ``R^d``, ``d >= 3``, when every upper facet is a simplex:
-  :func:`tropattn.exact._lifted.certified_upper_simplices`;
-* ``"general"`` -- anything else (lower-dimensional, non-simplicial, huge numbers, or
-  ``method="exact"``): the complete hull certificate (or double description) of
-  :func:`tropattn.exact._hull.certified_hull` on the points and one apex point.
+  :func:`tropattn.exact.upper_facets` again;
+* ``"general"`` -- the complete hull certificate of :func:`tropattn.exact.certified_hull`
+  on the points and one apex point; ``"exact"`` the same by double description only.
+
+``method="auto"`` takes the kernel of the dimension (chain for ``d = 1``, planar for
+``d = 2`` with three or more points, simplicial for ``d >= 3`` with ``d + 2`` or more) and
+the general certificate otherwise.  A fast kernel that declines (its certificate fails on
+degenerate input, or too few points) hands over to the general certificate, counted as
+``declined`` at ``upper_hull.<kernel>``; :attr:`UpperHull.kernel` says who answered.
 
 The fast kernels also give the upper edges (:attr:`UpperHull.neighbors`); the maximal
 upper faces (:attr:`UpperHull.cells`, every point on each) come from the general kernel,
@@ -36,16 +42,19 @@ from functools import cached_property
 
 import numpy as np
 
+from .._validate import choice
 from ..errors import InvalidInputError
-from ..exact._counters import record
-from ..exact._hull import certified_hull
-from ..exact._lifted import certified_upper_facets_2d, certified_upper_simplices, cross2
-from ..exact._numbers import common_denominator, homogeneous_row, primitive_row, set_bits
+from ..exact import certified_hull, common_denominator, homogeneous_row, primitive_row, record, upper_facets
 from ._polytope import _to_points
 
-__all__ = ["UpperHull", "upper_hull", "integer_upper_hull", "upper_vertex_count"]
+__all__ = ["UpperHull", "upper_hull", "integer_upper_hull", "upper_vertex_count", "METHODS"]
 
-_KERNELS = ("chain", "planar", "simplicial", "general")
+#: The methods of :func:`upper_hull`: "auto", a fast kernel, the general certificate, or exact
+#: double description.
+METHODS = ("auto", "chain", "planar", "simplicial", "general", "exact")
+
+#: The dimension ``d`` of the projection each fast kernel needs.
+_DIMENSIONS = {"chain": "d = 1", "planar": "d = 2", "simplicial": "d >= 3"}
 
 
 class UpperHull:
@@ -72,7 +81,7 @@ class UpperHull:
     index : tuple of int
         The point index of each row of ``lifted``.
     data : object
-        The kernel's certified structure (for :mod:`tropattn.geometry._power`).
+        The kernel's certified structure (for :mod:`tropattn.geometry._power_cells`).
     """
 
     def __init__(self, points, lifted, index, owners, vertices, kernel, neighbors=None, data=None):
@@ -111,9 +120,11 @@ def upper_hull(points, method: str = "auto") -> UpperHull:
     ----------
     points : (n, d + 1) rationals
         Each row is a point ``x`` of ``Q^d`` followed by its height.  Duplicates are fine.
-    method : {"auto", "exact"}
-        ``"auto"``: the fastest certified kernel for the dimension (module docstring),
-        the general certificate where it declines; ``"exact"``: exact double description.
+    method : {"auto", "chain", "planar", "simplicial", "general", "exact"}, optional
+        ``"auto"``: the fastest certified kernel for the dimension, the general
+        certificate where it declines; a kernel's name forces it (it must fit the
+        dimension; where it declines the general certificate answers); ``"general"``:
+        the general certificate; ``"exact"``: exact double description (module docstring).
 
     Returns
     -------
@@ -122,7 +133,8 @@ def upper_hull(points, method: str = "auto") -> UpperHull:
     Raises
     ------
     InvalidInputError
-        Empty or malformed points, or an unknown ``method``.
+        Empty or malformed points, an unknown ``method``, or a kernel that does not fit
+        the dimension of the points.
 
     Examples
     --------
@@ -138,8 +150,7 @@ def upper_hull(points, method: str = "auto") -> UpperHull:
     >>> upper_hull([[0, 0, 0], [4, 0, 0], [0, 4, 0], [4, 4, 0], [1, 1, -5]]).vertices
     (0, 1, 2, 3)
     """
-    if method not in ("auto", "exact"):
-        raise InvalidInputError(f"method = {method!r}; expected 'auto' (certified kernels) or 'exact'")
+    choice(method, "method", METHODS, "'auto' picks the kernel of the dimension")
     pts = _to_points(points, "points")
     if len(pts[0]) < 2:
         raise InvalidInputError("points need at least one coordinate and a height, e.g. [[0, 1], [1, 0]]")
@@ -158,7 +169,8 @@ def integer_upper_hull(pts, method: str = "auto") -> UpperHull:
     ----------
     pts : sequence of tuples of int (or Fraction)
         Points ``(x, height)``; not checked or converted.
-    method : {"auto", "exact"}
+    method : str, optional
+        As for :func:`upper_hull`.
 
     Returns
     -------
@@ -173,25 +185,45 @@ def integer_upper_hull(pts, method: str = "auto") -> UpperHull:
     d = len(pts[0]) - 1
     den = common_denominator([v for p in top for v in pts[p]])
     lifted = tuple(tuple(int(v * den) for v in pts[p]) for p in top) if den != 1 else tuple(pts[p] for p in top)
+    kernel = _kernel(method, d, len(lifted))
     result = None
-    if method == "auto":
-        if d == 1:
-            result = _chain(lifted)
-        elif d == 2 and len(lifted) >= 3:
-            result = _planar(lifted)
-        elif d >= 3 and len(lifted) >= d + 2:
-            result = _simplicial(lifted, d)
+    if kernel in _FAST:
+        result = _FAST[kernel](lifted)
+        if result is None:
+            record("declined", where=f"upper_hull.{kernel}")
+    elif method in _DIMENSIONS:                              # forced, but too few points for it
+        record("declined", where=f"upper_hull.{method}")
     if result is None:
-        verts, cells = _general(pts, owners, method)          # counted by the hull certificate itself
+        verts, cells = _general(pts, owners, "exact" if method == "exact" else "auto")   # counted by the hull
         hull = UpperHull(pts, lifted, tuple(top), owners, verts, "general")
         hull.__dict__["cells"] = cells
         return hull
-    kernel, verts_local, nbrs_local, data = result
+    verts_local, nbrs_local, data = result
     record("certified", where=f"upper_hull.{kernel}")
     index = tuple(top)
     verts = tuple(sorted(index[i] for i in verts_local))
     local = nbrs_local if callable(nbrs_local) else (lambda: nbrs_local)
     return UpperHull(pts, lifted, index, owners, verts, kernel, local, data)
+
+
+def _kernel(method: str, d: int, n: int) -> str:
+    """The one place that picks the kernel: ``method`` forced, else the rule of the module docstring.
+
+    A forced fast kernel must fit ``d`` (else InvalidInputError); with too few points for it
+    (planar: 3, simplicial: ``d + 2``) the general certificate answers.
+    """
+    if method in _DIMENSIONS:
+        fits = {"chain": d == 1, "planar": d == 2, "simplicial": d >= 3}[method]
+        if not fits:
+            raise InvalidInputError(f"method = {method!r} needs points over {_DIMENSIONS[method]}; these are "
+                                    f"{d + 1} coordinates (x in R^{d}, then the height): use method='auto'")
+    elif method != "auto":
+        return "general"
+    if d == 1:
+        return "chain"
+    if d == 2:
+        return "planar" if n >= 3 else "general"
+    return "simplicial" if n >= d + 2 else "general"
 
 
 def _top_points(pts):
@@ -218,24 +250,18 @@ def _top_points(pts):
 # ------------------------------------------------------------------------ kernels
 def _chain(lifted):
     """Over a line: the exact upper monotone chain (strict turns only)."""
-    order = sorted(range(len(lifted)), key=lambda i: lifted[i][0])
-    chain = []
-    for j in order:
-        while len(chain) >= 2 and cross2(lifted[chain[-2]], lifted[chain[-1]], lifted[j]) >= 0:
-            chain.pop()
-        chain.append(j)
+    chain = upper_facets(lifted, "chain")
     neighbors = {v: [] for v in chain}
     for u, v in zip(chain, chain[1:]):
         neighbors[u].append(v)
         neighbors[v].append(u)
-    return "chain", chain, neighbors, tuple(chain)
+    return chain, neighbors, tuple(chain)
 
 
 def _planar(lifted):
-    """Over the plane: the certified planar kernel, its corners and its edges."""
-    res = certified_upper_facets_2d(list(lifted))
+    """Over the plane: the certified planar kernel, its corners and its edges (None: it declines)."""
+    res = upper_facets(lifted, "planar")
     if res is None:
-        record("declined", where="upper_hull.planar")
         return None
     cycles, T = res.cycles, res.tri
     plain = np.ones(len(T), dtype=bool)
@@ -249,14 +275,13 @@ def _planar(lifted):
             out[v].add(u)
         return out
 
-    return "planar", sorted(corners), neighbors, res
+    return sorted(corners), neighbors, res
 
 
-def _simplicial(lifted, d):
+def _simplicial(lifted):
     """Over ``R^d``, ``d >= 3``: the certified simplicial kernel (declines non-simplicial faces)."""
-    res = certified_upper_simplices(lifted, d)
+    res = upper_facets(lifted, "simplicial")
     if res is None:
-        record("declined", where="upper_hull.simplicial")
         return None
     S = res.simplices
 
@@ -267,7 +292,11 @@ def _simplicial(lifted, d):
                 out.setdefault(i, set()).update(k for k in s if k != i)
         return out
 
-    return "simplicial", np.unique(S).tolist(), neighbors, res
+    return np.unique(S).tolist(), neighbors, res
+
+
+#: The fast kernels: lifted points -> (vertices, neighbours, data), or None when one declines.
+_FAST = {"chain": _chain, "planar": _planar, "simplicial": _simplicial}
 
 
 def _general(pts, owners, method="auto"):
@@ -276,7 +305,7 @@ def _general(pts, owners, method="auto"):
     rows = [homogeneous_row(pts[p]) for p in top]
     apex = len(rows)
     hull = certified_hull(_with_apex(rows), method)
-    cells = [frozenset(i for p in set_bits(m) for i in owners[top[p]]) for m in hull.masks if not m >> apex & 1]
+    cells = [frozenset(i for p in on for i in owners[top[p]]) for on in hull.facet_points if on[-1] != apex]
     verts = tuple(sorted(top[p] for p in hull.vertices if p != apex))
     return verts, tuple(sorted(cells, key=sorted))
 

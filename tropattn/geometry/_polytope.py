@@ -48,9 +48,7 @@ import numpy as np
 
 from .. import exact
 from ..errors import InvalidInputError
-from ..exact._hull import Hull, certified_hull
-from ..exact._numbers import fraction_array, homogeneous_row, row_to_fractions, set_bits
-from ..exact._predicates import as_small_ints, lex_order
+from ..exact import Hull, certified_hull, homogeneous_row, lex_order, rows_to_fractions
 
 
 __all__ = ["Polytope", "convex_hull", "rational_sphere_points"]
@@ -113,7 +111,7 @@ class Polytope:
         """
         state = self.__dict__
         if name == "vertices" and "_vertex_rows" in state:
-            value = _fraction_rows(state["_vertex_rows"])
+            value = rows_to_fractions(state["_vertex_rows"])
         elif name == "facets" and "_facet_rows" in state:
             value = _full_dimensional_facets(state["_facet_rows"])
         else:
@@ -272,8 +270,9 @@ def _polytope_from_hull(hull: Hull, fracs=None) -> Polytope:
         state["vertices"] = tuple(fracs[hull.vertices[j]] for j in order)
     state["equations"] = hull.equations
     if hull.equations or not hull.facets:
-        point = (lambda i: fracs[i]) if fracs is not None else (lambda i: row_to_fractions(hull.G[i]))
-        state["facets"] = tuple(sorted(_lift_facet(h, m, hull, point, n) for h, m in zip(hull.facets, hull.masks)))
+        point = (lambda i: fracs[i]) if fracs is not None else (lambda i: rows_to_fractions([hull.G[i]])[0])
+        state["facets"] = tuple(sorted(_lift_facet(h, on[0], hull, point, n)
+                                       for h, on in zip(hull.facets, hull.facet_points)))
     else:
         state["_facet_rows"] = hull.facets
     state["ambient_dim"] = n
@@ -281,23 +280,17 @@ def _polytope_from_hull(hull: Hull, fracs=None) -> Polytope:
     return P
 
 
-def _fraction_rows(rows) -> tuple:
-    """Homogeneous integer rows ``(num_1, ..., num_n, den)`` as tuples of Fractions."""
-    V = np.array(rows, dtype=object).reshape(len(rows), -1)
-    return tuple(map(tuple, fraction_array(V[:, :-1], V[:, -1])))
-
-
 def _full_dimensional_facets(rows) -> tuple:
     """Sorted canonical ``(normal, offset)`` of homogeneous facet rows ``(a, b)``: ``a.x <= -b``."""
-    H = as_small_ints(np.array(rows, dtype=object))
-    g = np.abs(np.gcd.reduce(H[:, :-1], axis=1))  # abs: a one-column reduce returns the entry itself
-    normals = (H[:, :-1] // g[:, None]).tolist()
-    offsets = fraction_array(-H[:, -1:], g)
-    return tuple(sorted((tuple(a), o[0]) for a, o in zip(normals, offsets)))
+    out = []
+    for *a, b in rows:
+        g = math.gcd(*a)
+        out.append((tuple(v // g for v in a) if g != 1 else tuple(a), Fraction(-b, g)))
+    return tuple(sorted(out))
 
 
-def _lift_facet(h, mask, hull: Hull, point, n):
-    """A projected facet row as a canonical ambient ``(normal, offset)``."""
+def _lift_facet(h, on, hull: Hull, point, n):
+    """A projected facet row as a canonical ambient ``(normal, offset)`` (``on``: a point on it)."""
     a = [0] * n
     for c, v in zip(hull.coords, h[:-1]):
         a[c] = v
@@ -311,7 +304,7 @@ def _lift_facet(h, mask, hull: Hull, point, n):
     ints = exact.integer_row(aL)
     j = next(j for j, v in enumerate(ints) if v)
     scale = ints[j] / aL[j]
-    offset = sum(v * x for v, x in zip(aL, point(next(set_bits(mask))))) * scale
+    offset = sum(v * x for v, x in zip(aL, point(on))) * scale
     return ints, offset
 
 

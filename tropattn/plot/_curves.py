@@ -24,8 +24,7 @@ import numpy as np
 from .._lazy import lazy_import
 from ..attention._soft import as_heads
 from ..errors import InvalidInputError
-from ..geometry import PowerDiagram, convex_hull, upper_hull
-from ..geometry._power import clip_polygon
+from ..geometry import PowerDiagram, clip_polygon, convex_hull, upper_hull
 from ..temperature import resolve_box
 from ..tropical import TropicalPolynomial, curve_edges, parse_polynomial
 from ._common import colors, pyplot, save

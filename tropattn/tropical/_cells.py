@@ -13,23 +13,21 @@ every term.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 from fractions import Fraction
-
-
-from collections import deque
 from typing import TYPE_CHECKING
 
 from .. import exact
-from ..errors import InternalError, InvalidInputError
-from ..geometry._lifting import upper_hull
-from ..geometry._power import PowerDiagram
+from .._validate import choice
+from ..errors import InternalError
+from ..geometry import PowerDiagram, upper_hull
 
 if TYPE_CHECKING:
     from ._polynomial import TropicalPolynomial
 
 
-__all__ = ["LinearRegion", "linear_regions", "redundant_terms"]
+__all__ = ["LinearRegion", "linear_regions", "redundant_terms", "METHODS"]
 
 
 @dataclass(frozen=True)
@@ -96,7 +94,8 @@ class LinearRegion:
         x = exact.to_rational_vector(x, "x", len(self.interior_point))
         return all(sum(a * v for a, v in zip(row, x)) <= bi for row, bi in zip(self.A, self.b))
 
-_REGION_METHODS = ("auto", "hull", "search")
+#: The methods of :func:`linear_regions` ("auto" is "hull").
+METHODS = ("auto", "hull", "search")
 
 
 def _distinct_terms(f):
@@ -206,7 +205,7 @@ def _hull_regions(f) -> tuple:
     ``max_j (α_j·x + c_j)`` picks the site of smallest power distance among sites ``α_j``
     with weights ``||α_j||^2 + 2 c_j``, so its linear regions *are* the cells of that power
     diagram, and both are read off the one certified upper hull of the lifted points
-    ``(α_j, c_j)`` (:func:`tropattn.geometry._power.power_cells`).  Region ``j`` is cut out
+    ``(α_j, c_j)`` (:func:`tropattn.geometry.power_cells`).  Region ``j`` is cut out
     by the walls to the terms joined to it by an upper edge.
     """
     _, groups = _distinct_terms(f)
@@ -260,8 +259,8 @@ def linear_regions(f: TropicalPolynomial, method: str = "auto") -> tuple:
     >>> walls(linear_regions(f, "hull")) == walls(linear_regions(f, "search"))
     True
     """
-    if method not in _REGION_METHODS:
-        raise InvalidInputError(f"method = {method!r}; use one of {_REGION_METHODS}")
+    choice(method, "method", METHODS, "'auto' and 'hull' read the regions off the certified upper hull, "
+           "'search' finds them by one certified LP per region")
     cache, key = f._cache, ("regions", method)
     if key in cache:
         return cache[key]

@@ -9,11 +9,14 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from .._lazy import lazy_import
 from ..exact import format_rational, json_number
 
 if TYPE_CHECKING:
     from ._polynomial import TropicalPolynomial
 
+
+sympy = lazy_import("sympy")
 
 __all__ = ["affine_text", "affine_latex", "polynomial_to_json"]
 
@@ -71,8 +74,6 @@ def _frac_latex(q: Fraction) -> str:
 
 
 def _var_latex(name):
-    import sympy
-
     return sympy.latex(sympy.Symbol(name))
 
 

@@ -13,6 +13,7 @@ import json
 import re
 
 from .. import exact
+from .._validate import choice
 from ..errors import InvalidInputError, ModelFileError
 from ._export import polynomial_to_json  # noqa: F401  (the JSON writer lives with the other output forms)
 from ._polynomial import _IDENT, TropicalPolynomial
@@ -443,8 +444,7 @@ def parse_polynomial(text: str, variables=None, *, notation=None) -> TropicalPol
         raise InvalidInputError(f"parse_polynomial needs a string, got {type(text).__name__}")
     if notation is None:
         notation = "tropical" if ("⊕" in text or "⊙" in text) else "max"
-    if notation not in ("max", "tropical"):
-        raise InvalidInputError(f"notation = {notation!r}; use 'max' or 'tropical'")
+    choice(notation, "notation", ("max", "tropical"), "'max' reads max(...) and +, 'tropical' reads ⊕ and ⊙")
     parser = _Parser(text, notation == "tropical")
     if variables is not None:
         variables = tuple(variables) if not isinstance(variables, str) else (variables,)

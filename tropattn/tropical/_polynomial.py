@@ -56,20 +56,22 @@ True
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
-
-import re
-
-import numpy as np
 from functools import cached_property
 
+import numpy as np
+
 from .. import exact
+from .._lazy import lazy_import
 from ..errors import InvalidInputError
 from ._cells import _upper_hull, linear_regions, redundant_terms
 from ._export import affine_latex, affine_text, polynomial_to_json
 from ._subdivision import dual_subdivision, hypersurface_cells, lifted_polytope, newton_polytope
 from ._semiring import NEG_INF, _scalar
+
+sympy = lazy_import("sympy")
 
 __all__ = ["TropicalPolynomial"]
 
@@ -539,8 +541,6 @@ class TropicalPolynomial:
         >>> parse_polynomial("max(0, x + 1, 2*y - 1/2)").to_sympy()
         Max(0, x + 1, 2*y - 1/2)
         """
-        import sympy
-
         syms = [sympy.Symbol(v, real=True) for v in self.variables]
         exprs = [sum((sympy.Rational(a.numerator, a.denominator) * s for a, s in zip(alpha, syms)),
                      sympy.Rational(c.numerator, c.denominator)) for alpha, c in self.terms]

@@ -14,10 +14,13 @@ from typing import Sequence
 
 import numpy as np
 
+from .._lazy import lazy_import
 from ..errors import InvalidInputError
 from ._polynomial import TropicalPolynomial
 from ._semiring import _scalar
 
+
+sympy = lazy_import("sympy")
 
 __all__ = ["RationalPiece", "common_refinement", "TropicalRationalFunction", "TropicalRationalMap"]
 
@@ -407,8 +410,6 @@ class TropicalRationalMap:
         [Max(0, x)],
         [Max(1, x)]])
         """
-        import sympy
-
         return sympy.Matrix([c.to_sympy() for c in self.components])
 
     def to_latex(self) -> str:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from .. import exact
 from ..errors import InternalError
-from ..geometry._polytope import convex_hull
+from ..geometry import convex_hull
 from ._cells import _upper_hull
 
 if TYPE_CHECKING:
