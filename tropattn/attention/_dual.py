@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from ..errors import InvalidInputError
-from ..geometry._lifting import upper_hull
+from ..geometry import upper_hull
 
 
 __all__ = ["count_dual"]

@@ -51,10 +51,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..attention import Head, Layer, Transformer
-from ..attention._soft import head_arrays, margin, soft_weights
+from ..attention import Head, Layer, Transformer, head_arrays
 from ..errors import InvalidInputError
-from ..temperature import weight_bounds
+from ..soft import margin, soft_weights, weight_bounds
 
 __all__ = ["check_shape", "generate", "depths", "matches", "top_of_stack", "closing_positions",
            "format_sequence", "DyckModel", "hard_accuracy", "SoftRow", "soft_sweep"]
