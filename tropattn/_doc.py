@@ -32,8 +32,6 @@ from __future__ import annotations
 
 import re
 
-from .errors import InternalError
-
 __all__ = ["fill_doc"]
 
 _SLOT = re.compile(r"^([ \t]*)%\((\w+)\)s[ \t]*$", re.M)
@@ -54,14 +52,14 @@ def fill_doc(**fragments):
 
     Raises
     ------
-    InternalError
-        A docstring names a fragment that was not given (a typo in the source).
+    KeyError
+        A docstring names a fragment that was not given (a typo in the source, found at import).
     """
 
     def fill(match):
         indent, name = match.group(1), match.group(2)
         if name not in fragments:
-            raise InternalError(f"docstring slot %({name})s has no fragment; known: {sorted(fragments)}")
+            raise KeyError(f"docstring slot %({name})s has no fragment; known: {sorted(fragments)}")
         return "\n".join(indent + line if line else line for line in fragments[name].strip("\n").split("\n"))
 
     def decorate(obj):
