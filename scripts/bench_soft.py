@@ -4,7 +4,7 @@ Usage::
 
     python scripts/bench_soft.py [--n 1000000] [--subset 2000] [--keys 16] [--dim 4] [--tau 0.5]
 
-Times :func:`tropattn.temperature.soft_jacobian` (``return_output=True``: outputs and
+Times :func:`tropattn.soft.soft_jacobian` (``return_output=True``: outputs and
 Jacobians in one pass) on ``n`` random query points, then a plain
 loop (numpy on one point at a time: softmax, ``y = sum_j p_j v_j``,
 ``J = (1/tau) sum_j p_j (v_j - y) a_j^T``) on ``subset`` of them, extrapolated to ``n``
@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from tropattn.attention import head_arrays
-from tropattn.attention._soft import soft_jacobian
+from tropattn.soft import soft_jacobian
 
 
 def loop_point(A, b, V, x, tau):

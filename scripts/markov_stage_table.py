@@ -20,7 +20,7 @@ import math
 import time
 from pathlib import Path
 
-from tropattn.tasks._markov import stage_table
+from tropattn.tasks import stage_table
 
 
 def main(argv=None):

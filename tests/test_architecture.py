@@ -14,12 +14,12 @@ ROOT = pathlib.Path(tropattn.__file__).parent
 #: Rank of each top-level part: a module may import only parts of lower or equal rank
 #: (equal rank: only within the same part).  See docs/ARCHITECTURE.md.
 RANK = {
-    "errors": 0, "_version": 0, "_progress": 0, "_lazy": 0, "_config": 0, "_validate": 0, "_face": 0,
+    "errors": 0, "_version": 0, "_progress": 0, "_lazy": 0, "_config": 0, "_validate": 0, "_face": 0, "_doc": 0,
     "exact": 1,
     "geometry": 2,
     "tropical": 3,
     "attention": 4, "backends": 4,
-    "regions": 5, "region_bounds": 5, "temperature": 5,
+    "regions": 5, "region_bounds": 5, "soft": 5,
     "io": 6, "dynamics": 6, "tasks": 6, "exercises": 6,
     "plot": 7, "table": 7,
     "cli": 8,

@@ -53,7 +53,7 @@ def test_velocity_matches_a_per_token_loop():
 
 def test_one_matrix_is_one_head_everywhere():
     # every function of the sphere flow takes a single (d, d) matrix as the stack of one head
-    from tropattn.dynamics._sphere import head_velocities, scores
+    from tropattn.dynamics import head_velocities, scores
     rng = np.random.default_rng(4)
     X, M = random_tokens(5, 3, rng), random_symmetric(3, rng)
     for f in (scores, lambda X, M: attention_weights(X, M, 1.3), lambda X, M: head_velocities(X, M, 1.3),

@@ -54,7 +54,7 @@ def test_one_dimensional_heads_are_drawn_as_intervals(tmp_path):
 
 def test_overlay_regions_match_exact_labels(tmp_path, heads2d):
     """The overlay's cells are the label tuples that occur: cross-check with sampled exact labels."""
-    from tropattn.attention._soft import as_heads, hard_labels
+    from tropattn.attention import as_heads, hard_labels
     from tropattn.plot._power import overlay_diagram
 
     hs = as_heads(heads2d)
@@ -146,7 +146,7 @@ def test_titles_and_labels_that_never_overlap(tmp_path, monkeypatch, heads, box)
 
 
 def test_overlay_colours_are_mixed_from_the_heads_colours(tmp_path, monkeypatch, heads2d):
-    from tropattn.attention._soft import as_heads
+    from tropattn.attention import as_heads
     from tropattn.plot._power import overlay_diagram
 
     kept = _capture(monkeypatch, power_mod)
@@ -162,7 +162,8 @@ def test_overlay_colours_are_mixed_from_the_heads_colours(tmp_path, monkeypatch,
 
 
 def test_defect_colour_scale_is_fitted_to_the_data(tmp_path, monkeypatch):
-    from tropattn.temperature import pointwise_defects, resolve_box
+    from tropattn.attention import resolve_box
+    from tropattn.soft import pointwise_defects
 
     kept = _capture(monkeypatch, soft_mod)
     head = random_model(2, 1, 3, seed=2).layers[0].heads[0]

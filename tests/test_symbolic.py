@@ -10,11 +10,10 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tropattn.attention import Head, count_dual
+from tropattn.attention import Head, SymbolicHead, count_dual, product_polynomial, symbolic_product
 from tropattn.errors import InvalidInputError
-from tropattn.tropical import parse_polynomial
-from tropattn.tropical._symbolic import (SymbolicHead, adjacency_condition, parameter_regions, product_polynomial,
-                                        redundancy_condition, symbolic_product, type_condition)
+from tropattn.tropical import (adjacency_condition, parameter_regions, parse_polynomial, redundancy_condition,
+                               type_condition)
 
 sympy = pytest.importorskip("sympy")
 t = sympy.Symbol("t", real=True)

@@ -10,11 +10,12 @@ from hypothesis import strategies as st
 
 from tropattn.cli import main
 from tropattn.errors import InvalidInputError
+from tropattn import tasks
 from tropattn.tasks import _dyck as dyck, _markov as markov
-from tropattn.tasks._dyck import (DyckModel, closing_positions, depths, generate, hard_accuracy, matches, soft_sweep,
-                                 top_of_stack)
-from tropattn.tasks._markov import (attention_entropy, detect_plateaus, harden, hardening_bound, hardening_gap,
-                                   head_distances, markov_teacher, plateau_levels, sharpen, simulate, stage_times)
+from tropattn.tasks import (DyckModel, attention_entropy, closing_positions, depths, detect_plateaus, generate,
+                            hard_accuracy, harden, hardening_bound, hardening_gap, head_distances, markov_teacher,
+                            matches, plateau_levels, sharpen, simulate, soft_sweep, stage_times, target,
+                            top_of_stack)
 
 
 # ----------------------------------------------------------------------------- Dyck
@@ -244,7 +245,7 @@ def test_markov_bad_input_is_refused_clearly():
         with pytest.raises(InvalidInputError, match=text):
             simulate(t_end=10.0, n_out=11, **kwargs)
     with pytest.raises(InvalidInputError, match="target rows"):
-        markov.target(0, 4, 1.5)
+        target(0, 4, 1.5)
 
 
 # ----------------------------------------------------------------------------- pictures and CLI
@@ -276,14 +277,14 @@ def test_cli_dyck_and_markov(capsys, tmp_path):
 
 
 def test_modules_declare_all():
-    for mod in (dyck, markov):
+    for mod in (tasks, dyck, markov):
         assert all(hasattr(mod, name) for name in mod.__all__)
 
 
 @pytest.mark.torch
 def test_trained_torch_model_attends_to_the_top_and_the_knockout_masks_that_edge():
     pytest.importorskip("torch")
-    from tropattn.tasks._trained import measure_trained, train_dyck
+    from tropattn.tasks import measure_trained, train_dyck
 
     out = measure_trained(train_dyck(k=2, m=2, length=8, steps=200, seed=0), n_words=100)
     assert out["accuracy"] >= 0.95                       # learned (chance is 0.5)

@@ -2,8 +2,8 @@
 
 The public API is what ``__all__`` lists; every name is also importable from the
 subpackage that owns it (``tropattn.exact``, ``tropattn.geometry``, ``tropattn.tropical``,
-``tropattn.attention``, ``tropattn.regions``, ``tropattn.io``) or from the modules
-``tropattn.region_bounds`` and ``tropattn.temperature``.
+``tropattn.attention``, ``tropattn.soft``, ``tropattn.regions``, ``tropattn.io``) or from the
+module ``tropattn.region_bounds``.
 
 The names are loaded on first use (PEP 562): ``import tropattn`` costs a few
 milliseconds, and a command such as ``tropattn regions`` imports only the
@@ -37,20 +37,20 @@ _PUBLIC = {
     "attention": ("Head", "FFN", "Layer", "Transformer", "MultiHeadAttention", "count_dual", "grid_heads",
                   "grid_model", "sawtooth_model", "sawtooth_count", "random_model"),
     "attention._slicing": ("slice", "slice_model", "slice_through", "token_points"),
-    "attention._soft": ("margin", "soft_weights", "soft_output", "soft_jacobian"),
+    "soft": ("margin", "soft_weights", "soft_output", "soft_jacobian", "weight_bounds", "measure"),
     "regions": ("AffineMap", "ActivationRegion", "RegionSet", "enumerate_regions", "overlay_regions",
                 "brute_force_regions", "group_linear_regions"),
     "region_bounds": ("Bounds", "bounds", "product_bound", "arrangement_bound", "line_bound", "layer_bound",
                       "ffn_factor", "deep_bound"),
-    "temperature": ("weight_bounds", "measure", "stability_report", "convention_check"),
+    "cli._stability": ("stability_report", "convention_check"),
     "io": ("load_json", "load_model", "save_model", "model_from_json", "model_to_json", "load_npz", "save_npz",
            "load_sites", "from_torch", "load_gpt2", "Skeleton"),
 }
 _ALIASES = {"slice": "slice_model"}
 _OWNER = {name: module for module, names in _PUBLIC.items() for name in names}
 #: Subpackages and modules reachable as attributes (``tropattn.geometry.PowerDiagram``), loaded on first use.
-_MODULES = ("exact", "geometry", "tropical", "attention", "regions", "backends", "io", "dynamics", "tasks", "plot",
-            "cli", "region_bounds", "temperature", "table", "exercises", "errors")
+_MODULES = ("exact", "geometry", "tropical", "attention", "soft", "regions", "backends", "io", "dynamics", "tasks",
+            "plot", "cli", "region_bounds", "table", "exercises", "errors")
 
 __all__ = ["__version__", *_OWNER]
 

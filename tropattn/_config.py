@@ -60,6 +60,10 @@ class _Knobs:
     qhull_private_runner: int = 1
     #: Region search: parents refined breadth first before the work is split into chunks.
     search_frontier: int = 64
+    #: Soft attention and exact labels of float points: query points per vectorised block (memory ~ N d_out d).
+    soft_block_points: int = 1 << 15
+    #: Token flows (dynamics): score entries per block of query rows in the velocity field (~1 MiB of floats).
+    dynamics_block_entries: int = 1 << 17
 
 
 class Config:

@@ -35,7 +35,7 @@ import math
 from dataclasses import dataclass
 from math import comb, prod
 
-from .attention._constructions import positive_int
+from ._validate import positive_int
 from .errors import InvalidInputError
 
 
@@ -65,7 +65,7 @@ def single_head_bound(keys: int) -> int:
     >>> single_head_bound(5)
     5
     """
-    return positive_int("keys", keys)
+    return positive_int(keys, "keys")
 
 
 def product_bound(keys_per_head) -> int:
@@ -94,7 +94,7 @@ def product_bound(keys_per_head) -> int:
     >>> product_bound([3, 3, 2])
     18
     """
-    return prod(positive_int("keys", n) for n in keys_per_head)
+    return prod(positive_int(n, "keys") for n in keys_per_head)
 
 
 def arrangement_bound(dim: int, heads: int, keys: int) -> int:
@@ -128,8 +128,8 @@ def arrangement_bound(dim: int, heads: int, keys: int) -> int:
     >>> arrangement_bound(2, 3, 2)                 # 3 lines in the plane
     7
     """
-    positive_int("dim", dim)
-    n = positive_int("heads", heads) * comb(positive_int("keys", keys), 2)
+    positive_int(dim, "dim")
+    n = positive_int(heads, "heads") * comb(positive_int(keys, "keys"), 2)
     return sum(comb(n, i) for i in range(dim + 1))
 
 
@@ -158,7 +158,7 @@ def line_bound(heads: int, keys: int) -> int:
     >>> line_bound(4, 3)
     9
     """
-    return positive_int("heads", heads) * (positive_int("keys", keys) - 1) + 1
+    return positive_int(heads, "heads") * (positive_int(keys, "keys") - 1) + 1
 
 
 def layer_bound(dim: int, heads: int, keys: int) -> int:
@@ -227,8 +227,8 @@ def ffn_factor(dim: int, hidden: int) -> int:
     >>> ffn_factor(2, 3)
     7
     """
-    positive_int("dim", dim)
-    return sum(comb(positive_int("hidden", hidden, 0), i) for i in range(dim + 1))
+    positive_int(dim, "dim")
+    return sum(comb(positive_int(hidden, "hidden", 0), i) for i in range(dim + 1))
 
 
 def deep_bound(dim: int, heads: int, keys: int, layers: int, ffn_hidden: int = 0) -> int:
@@ -268,7 +268,7 @@ def deep_bound(dim: int, heads: int, keys: int, layers: int, ffn_hidden: int = 0
     6
     """
     per = layer_bound(dim, heads, keys) * (ffn_factor(dim, ffn_hidden) if ffn_hidden else 1)
-    return per ** positive_int("layers", layers)
+    return per ** positive_int(layers, "layers")
 
 
 @dataclass(frozen=True)
@@ -346,8 +346,8 @@ def bounds(dim: int, heads: int, keys: int, layers: int = 1) -> Bounds:
     >>> b.product, b.per_layer, b.product_attainable, b.order_exponent, b.lower
     (64, 10, False, 1, 4)
     """
-    positive_int("layers", layers)
-    positive_int("dim", dim), positive_int("heads", heads), positive_int("keys", keys)
+    positive_int(layers, "layers")
+    positive_int(dim, "dim"), positive_int(heads, "heads"), positive_int(keys, "keys")
     digits = heads * layers * math.log10(max(keys, 2)) + dim * math.log10(max(heads * keys * keys, 2))
     if digits > 1e6:
         raise InvalidInputError(f"the bounds for d={dim}, H={heads}, N={keys}, L={layers} have about {digits:.3g} "

@@ -10,41 +10,13 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
+from .._validate import positive_int
 from ..errors import InvalidInputError
 from ._head import Head
 from ._layer import FFN, Layer, Transformer
 
 
-__all__ = ["positive_int", "grid_heads", "grid_model", "grid_count", "sawtooth_model", "sawtooth_count", "random_model"]
-
-
-def positive_int(name, value, minimum=1) -> int:
-    """``value`` if it is an integer ``>= minimum``, else an InvalidInputError naming ``name``.
-
-    Parameters
-    ----------
-    name : str
-        What the value is (used in the message), e.g. ``"keys"``.
-    value : object
-    minimum : int, optional (default 1)
-
-    Returns
-    -------
-    int
-
-    Raises
-    ------
-    InvalidInputError
-        ``value`` is not an int (booleans are refused) or is below ``minimum``.
-
-    Examples
-    --------
-    >>> positive_int("keys", 3)
-    3
-    """
-    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-        raise InvalidInputError(f"{name} must be an integer >= {minimum}; got {value!r}")
-    return value
+__all__ = ["grid_heads", "grid_model", "grid_count", "sawtooth_model", "sawtooth_count", "random_model"]
 
 
 def grid_heads(dim: int, heads: int, keys: int, scale=1):
@@ -89,7 +61,7 @@ def grid_heads(dim: int, heads: int, keys: int, scale=1):
     [0, 1, 2]
     """
 
-    positive_int("dim", dim), positive_int("heads", heads), positive_int("keys", keys)
+    positive_int(dim, "dim"), positive_int(heads, "heads"), positive_int(keys, "keys")
     out = []
     for h in range(heads):
         axis = h % dim
@@ -215,8 +187,8 @@ def sawtooth_model(dim: int, keys: int, layers: int, heads: int | None = None):
     3
     """
 
-    positive_int("dim", dim), positive_int("keys", keys), positive_int("layers", layers)
-    heads = dim if heads is None else positive_int("heads", heads)
+    positive_int(dim, "dim"), positive_int(keys, "keys"), positive_int(layers, "layers")
+    heads = dim if heads is None else positive_int(heads, "heads")
     zero = [Fraction(0)] * dim
     silent = Head([zero] * keys, [Fraction(0)] * keys, [zero] * keys)
     out = []
@@ -316,11 +288,11 @@ def random_model(dim: int, heads: int, keys: int, layers: int = 1, seed: int = 0
         return [Fraction(rng.randint(lo, hi)) for _ in range(n)]
 
     out = []
-    for _ in range(positive_int("layers", layers)):
+    for _ in range(positive_int(layers, "layers")):
         hs = [Head([ints(dim, -4, 4) for _ in range(keys)],
                    [Fraction(rng.randint(-8, 8), 2) for _ in range(keys)],
                    [ints(dim, -value_range, value_range) for _ in range(keys)])
-              for _ in range(positive_int("heads", heads))]
+              for _ in range(positive_int(heads, "heads"))]
         ffn = None
         if ffn_hidden:
             ffn = FFN([ints(dim, -2, 2) for _ in range(ffn_hidden)], ints(ffn_hidden, -2, 2),

@@ -13,15 +13,19 @@ and, at zero temperature, returns the value ``v_j`` of the best-scoring token:
 * between labels ``j`` and ``k`` the wall is the hyperplane ``(a_k - a_j) . x = b_j - b_k``;
   label ``j`` beats ``k`` on the side ``(a_k - a_j) . x <= b_j - b_k`` (:meth:`Head.wall`);
 * at temperature ``tau > 0``, ``softmax(score_scale * s(x) / tau)`` weighs the values
-  (:meth:`Head.soft`), computed with a stable log-sum-exp in floats.
+  (:func:`tropattn.soft.soft_output`), computed with a stable log-sum-exp in floats.
 
 **Weight form.**  ``q = W_Q x + b_Q``, ``k_j = W_K y_j + b_K``, ``v_j = W_O (W_V y_j + b_V)``;
 the score ``q . k_j / sqrt(d_k)`` is ``(a_j . x + b_j) / sqrt(d_k)`` with
 ``a_j = W_Q^T k_j`` and ``b_j = b_Q . k_j`` (:meth:`Head.from_weights`).  The positive factor
 ``1 / sqrt(d_k)`` changes no argmax, so the exact keys and offsets leave it out and the
-head remembers it as the float ``score_scale``: ``soft(X, tau=1)`` is standard scaled
-dot-product attention.  (A head built directly in score form has ``score_scale = 1``; to
+head remembers it as the float ``score_scale``: ``soft_output(head, X, tau=1)`` is standard
+scaled dot-product attention.  (A head built directly in score form has ``score_scale = 1``; to
 reproduce standard attention from raw ``q . k`` scores use ``tau = sqrt(d_k)``.)
+
+**Domains.**  The same class holds exact rationals (``QQ``) or rational functions of
+sympy parameters (``EX``): the entries decide (:mod:`~tropattn.attention._domain`), and
+:meth:`Head.from_weights` is written once for both.
 
 **Ties.**  Where two distinct keys share the best score, ``ties`` decides: ``"refuse"``
 (the default) raises :class:`~tropattn.errors.TieError`; ``"first"`` picks the lowest
@@ -55,44 +59,29 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from fractions import Fraction
 
-import numpy as np
-
-from ..errors import InvalidInputError, QuadraticWallError, TieError
-from ._score_form import EMPTY_CONTEXT, score_form
-from . import _soft as soft
-from ..exact import format_point, homogeneous_point, to_rational, to_rational_matrix, to_rational_vector
-from ..geometry import PowerDiagram, scores_to_weights
+from .._validate import choice
+from ..errors import InvalidInputError, MovedError, QuadraticWallError, TieError
+from ..exact import format_point, homogeneous_point, to_rational, to_rational_vector
+from ..geometry import PowerDiagram
 from ..tropical import TropicalPolynomial, TropicalRationalFunction, TropicalRationalMap
+from ._domain import construct_domain, domain_of
+from ._score_form import EMPTY_CONTEXT, score_form
 
-__all__ = ["Head", "TIE_RULES", "check_tie_rule"]
+__all__ = ["Head", "check_tie_rule"]
 
 #: The tie rules: ``"refuse"`` (raise :class:`~tropattn.errors.TieError`) or ``"first"`` (lowest index wins).
 TIE_RULES = ("refuse", "first")
+_TIE_MEANING = "the tie rule: 'refuse' raises on a tie, 'first' lets the lowest index win (as argmax)"
 
-
+#: Methods of earlier releases that moved to :mod:`tropattn.soft` (soft numerics sit above attention).
+_MOVED = {"weights": "tropattn.soft.soft_weights(head, X, tau)",
+          "log_weights": "tropattn.soft.log_soft_weights(head, X, tau)",
+          "soft": "tropattn.soft.soft_output(head, X, tau)"}
 
 
 def check_tie_rule(rule, where="ties") -> str:
-    """``rule`` if it is a tie rule, else :class:`~tropattn.errors.InvalidInputError`.
-
-    Parameters
-    ----------
-    rule : str
-        The tie rule to check: one of :data:`TIE_RULES` (``"refuse"`` or ``"first"``).
-    where : str, optional
-        The name of the argument, used in the error message (default ``"ties"``).
-
-    Returns
-    -------
-    str
-        ``rule`` itself.
-
-    Raises
-    ------
-    InvalidInputError
-        If ``rule`` is not ``"refuse"`` or ``"first"``.
+    """``rule`` if it is a tie rule (``"refuse"`` or ``"first"``), else an InvalidInputError.
 
     Examples
     --------
@@ -101,28 +90,20 @@ def check_tie_rule(rule, where="ties") -> str:
     >>> check_tie_rule("last")
     Traceback (most recent call last):
     ...
-    tropattn.errors.InvalidInputError: ties = 'last'; the tie rule must be 'refuse' (raise on a tie) or 'first' (the lowest index wins, as argmax)
+    tropattn.errors.InvalidInputError: ties = 'last'; use one of 'refuse', 'first'; the tie rule: 'refuse' raises on a tie, 'first' lets the lowest index win (as argmax)
     """
-    if rule not in TIE_RULES:
-        raise InvalidInputError(f"{where} = {rule!r}; the tie rule must be 'refuse' (raise on a tie) or 'first' "
-                                "(the lowest index wins, as argmax)")
-    return rule
-
-
-def _matrix(M, name, rows=None, cols=None, what="rows"):
-    out = to_rational_matrix(M, name, rows, cols)
-    if not out:
-        raise InvalidInputError(f"{name} is empty; give at least one row")
-    return out
-
-
-def _matvec(M, x):
-    return tuple(sum((m * xi for m, xi in zip(row, x)), Fraction(0)) for row in M)
+    return choice(rule, where, TIE_RULES, _TIE_MEANING)
 
 
 @dataclass(frozen=True)
 class Head:
-    """One attention head in score form, exact.
+    """One attention head in score form, exact, over a number domain.
+
+    The entries decide the domain (:func:`~tropattn.attention._domain.construct_domain`):
+    numbers give ``QQ`` (Fractions: the head labels points, has a power diagram and a
+    tropical polynomial); sympy expressions with symbols give ``EX`` (rational functions
+    of the parameters: :class:`~tropattn.attention.SymbolicHead` asks exact questions of
+    such a head).  Its float view is :func:`~tropattn.attention.head_arrays`.
 
     Parameters
     ----------
@@ -133,7 +114,7 @@ class Head:
     values : (N, d_out) rationals, optional
         ``v_j`` returned by hard attention (default: the keys).
     score_scale : float, optional
-        Positive factor applied to the scores by :meth:`soft` only (``1 / sqrt(d_k)``
+        Positive factor applied to the scores by soft attention only (``1 / sqrt(d_k)``
         for heads built by :meth:`from_weights`); exact results never use it.
     d_k : rational, optional
         The key dimension of a head built from weights: sets ``score_scale = 1 / sqrt(d_k)``
@@ -141,6 +122,12 @@ class Head:
     ties : {"refuse", "first"}, optional
         What :meth:`label` does where distinct keys tie: raise ``TieError`` (default) or
         pick the lowest index.
+    domain : {"QQ", "EX"} or Domain, optional
+        The number domain (default: constructed from the entries).
+
+    Soft attention is in :mod:`tropattn.soft` (``soft_weights(head, X, tau)``,
+    ``soft_output``, ``log_soft_weights``); the methods ``weights``, ``soft`` and
+    ``log_weights`` of earlier releases raise :class:`~tropattn.errors.MovedError` naming them.
 
     >>> h = Head([[1, 0], [0, 1]], values=[[10], [20]])
     >>> h.N, h.dim, h.dim_out, h.hard([2, 1])
@@ -153,12 +140,16 @@ class Head:
     score_scale: float = 1.0
     d_k: object = None
     ties: str = "refuse"
+    domain: object = field(default=None, repr=False)
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self):
-        keys, offsets, values, scale = score_form(self.keys, self.offsets, self.values, self.score_scale)
+        domain = (construct_domain(self.keys, self.offsets, self.values) if self.domain is None
+                  else domain_of(self.domain))
+        keys, offsets, values, scale = score_form(self.keys, self.offsets, self.values, self.score_scale, domain)
         scale, d_k = _scale(scale, self.d_k)
         check_tie_rule(self.ties)
+        object.__setattr__(self, "domain", domain)
         object.__setattr__(self, "d_k", d_k)
         object.__setattr__(self, "keys", keys)
         object.__setattr__(self, "offsets", offsets)
@@ -168,7 +159,7 @@ class Head:
     # ------------------------------------------------------------- weight form
     @classmethod
     def from_weights(cls, W_Q, W_K, W_V, W_O, context, b_Q=None, b_K=None, b_V=None, d_k=None,
-                     include_query=False) -> "Head":
+                     include_query=False, domain=None) -> "Head":
         """Exact score form of ``softmax((W_Q x + b_Q) . (W_K y_j + b_K) / sqrt(d_k))``.
 
         Shapes: ``W_Q (d_k, d)``, ``W_K (d_k, d_y)``, ``W_V (d_v, d_y)``, ``W_O (d_out, d_v)``
@@ -182,8 +173,8 @@ class Head:
             Query weights.
         W_K : (d_k, d_y) rationals
             Key weights.
-        W_V : (d_v, d_y) rationals
-            Value weights.
+        W_V : (d_v, d_y) rationals or None
+            Value weights (``None``: the values are the keys, as in score form).
         W_O : (d_out, d_v) rationals or None
             Output projection (``None`` = identity).
         context : (N, d_y) rationals
@@ -196,11 +187,14 @@ class Head:
             The key dimension in ``1 / sqrt(d_k)`` (default: the number of rows of ``W_Q``).
         include_query : bool, optional
             Whether the query also attends to itself (refused: see Raises).
+        domain : {"QQ", "EX"} or Domain, optional
+            The number domain (default: constructed from the entries; weights holding
+            sympy symbols give ``EX``).
 
         Returns
         -------
         Head
-            The exact score form, with ``score_scale = 1 / sqrt(d_k)``.
+            The exact score form, with ``score_scale = 1 / sqrt(d_k)``; ``d_k`` is kept.
 
         Raises
         ------
@@ -221,27 +215,32 @@ class Head:
                 "excluded from the keys) or drop the query token from the context")
         if context is None or (hasattr(context, "__len__") and len(context) == 0):
             raise InvalidInputError(EMPTY_CONTEXT)
-        W_Q = _matrix(W_Q, "W_Q")
+        dom = (construct_domain(W_Q, W_K, W_V, W_O, context, b_Q, b_K, b_V) if domain is None
+               else domain_of(domain))
+        W_Q = dom.matrix(W_Q, "W_Q")
         dk_rows = len(W_Q)
-        W_K = _matrix(W_K, "W_K", rows=dk_rows)
-        Y = to_rational_matrix(context, "context", cols=len(W_K[0]))
-        W_V = _matrix(W_V, "W_V", cols=len(W_K[0]))
-        W_O = None if W_O is None else _matrix(W_O, "W_O", cols=len(W_V))
-        b_Q = (Fraction(0),) * dk_rows if b_Q is None else to_rational_vector(b_Q, "b_Q", dk_rows)
-        b_K = (Fraction(0),) * dk_rows if b_K is None else to_rational_vector(b_K, "b_K", dk_rows)
-        b_V = (Fraction(0),) * len(W_V) if b_V is None else to_rational_vector(b_V, "b_V", len(W_V))
+        W_K = dom.matrix(W_K, "W_K", rows=dk_rows)
+        Y = dom.matrix(context, "context", cols=len(W_K[0]))
+        W_V = None if W_V is None else dom.matrix(W_V, "W_V", cols=len(W_K[0]))
+        W_O = None if W_O is None or W_V is None else dom.matrix(W_O, "W_O", cols=len(W_V))
+        zeros = (dom.zero(),) * dk_rows
+        b_Q = zeros if b_Q is None else dom.vector(b_Q, "b_Q", dk_rows)
+        b_K = zeros if b_K is None else dom.vector(b_K, "b_K", dk_rows)
+        if W_V is not None:
+            b_V = (dom.zero(),) * len(W_V) if b_V is None else dom.vector(b_V, "b_V", len(W_V))
         d_k = dk_rows if d_k is None else to_rational(d_k, "d_k")
         if d_k <= 0:
             raise InvalidInputError(f"d_k = {d_k}; it must be positive (the softmax scale is 1/sqrt(d_k))")
         keys, offsets, values = [], [], []
         WQt = tuple(zip(*W_Q))
         for y in Y:
-            k = tuple(s + c for s, c in zip(_matvec(W_K, y), b_K))
-            keys.append(_matvec(WQt, k))
-            offsets.append(sum((q * c for q, c in zip(b_Q, k)), Fraction(0)))
-            v = tuple(s + c for s, c in zip(_matvec(W_V, y), b_V))
-            values.append(v if W_O is None else _matvec(W_O, v))
-        return cls(tuple(keys), tuple(offsets), tuple(values), d_k=d_k)
+            k = tuple(dom.simplify(s + c) for s, c in zip(dom.matvec(W_K, y), b_K))
+            keys.append(dom.matvec(WQt, k))
+            offsets.append(dom.dot(b_Q, k))
+            if W_V is not None:
+                v = tuple(dom.simplify(s + c) for s, c in zip(dom.matvec(W_V, y), b_V))
+                values.append(v if W_O is None else dom.matvec(W_O, v))
+        return cls(tuple(keys), tuple(offsets), tuple(values) if values else None, d_k=d_k, domain=dom)
 
     def with_ties(self, rule) -> "Head":
         """The same head with the tie rule ``rule`` (``"refuse"`` or ``"first"``).
@@ -284,6 +283,48 @@ class Head:
         """Value dimension."""
         return len(self.values[0])
 
+    def lifted_points(self) -> tuple:
+        """The lifted points ``(a_j, b_j)``: their upper hull is dual to the head's cells.
+
+        Returns
+        -------
+        tuple of tuple, shape (N, d + 1)
+            Key followed by offset, in the head's domain.
+
+        Examples
+        --------
+        >>> Head([[0], [1]], [0, -1]).lifted_points()
+        ((Fraction(0, 1), Fraction(0, 1)), (Fraction(1, 1), Fraction(-1, 1)))
+        """
+        return tuple(tuple(k) + (b,) for k, b in zip(self.keys, self.offsets))
+
+    def _require_numbers(self, what: str = "this") -> None:
+        """Refuse a head over ``EX`` where numbers are needed (labels, diagrams, integer scores).
+
+        Raises
+        ------
+        InvalidInputError
+            The head's entries hold parameters.
+
+        Examples
+        --------
+        >>> import sympy
+        >>> Head([[sympy.Symbol("t")], [1]])._require_numbers("a power diagram")
+        Traceback (most recent call last):
+        ...
+        tropattn.errors.InvalidInputError: a power diagram needs numbers, but this head's entries hold the parameters ['t'] (domain EX); substitute values first (SymbolicHead.evaluate_at)
+        """
+        if not self.domain.numeric:
+            names = sorted({s.name for row in self.keys + self.values + (self.offsets,) for v in row
+                            for s in getattr(v, "free_symbols", ())})
+            raise InvalidInputError(f"{what} needs numbers, but this head's entries hold the parameters {names} "
+                                    f"(domain {self.domain}); substitute values first (SymbolicHead.evaluate_at)")
+
+    def __getattr__(self, name):
+        if name in _MOVED:
+            raise MovedError(f"Head.{name} was removed from the API; use {_MOVED[name]}")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def integer_form(self) -> tuple:
         """Keys and offsets scaled by one positive integer: ``(keys, offsets)`` as ints.
 
@@ -307,6 +348,7 @@ class Head:
     def _ints(self):
         """Keys and offsets as integers over one common denominator (scores compare alike)."""
         if "ints" not in self._cache:
+            self._require_numbers("integer scores")
             d = self.dim
             flat, _ = homogeneous_point([v for k in self.keys for v in k] + list(self.offsets))
             A = [tuple(flat[j * d:(j + 1) * d]) for j in range(self.N)]
@@ -336,6 +378,7 @@ class Head:
         >>> Head([[1], [2]], [0, -1]).scores([3])
         (Fraction(3, 1), Fraction(5, 1))
         """
+        self._require_numbers("scores at a point")
         x = to_rational_vector(x, "x", self.dim)
         return tuple(sum((a * xi for a, xi in zip(k, x)), b) for k, b in zip(self.keys, self.offsets))
 
@@ -489,91 +532,6 @@ class Head:
         """
         return self.values[self.label(x)]
 
-    # ------------------------------------------------------------- soft attention
-    def log_weights(self, X, tau):
-        """``log softmax(score_scale * s(X) / tau)``, shape ``(n, N)`` (or ``(N,)``); see
-        :func:`tropattn.attention._soft.log_soft_weights`.
-
-        Parameters
-        ----------
-        X : array_like, shape (n, d) or (d,)
-            Query points (floats).
-        tau : float
-            Temperature, finite and > 0.
-
-        Returns
-        -------
-        numpy.ndarray
-            Log-weights, shape ``(n, N)``, or ``(N,)`` for one query.
-
-        Raises
-        ------
-        InvalidInputError
-            If ``X`` has the wrong shape or non-finite entries, or ``tau`` is not a positive finite number.
-
-        Examples
-        --------
-        >>> np.round(np.exp(Head([[0], [1]]).log_weights([0], 1.0)), 3).tolist()
-        [0.5, 0.5]
-        """
-        return _single(soft.log_soft_weights(self, X, tau), X)
-
-    def weights(self, X, tau):
-        """Softmax attention weights, shape ``(n, N)`` (or ``(N,)`` for one query).
-
-        Parameters
-        ----------
-        X : array_like, shape (n, d) or (d,)
-            Query points (floats).
-        tau : float
-            Temperature, finite and > 0 (as ``tau -> 0`` the weights tend to the one-hot argmax).
-
-        Returns
-        -------
-        numpy.ndarray
-            Rows summing to 1, shape ``(n, N)``, or ``(N,)`` for one query.
-
-        Raises
-        ------
-        InvalidInputError
-            If ``X`` has the wrong shape or non-finite entries, or ``tau`` is not a positive finite number.
-
-        Examples
-        --------
-        >>> h = Head([[0], [1]])                         # scores 0 and x
-        >>> np.round(h.weights([2], 1.0), 3).tolist(), np.round(h.weights([2], 0.01), 3).tolist()
-        ([0.119, 0.881], [0.0, 1.0])
-        """
-        return _single(soft.soft_weights(self, X, tau), X)
-
-    def soft(self, X, tau):
-        """Soft attention output ``sum_j p_j(x) v_j`` in floats, shape ``(n, d_out)`` or ``(d_out,)``;
-        see :func:`tropattn.attention._soft.soft_output`.
-
-        Parameters
-        ----------
-        X : array_like, shape (n, d) or (d,)
-            Query points (floats).
-        tau : float
-            Temperature, finite and > 0.
-
-        Returns
-        -------
-        numpy.ndarray
-            Outputs, shape ``(n, d_out)``, or ``(d_out,)`` for one query.
-
-        Raises
-        ------
-        InvalidInputError
-            If ``X`` has the wrong shape or non-finite entries, or ``tau`` is not a positive finite number.
-
-        Examples
-        --------
-        >>> Head([[0], [1]], values=[[0], [1]]).soft([0], 1.0).tolist()
-        [0.5]
-        """
-        return _single(soft.soft_output(self, X, tau), X)
-
     # ------------------------------------------------------------- geometry
     def wall(self, j: int, k: int) -> tuple:
         """``(normal, offset)``: label ``j`` beats ``k`` where ``normal . x <= offset``.
@@ -597,8 +555,9 @@ class Head:
         >>> Head([[0], [2]], [0, -1]).wall(0, 1)          # 0 >= 2x - 1  iff  2x <= 1
         ((Fraction(2, 1),), Fraction(1, 1))
         """
-        normal = tuple(u - v for u, v in zip(self.keys[k], self.keys[j]))
-        return normal, self.offsets[j] - self.offsets[k]
+        simplify = self.domain.simplify
+        normal = tuple(simplify(u - v) for u, v in zip(self.keys[k], self.keys[j]))
+        return normal, simplify(self.offsets[j] - self.offsets[k])
 
     def power_diagram(self):
         """The power diagram of the argmax: sites ``a_j``, weights ``||a_j||^2 + 2 b_j`` (cached).
@@ -614,8 +573,8 @@ class Head:
         (1,)
         """
         if "pd" not in self._cache:
-
-            self._cache["pd"] = PowerDiagram(self.keys, scores_to_weights(self.keys, self.offsets))
+            self._require_numbers("a power diagram")
+            self._cache["pd"] = PowerDiagram.from_max_affine(self.keys, self.offsets)
         return self._cache["pd"]
 
     def tropical_polynomial(self):
@@ -631,7 +590,7 @@ class Head:
         >>> Head([[0], [1]], [0, -1]).tropical_polynomial()
         TropicalPolynomial('max(0, x - 1)', variables=('x',))
         """
-
+        self._require_numbers("a tropical polynomial")
         return TropicalPolynomial(self.keys, self.offsets)
 
     def tropical_rational_map(self, log_values):
@@ -662,7 +621,7 @@ class Head:
         >>> F.components[0]([5])                        # max(0, x - 1) - max(0, x) at x = 5
         Fraction(-1, 1)
         """
-
+        self._require_numbers("a tropical rational map")
         U = _log_value_matrix(log_values, self.N)
         G = self.tropical_polynomial()
         comps = []
@@ -702,7 +661,3 @@ def _log_value_matrix(U, n):
         raise InvalidInputError("log_values must be an (N, m) matrix with m >= 1 and equal row lengths")
     return out
 
-
-def _single(out, X):
-    """The row of a one-query result when ``X`` was one point (shape ``(d,)``)."""
-    return out[0] if np.ndim(X) == 1 else out

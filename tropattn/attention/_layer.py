@@ -15,7 +15,8 @@ from fractions import Fraction
 from ..errors import InvalidInputError, TieError
 from ..exact import to_rational_matrix, to_rational_vector
 from ._dual import count_dual
-from ._head import Head, _matrix, _matvec
+from ._domain import QQ
+from ._head import Head
 from ._score_form import EMPTY_CONTEXT
 
 
@@ -36,7 +37,7 @@ class FFN:
     b2: tuple
 
     def __post_init__(self):
-        W1 = _matrix(self.W1, "W1")
+        W1 = QQ.matrix(self.W1, "W1")
         h, d = len(W1), len(W1[0])
         object.__setattr__(self, "W1", W1)
         object.__setattr__(self, "b1", to_rational_vector(self.b1, "b1", h))
@@ -73,10 +74,10 @@ class FFN:
         ((Fraction(0, 1),), (0, 1))
         """
         x = to_rational_vector(x, "x", self.dim)
-        pre = [p + b for p, b in zip(_matvec(self.W1, x), self.b1)]
+        pre = [p + b for p, b in zip(QQ.matvec(self.W1, x), self.b1)]
         bits = tuple(int(p > 0) for p in pre)
         act = [p if bit else Fraction(0) for p, bit in zip(pre, bits)]
-        return tuple(xi + s + c for xi, s, c in zip(x, _matvec(self.W2, act), self.b2)), bits
+        return tuple(xi + s + c for xi, s, c in zip(x, QQ.matvec(self.W2, act), self.b2)), bits
 
 
 @dataclass(frozen=True)
@@ -171,13 +172,13 @@ class Layer:
         for h, j in zip(self.heads, labels):
             total = [t + v for t, v in zip(total, h.values[j])]
         if self.projection is not None:
-            total = list(_matvec(self.projection, total))
+            total = list(QQ.matvec(self.projection, total))
         if self.residual is True:
             y = tuple(xi + t for xi, t in zip(x, total))
         elif self.residual is False:
             y = tuple(total)
         else:
-            y = tuple(s + t for s, t in zip(_matvec(self.residual, x), total))
+            y = tuple(s + t for s, t in zip(QQ.matvec(self.residual, x), total))
         if self.ffn is None:
             return y, ()
         return self.ffn.evaluate(y)

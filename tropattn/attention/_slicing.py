@@ -28,7 +28,8 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from ..exact import rank, to_rational_matrix, to_rational_vector
-from ._head import Head, _matvec
+from ._domain import QQ
+from ._head import Head
 from ._layer import Layer, Transformer
 
 __all__ = ["slice_model", "precompose_head", "precompose_layer", "slice_through", "token_points"]
@@ -74,7 +75,7 @@ def precompose_head(head: Head, M, c) -> Head:
     M = to_rational_matrix(M, "M", rows=head.dim)
     c = to_rational_vector(c, "c", head.dim)
     Mt = _transpose(M)
-    keys = tuple(_matvec(Mt, a) for a in head.keys)
+    keys = tuple(QQ.matvec(Mt, a) for a in head.keys)
     offsets = tuple(b + sum((ai * ci for ai, ci in zip(a, c)), Fraction(0)) for a, b in zip(head.keys, head.offsets))
     return Head(keys, offsets, head.values, score_scale=head.score_scale)
 
@@ -106,12 +107,12 @@ def precompose_layer(layer: Layer, M, c) -> Layer:
     M = to_rational_matrix(M, "M", rows=d)
     c = to_rational_vector(c, "c", d)
     R = layer.residual
-    skip = None if R is False else (c if R is True else _matvec(R, c))
+    skip = None if R is False else (c if R is True else QQ.matvec(R, c))
     heads = []
     for i, h in enumerate(layer.heads):
         values = h.values
         if layer.projection is not None:
-            values = tuple(_matvec(layer.projection, v) for v in values)
+            values = tuple(QQ.matvec(layer.projection, v) for v in values)
         if i == 0 and skip is not None:
             values = tuple(tuple(v + s for v, s in zip(val, skip)) for val in values)
         heads.append(precompose_head(Head(h.keys, h.offsets, values, score_scale=h.score_scale), M, c))

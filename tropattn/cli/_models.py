@@ -18,11 +18,11 @@ from ..region_bounds import bounds
 from ..regions import enumerate_regions
 from ..regions._steps import model_steps
 from ..table import write_region_table
-from ..temperature import convention_check, stability_report
 from ._checkpoint import add_checkpoint_arguments, draw_slice, is_checkpoint, model_from_args
 from ._common import (BOX_HELP, add_command, add_progress_argument, emit, format_point as _point,
                      format_rational as _fmt, output_path, parse_pair, progress_from_args)
 from ._run_options import add_run_arguments, run_kwargs
+from ._stability import convention_check, stability_report
 
 __all__ = ["count_model", "dual_refusal", "bounds_lines", "register", "MODEL_HELP"]
 

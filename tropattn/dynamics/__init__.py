@@ -1,48 +1,72 @@
-"""Attention as a dynamical system on the tokens (docs/THEORY.md §8).
+"""Attention as a dynamical system on the tokens (docs/THEORY.md §8), simulated in floats.
 
-* :mod:`~tropattn.dynamics._sphere` -- tokens on ``S^{d-1}``, SA / USA velocity fields vectorised over
-  tokens and heads, the interaction energy, fixed-step (renormalised) and ``solve_ivp`` integrators;
-* :mod:`~tropattn.dynamics._equiangular` -- the scalar ODE of the common overlap, clustering times;
-* :mod:`~tropattn.dynamics._clusters` -- overlap gap, the exact inter-cluster mass bound, cluster detection;
-* :mod:`~tropattn.dynamics._hardmax` -- the ``beta -> infinity`` Frank-Wolfe step and its dominance cells,
-  computed exactly as the power diagram of a tropical polynomial;
-* :mod:`~tropattn.dynamics._condensation` -- nucleation from a Gaussian start, the threshold ``beta_c``;
-* :mod:`~tropattn.dynamics._mckean_vlasov` -- ``beta*(d)`` and ``K#(beta)`` of the noisy USA free energy;
-* :mod:`~tropattn.dynamics._wasserstein` -- time-dependent multi-head energy flows with OU / oscillating /
-  frozen weights and the energy-dissipation identity.
+* **the flow on the sphere** -- :func:`scores`, :func:`attention_weights`, :func:`head_velocities`,
+  :func:`velocity` (SA / USA fields vectorised over tokens and heads; SA is the float forward
+  :func:`tropattn.soft.attend`), :func:`energy`, :func:`energy_rate`, :func:`simulate`
+  (:class:`Trajectory`), :func:`random_tokens`, :func:`random_symmetric`;
+* **equiangular reduction** -- :func:`rho_rate`, :func:`rho_trajectory`, :func:`equiangular_tokens`,
+  :func:`clustering_time`;
+* **clusters** -- :func:`overlaps`, :func:`overlap_gap`, :func:`inter_cluster_odds`,
+  :func:`inter_cluster_mass`, :func:`mass_bound`, :func:`detect_clusters`, :func:`cluster_sizes`,
+  :func:`clustered_tokens`;
+* **hardmax** (``beta -> infinity``; cells exact, as the power diagram of a tropical polynomial) --
+  :func:`dominance_polynomial`, :func:`dominance_diagram`, :func:`hardmax_targets`, :func:`hardmax_step`,
+  :func:`soft_step`, :func:`hardmax_flow`, :func:`soft_flow`, :func:`self_dominant`, :func:`vertex_count`,
+  :func:`collinearity_residual`, :func:`deviation_time`, :func:`least_margin`, :func:`exponential_rate`;
+* **condensation** -- :func:`order_parameters`, :func:`condensed_state`, :func:`condensation_sweep`,
+  :func:`critical_beta`; **McKean-Vlasov** -- :func:`bessel_ratio`, :func:`critical_beta_star`, :func:`k_sharp`;
+* **Wasserstein flows of time-dependent heads** -- :func:`interaction_energy`, :func:`flow_terms`,
+  :func:`symmetric_noise`, :func:`wasserstein_flow` (:class:`WassersteinRun`), :func:`time_average`.
 
-Simulations are in floats (numpy); the hardmax cells and labels are exact.
+Choices are strings: ``mode`` ``"sa"`` or ``"usa"``; ``scheme`` ``"euler"``, ``"rk4"`` or
+``"solve_ivp"``; ``values`` ``"unit"`` or ``"scaled"``; ``weights`` ``"frozen"``, ``"ou"`` or
+``"oscillating"``; ``phase`` ``"in-phase"`` or ``"spread"``.  A fixed step that moves a
+token by more than 0.5 rad is refused as a blow-up.
 
->>> from tropattn.dynamics import critical_beta_star
->>> round(critical_beta_star(2), 4)
+>>> round(critical_beta_star(2), 4)                 # the McKean-Vlasov threshold on the circle
 2.4469
+>>> import numpy as np
+>>> X = random_tokens(6, 3, np.random.default_rng(0))
+>>> bool(energy_rate(X, np.eye(3), 1.0) >= 0)       # one SA head ascends its interaction energy
+True
 """
 
+from .._face import face
 from ._clusters import (cluster_sizes, clustered_tokens, detect_clusters, inter_cluster_mass, inter_cluster_odds,
-                       mass_bound, overlap_gap, overlaps)
+                        mass_bound, overlap_gap, overlaps)
 from ._condensation import condensation_sweep, condensed_state, critical_beta, order_parameters
-from ._equiangular import VALUE_CONVENTIONS, clustering_time, equiangular_tokens, rho_rate, rho_trajectory
+from ._equiangular import clustering_time, equiangular_tokens, rho_rate, rho_trajectory
 from ._hardmax import (collinearity_residual, deviation_time, dominance_diagram, dominance_polynomial,
-                      exponential_rate, hardmax_flow, least_margin, hardmax_step, hardmax_targets, self_dominant, soft_flow,
-                      soft_step, vertex_count)
+                       exponential_rate, hardmax_flow, hardmax_step, hardmax_targets, least_margin, self_dominant,
+                       soft_flow, soft_step, vertex_count)
 from ._mckean_vlasov import bessel_ratio, critical_beta_star, k_sharp
-from ._sphere import (MAX_ANGLE_STEP, MODES, SCHEMES, Trajectory, attention_weights, check_beta, check_heads,
-                     check_tokens, energy, energy_rate, head_velocities, random_symmetric, random_tokens, scores,
-                     simulate, velocity)
-from ._wasserstein import (PHASES, WEIGHT_LAWS, WassersteinRun, flow_terms, interaction_energy, symmetric_noise,
-                          time_average, wasserstein_flow)
+from ._sphere import (Trajectory, attention_weights, energy, energy_rate, head_velocities, random_symmetric,
+                      random_tokens, scores, simulate, velocity)
+from ._wasserstein import (WassersteinRun, flow_terms, interaction_energy, symmetric_noise, time_average,
+                           wasserstein_flow)
 
 __all__ = [
-    "MODES", "SCHEMES", "MAX_ANGLE_STEP", "check_beta", "check_tokens", "check_heads", "scores",
-    "attention_weights", "head_velocities", "velocity", "energy", "energy_rate", "random_tokens",
+    "scores", "attention_weights", "head_velocities", "velocity", "energy", "energy_rate", "random_tokens",
     "random_symmetric", "Trajectory", "simulate",
-    "VALUE_CONVENTIONS", "rho_rate", "rho_trajectory", "equiangular_tokens", "clustering_time",
+    "rho_rate", "rho_trajectory", "equiangular_tokens", "clustering_time",
     "overlaps", "overlap_gap", "inter_cluster_mass", "inter_cluster_odds", "mass_bound", "detect_clusters",
     "cluster_sizes", "clustered_tokens",
     "dominance_polynomial", "dominance_diagram", "hardmax_targets", "hardmax_step", "soft_step", "hardmax_flow",
-    "soft_flow", "self_dominant", "vertex_count", "collinearity_residual", "deviation_time", "least_margin", "exponential_rate",
+    "soft_flow", "self_dominant", "vertex_count", "collinearity_residual", "deviation_time", "least_margin",
+    "exponential_rate",
     "order_parameters", "condensed_state", "condensation_sweep", "critical_beta",
     "bessel_ratio", "critical_beta_star", "k_sharp",
-    "WEIGHT_LAWS", "PHASES", "interaction_energy", "flow_terms", "symmetric_noise", "WassersteinRun",
-    "wasserstein_flow", "time_average",
+    "interaction_energy", "flow_terms", "symmetric_noise", "WassersteinRun", "wasserstein_flow", "time_average",
 ]
+
+__getattr__, __dir__ = face(__name__, __all__, moved={
+    "MODES": "internal; mode is 'sa' or 'usa'",
+    "SCHEMES": "internal; scheme is 'euler', 'rk4' or 'solve_ivp'",
+    "MAX_ANGLE_STEP": "internal; a fixed step moving a token by more than 0.5 rad is refused",
+    "VALUE_CONVENTIONS": "internal; values is 'unit' or 'scaled'",
+    "WEIGHT_LAWS": "internal; weights is 'frozen', 'ou' or 'oscillating'",
+    "PHASES": "internal; phase is 'in-phase' or 'spread'",
+    "check_beta": "tropattn._validate.positive_float (internal: every function checks its beta)",
+    "check_tokens": "internal; simulate(..., normalize=True) projects tokens onto the sphere",
+    "check_heads": "internal; every function checks its score matrices",
+})

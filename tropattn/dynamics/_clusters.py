@@ -32,11 +32,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._lazy import lazy_import
 from ..errors import DegenerateInputError, InvalidInputError
+from ..soft import softmax
 from ._sphere import check_beta
 
 __all__ = ["overlaps", "overlap_gap", "inter_cluster_mass", "inter_cluster_odds", "mass_bound", "detect_clusters",
            "cluster_sizes", "clustered_tokens"]
+
+csgraph = lazy_import("scipy.sparse.csgraph")
 
 
 def overlaps(X, M=None):
@@ -140,7 +144,7 @@ def inter_cluster_odds(X, labels, beta, M=None):
     S = beta * overlaps(X, M)
     lab = _labels(labels, len(S))
     same = lab[:, None] == lab[None, :]
-    W = np.exp(S - S.max(axis=1, keepdims=True))
+    W = softmax(S, axis=1)
     return np.where(~same, W, 0).sum(axis=1) / np.where(same, W, 0).sum(axis=1)
 
 
@@ -261,10 +265,8 @@ def detect_clusters(X, threshold=0.999):
     >>> detect_clusters([[1.0, 0.0], [0.0, 1.0], [1.0, 1e-4]]).tolist()
     [0, 1, 0]
     """
-    from scipy.sparse.csgraph import connected_components
-
     S = overlaps(X)
-    _, lab = connected_components(S >= threshold, directed=False)
+    _, lab = csgraph.connected_components(S >= threshold, directed=False)
     _, first = np.unique(lab, return_index=True)
     order = np.argsort(np.argsort(first))
     return order[lab]

@@ -31,7 +31,8 @@ import numpy as np
 from ..errors import DegenerateInputError
 from ._clusters import cluster_sizes, detect_clusters
 from ._equiangular import VALUE_CONVENTIONS
-from ._sphere import check_beta, check_choice, random_tokens, simulate
+from .._validate import choice
+from ._sphere import check_beta, random_tokens, simulate
 
 __all__ = ["order_parameters", "condensed_state", "condensation_sweep", "critical_beta"]
 
@@ -104,7 +105,7 @@ def condensed_state(beta, n, d, T, seed, values="scaled", dt=0.05):
     ((16, 8), 1.0)
     """
     beta = check_beta(beta)
-    check_choice(values, "values", VALUE_CONVENTIONS)
+    choice(values, "values", VALUE_CONVENTIONS)
     X = random_tokens(int(n), int(d), np.random.default_rng(seed))
     M, b = (beta * np.eye(d), 1.0) if values == "scaled" else (np.eye(d), beta)
     speed = beta if values == "scaled" else 1.0

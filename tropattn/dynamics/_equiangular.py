@@ -29,21 +29,22 @@ import math
 
 import numpy as np
 
+from .._lazy import lazy_import
+from .._validate import bounded_float, choice
 from ..errors import InvalidInputError
-from ._sphere import MODES, check_beta, check_choice
+from ._sphere import MODES, check_beta, check_positive
 
 __all__ = ["VALUE_CONVENTIONS", "rho_rate", "rho_trajectory", "equiangular_tokens", "clustering_time"]
+
+integrate = lazy_import("scipy.integrate")
 
 #: ``"unit"``: head ``M = m I`` with the score ``beta m``; ``"scaled"``: the head is ``D = beta m I``.
 VALUE_CONVENTIONS = ("unit", "scaled")
 
 
 def _check_rho(rho, n, what="rho"):
-    lo = -1.0 / (n - 1)
-    if not (math.isfinite(rho) and lo <= rho <= 1):
-        raise InvalidInputError(f"{what} = {rho!r}; an equiangular overlap of {n} unit vectors lies in "
-                                f"[-1/(n-1), 1] = [{lo:.4g}, 1]")
-    return float(rho)
+    return bounded_float(rho, what, -1.0 / (n - 1), 1.0,
+                         meaning=f"an equiangular overlap of {n} unit vectors, in [-1/(n-1), 1],")
 
 
 def rho_rate(rho, beta, n, mode="sa", m=(1.0,)):
@@ -83,7 +84,7 @@ def rho_rate(rho, beta, n, mode="sa", m=(1.0,)):
         elif mode == "usa":
             out = out + core * np.exp(beta * mh * rho) / n
         else:
-            check_choice(mode, "mode", MODES)
+            choice(mode, "mode", MODES)
     return out
 
 
@@ -122,11 +123,9 @@ def rho_trajectory(rho0, beta, n, T, mode="sa", m=(1.0,), t_eval=None):
     >>> bool(0 < r[-1] < 1)
     True
     """
-    from scipy.integrate import solve_ivp
-
-    beta, T = check_beta(beta), check_beta(T, "T")
+    beta, T = check_beta(beta), check_positive(T, "T", "the time horizon")
     rho0 = _check_rho(rho0, n, "rho0")
-    sol = solve_ivp(lambda _, r: rho_rate(r, beta, n, mode, m), (0.0, T), [rho0], t_eval=t_eval,
+    sol = integrate.solve_ivp(lambda _, r: rho_rate(r, beta, n, mode, m), (0.0, T), [rho0], t_eval=t_eval,
                     rtol=1e-11, atol=1e-13, method="DOP853")
     return sol.t, sol.y[0]
 
@@ -204,14 +203,12 @@ def clustering_time(beta, n, rho_a=0.1, rho_b=0.9, mode="sa", m=1.0, values="uni
     >>> bool(np.isclose(clustering_time(1.0, 8, mode="usa", values="scaled"), t_unit))   # beta m = 1
     True
     """
-    from scipy.integrate import quad
-
     beta = check_beta(beta)
     rho_a, rho_b = _check_rho(rho_a, n, "rho_a"), _check_rho(rho_b, n, "rho_b")
     if not rho_a < rho_b < 1:
         raise InvalidInputError(f"need rho_a < rho_b < 1; got {rho_a:g}, {rho_b:g}")
-    check_choice(values, "values", VALUE_CONVENTIONS)
+    choice(values, "values", VALUE_CONVENTIONS)
     # f(rho) carries a factor e^{-beta m (1 - rho)}: integrate e^{-...}-scaled to keep quad accurate
-    val, _ = quad(lambda r: 1.0 / float(rho_rate(r, beta, n, mode, (m,))), rho_a, rho_b, epsabs=0, epsrel=1e-10,
+    val, _ = integrate.quad(lambda r: 1.0 / float(rho_rate(r, beta, n, mode, (m,))), rho_a, rho_b, epsabs=0, epsrel=1e-10,
                   limit=200)
     return val / (beta * m) if values == "scaled" else val

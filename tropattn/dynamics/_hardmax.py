@@ -35,8 +35,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InvalidInputError
+from .._validate import bounded_float, float_array
 from ..geometry import PowerDiagram, convex_hull
+from ..soft import attend
 from ..tropical import TropicalPolynomial
 from ._sphere import check_beta, check_heads
 
@@ -46,17 +47,11 @@ __all__ = ["dominance_polynomial", "dominance_diagram", "hardmax_targets", "hard
 
 
 def _tokens(X):
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2 or X.size == 0 or not np.all(np.isfinite(X)):
-        raise InvalidInputError("tokens must be a nonempty (n, d) array of finite numbers")
-    return X
+    return float_array(X, "tokens", ndim=2)
 
 
 def _gamma(gamma):
-    g = float(gamma)
-    if not 0 < g <= 1:
-        raise InvalidInputError(f"gamma = {gamma!r}; the Frank-Wolfe step size must lie in (0, 1]")
-    return g
+    return bounded_float(gamma, "gamma", 0, 1, meaning="the Frank-Wolfe step size", open_lo=True)
 
 
 def dominance_polynomial(X, B):
@@ -221,10 +216,7 @@ def soft_step(X, B, beta, gamma):
     >>> soft_step(X, np.eye(2), 50.0, 0.5)[2].round(3).tolist()    # close to the hardmax (0.6, 0.05)
     [0.596, 0.053]
     """
-    S = beta * (X @ np.asarray(B, dtype=float).T @ X.T)
-    W = np.exp(S - S.max(axis=1, keepdims=True))
-    W /= W.sum(axis=1, keepdims=True)
-    return X + gamma * (W @ X - X)
+    return X + gamma * (attend(X @ np.asarray(B, dtype=float).T, X, X, beta) - X)
 
 
 def self_dominant(X, B, diagram=None):

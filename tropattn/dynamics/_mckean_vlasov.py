@@ -21,18 +21,20 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 
+from .._lazy import lazy_import
+from .._validate import positive_int
 from ..errors import InvalidInputError
 from ._sphere import check_beta
 
 __all__ = ["bessel_ratio", "critical_beta_star", "k_sharp"]
 
+special = lazy_import("scipy.special")
+optimize = lazy_import("scipy.optimize")
+
 
 def _check_d(d):
-    if not (isinstance(d, (int, np.integer)) and d >= 2):
-        raise InvalidInputError(f"d = {d!r}; the sphere S^(d-1) needs an integer dimension d >= 2")
-    return int(d)
+    return positive_int(d, "d", minimum=2, meaning="the dimension of the sphere S^(d-1)")
 
 
 def bessel_ratio(beta, nu):
@@ -55,9 +57,7 @@ def bessel_ratio(beta, nu):
     >>> round(bessel_ratio(1e-6, 1.0) / 1e-6, 6)       # ~ beta / (2 (nu + 1)) as beta -> 0
     0.25
     """
-    from scipy.special import ive
-
-    return float(ive(nu + 1, beta) / ive(nu, beta))
+    return float(special.ive(nu + 1, beta) / special.ive(nu, beta))
 
 
 def critical_beta_star(d):
@@ -88,15 +88,13 @@ def critical_beta_star(d):
     >>> round(b, 4), round(bessel_ratio(b, 1.5) * 3, 12)         # the ratio equals 1/d at the root
     (1.8162, 1.0)
     """
-    from scipy.optimize import brentq
-
     d = _check_d(d)
     if d > 200:
         raise InvalidInputError(f"d = {d}; beta*(d) is computed for 2 <= d <= 200 (I_(d/2) underflows in floats "
                                 "beyond; beta*(d) -> 1 as d grows)")
     nu = d / 2
     f = lambda b: bessel_ratio(b, nu) - 1.0 / d     # noqa: E731
-    return float(brentq(f, 0.5, 4.0, xtol=1e-14, rtol=1e-15))
+    return float(optimize.brentq(f, 0.5, 4.0, xtol=1e-14, rtol=1e-15))
 
 
 def k_sharp(beta, d):
@@ -126,9 +124,7 @@ def k_sharp(beta, d):
     >>> bool(k_sharp(5.0, 2) < k_sharp(1.0, 2) < 1.0)     # d = 2: K# -> 1 as beta -> 0, then falls
     True
     """
-    from scipy.special import gammaln, ive
-
     beta, d = check_beta(beta), _check_d(d)
     nu = d / 2
-    log_k = nu * math.log(beta) - nu * math.log(2) - gammaln(nu) - (math.log(ive(nu, beta)) + beta)
+    log_k = nu * math.log(beta) - nu * math.log(2) - special.gammaln(nu) - (math.log(special.ive(nu, beta)) + beta)
     return float(math.exp(log_k))

@@ -37,12 +37,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import positive_float
+from .._config import config
+from .._lazy import lazy_import
+from .._validate import choice, float_array, positive_float
 from ..errors import DegenerateInputError, InternalError, InvalidInputError
+from ..soft import attend, softmax
 
-__all__ = ["check_choice", "MODES", "SCHEMES", "MAX_ANGLE_STEP", "check_beta", "check_tokens", "check_heads", "scores",
-           "attention_weights", "head_velocities", "velocity", "energy", "energy_rate", "random_tokens",
+__all__ = ["MODES", "SCHEMES", "MAX_ANGLE_STEP", "check_beta", "check_positive", "check_tokens", "check_heads",
+           "scores", "attention_weights", "head_velocities", "velocity", "energy", "energy_rate", "random_tokens",
            "random_symmetric", "Trajectory", "simulate"]
+
+integrate = lazy_import("scipy.integrate")
 
 #: The two attention normalisations.
 MODES = ("sa", "usa")
@@ -51,79 +56,34 @@ SCHEMES = ("euler", "rk4", "solve_ivp")
 #: A fixed step that moves a token by more than this (radians, before renormalisation) is a blow-up.
 MAX_ANGLE_STEP = 0.5
 _SPHERE_TOL = 1e-9
-_BLOCK = 1 << 17          # score entries per block in velocity() (1 MiB of float64: stays in cache)
 
 
-def check_beta(beta, what="beta"):
-    """``beta`` as a positive finite float, else :class:`InvalidInputError`.
-
-    Parameters
-    ----------
-    beta : number
-        The value to check.
-    what : str, optional
-        Its name in the error message (default ``"beta"``; also used for ``T`` and ``dt``).
-
-    Returns
-    -------
-    float
-        ``float(beta)``.
-
-    Raises
-    ------
-    InvalidInputError
-        If ``beta`` is not a number, not finite, or ``<= 0``.
+def check_beta(beta, name="beta"):
+    """``beta`` as a positive finite float: the inverse temperature (or another one of its kind).
 
     Examples
     --------
     >>> check_beta(2)
     2.0
+    >>> check_beta(0)
+    Traceback (most recent call last):
+    ...
+    tropattn.errors.InvalidInputError: beta = 0; the inverse temperature must be a positive finite number
     """
-    return positive_float(beta, what, "the inverse temperature must be a positive finite number")
+    return positive_float(beta, name, rule="the inverse temperature must be a positive finite number")
 
 
-def check_choice(value, name, choices):
-    """``value`` if it is one of ``choices``, else an InvalidInputError listing them.
-
-    Parameters
-    ----------
-    value : object
-    name : str
-        Its name in the message.
-    choices : sequence of str
-
-    Returns
-    -------
-    object
-        ``value``.
-
-    Raises
-    ------
-    InvalidInputError
-        ``value`` is not among ``choices``.
+def check_positive(value, name, meaning):
+    """``value`` as a positive finite float, the message naming ``name`` and its ``meaning``.
 
     Examples
     --------
-    >>> check_choice("sa", "mode", ("sa", "usa"))
-    'sa'
+    >>> check_positive(0, "dt", "the time step")
+    Traceback (most recent call last):
+    ...
+    tropattn.errors.InvalidInputError: dt = 0; the time step must be a positive finite number
     """
-    if value not in choices:
-        raise InvalidInputError(f"{name} = {value!r}; use one of {', '.join(choices)}")
-    return value
-
-
-def _finite_array(x, what, ndim):
-    try:
-        a = np.array(x, dtype=float)
-    except (TypeError, ValueError):
-        raise InvalidInputError(f"{what} must be an array of numbers") from None
-    if a.ndim != ndim:
-        raise InvalidInputError(f"{what} must be a {ndim}-d array; got shape {a.shape}")
-    if a.size == 0:
-        raise InvalidInputError(f"{what} is empty; give at least one entry")
-    if not np.all(np.isfinite(a)):
-        raise InvalidInputError(f"{what} contains NaN or infinity; every entry must be a finite number")
-    return a
+    return positive_float(value, name, rule=f"{meaning} must be a positive finite number")
 
 
 def check_tokens(X, normalize=False):
@@ -155,7 +115,7 @@ def check_tokens(X, normalize=False):
     >>> X.tolist(), len(caught)
     ([[0.6, 0.8]], 1)
     """
-    X = _finite_array(X, "tokens", 2)
+    X = float_array(X, "tokens", ndim=2)
     norms = np.linalg.norm(X, axis=1)
     off = np.abs(norms - 1.0) > _SPHERE_TOL
     if not off.any():
@@ -200,10 +160,11 @@ def check_heads(M, d, symmetric=True, what="score matrices"):
     >>> check_heads(np.eye(2), 2).shape
     (1, 2, 2)
     """
-    M = np.array(M, dtype=float) if not isinstance(M, np.ndarray) else M.astype(float)
+    M = float_array(M, what)
     if M.ndim == 2:
         M = M[None]
-    M = _finite_array(M, what, 3)
+    if M.ndim != 3:
+        raise InvalidInputError(f"{what} must have 3 axes (H, d, d) or 2 (d, d); got shape {M.shape}")
     if M.shape[1:] != (d, d):
         raise InvalidInputError(f"{what} have shape {M.shape[1:]}; tokens in R^{d} need {d}x{d} matrices")
     if symmetric:
@@ -228,8 +189,9 @@ def _values(X, M):
 
 
 def _row_blocks(n, H):
-    """Slices of query rows with about ``_BLOCK`` score entries each (``H * rows * n``), at least 8 rows."""
-    step = max(8, _BLOCK // (H * n))
+    """Slices of query rows with about ``config.dynamics_block_entries`` score entries each (``H * rows * n``),
+    at least 8 rows."""
+    step = max(8, config.dynamics_block_entries // (H * n))
     return [slice(a, a + step) for a in range(0, n, step)]
 
 
@@ -294,12 +256,10 @@ def _weights(Xq, MX, beta, mode, n):
     """Weights of the query rows ``Xq`` against all tokens (``MX = M_h x_j``), shape ``(H, q, n)``."""
     S = beta * np.matmul(Xq, np.swapaxes(MX, 1, 2))
     if mode == "sa":
-        S = S - S.max(axis=2, keepdims=True)
-        W = np.exp(S)
-        return W / W.sum(axis=2, keepdims=True)
+        return softmax(S, axis=2)
     if mode == "usa":
         return np.exp(S) / n
-    check_choice(mode, "mode", MODES)
+    choice(mode, "mode", MODES)
     raise InternalError(f"mode {mode!r} passed the check but has no weights")
 
 
@@ -366,7 +326,10 @@ def velocity(X, M, beta, mode="sa"):
     MX = _values(X, M)
     U = np.empty_like(X)
     for rows in _row_blocks(len(X), len(M)):
-        U[rows] = np.matmul(_weights(X[rows], MX, beta, mode, len(X)), MX).sum(axis=0)
+        if mode == "sa":                                   # the float forward of soft attention, summed over heads
+            U[rows] = attend(X[rows], MX, MX, beta).sum(axis=0)
+        else:
+            U[rows] = np.matmul(_weights(X[rows], MX, beta, mode, len(X)), MX).sum(axis=0)
     return _project(X, U)
 
 
@@ -567,9 +530,9 @@ def simulate(X0, M, beta, T, dt=0.01, mode="sa", scheme="rk4", record_every=1, n
     n, d = X.shape
     M = check_heads(M, d)
     beta = check_beta(beta)
-    T, dt = check_beta(T, "T"), check_beta(dt, "dt")
-    check_choice(mode, "mode", MODES)
-    check_choice(scheme, "scheme", SCHEMES)
+    T, dt = check_positive(T, "T", "the time horizon"), check_positive(dt, "dt", "the time step")
+    choice(mode, "mode", MODES)
+    choice(scheme, "scheme", SCHEMES)
     steps = max(1, int(round(T / dt)))
     dt = T / steps
     if scheme == "solve_ivp":
@@ -587,15 +550,13 @@ def simulate(X0, M, beta, T, dt=0.01, mode="sa", scheme="rk4", record_every=1, n
 
 
 def _simulate_ivp(X, M, beta, T, steps, mode, rtol, atol):
-    from scipy.integrate import solve_ivp
-
     n, d = X.shape
 
     def rhs(_, y):
         return velocity(y.reshape(n, d), M, beta, mode).ravel()
 
     t_eval = np.linspace(0.0, T, steps + 1)
-    sol = solve_ivp(rhs, (0.0, T), X.ravel(), t_eval=t_eval, rtol=rtol, atol=atol)
+    sol = integrate.solve_ivp(rhs, (0.0, T), X.ravel(), t_eval=t_eval, rtol=rtol, atol=atol)
     if not sol.success or not np.all(np.isfinite(sol.y)):
         raise DegenerateInputError(f"solve_ivp failed at t <= {T:g}: {sol.message}; try a smaller beta or T")
     states = sol.y.T.reshape(-1, n, d)

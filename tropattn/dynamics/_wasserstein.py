@@ -43,8 +43,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import DegenerateInputError, InvalidInputError
-from ._sphere import MAX_ANGLE_STEP, check_beta, check_choice, check_heads, check_tokens, energy, head_velocities, scores
+from ..errors import DegenerateInputError
+from .._validate import bounded_float, choice
+from ._sphere import MAX_ANGLE_STEP, check_heads, check_positive, check_tokens, energy, head_velocities, scores
 
 __all__ = ["WEIGHT_LAWS", "PHASES", "interaction_energy", "flow_terms", "symmetric_noise", "WassersteinRun",
            "wasserstein_flow", "time_average"]
@@ -227,12 +228,10 @@ def wasserstein_flow(X0, D0, T, dt=0.01, weights="frozen", sigma=0.0, phase="in-
     n, d = X.shape
     D = check_heads(D0, d, what="head matrices D_h").copy()
     H = len(D)
-    T, dt = check_beta(T, "T"), check_beta(dt, "dt")
-    check_choice(weights, "weights", WEIGHT_LAWS)
-    check_choice(phase, "phase", PHASES)
-    sigma = float(sigma)
-    if not (np.isfinite(sigma) and sigma >= 0):
-        raise InvalidInputError(f"sigma = {sigma!r}; the noise level must be a finite number >= 0")
+    T, dt = check_positive(T, "T", "the time horizon"), check_positive(dt, "dt", "the time step")
+    choice(weights, "weights", WEIGHT_LAWS)
+    choice(phase, "phase", PHASES)
+    sigma = bounded_float(sigma, "sigma", 0, np.inf, meaning="the noise level", open_hi=True)
     if weights == "frozen":
         sigma = 0.0
     rng = np.random.default_rng(seed)

@@ -24,10 +24,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InvalidInputError, ModelFileError
+from .._lazy import lazy_import
+from ..errors import InvalidInputError, MissingDependencyError, ModelFileError
 from ._skeleton import Attention, Block, Norm, context_forward, make_skeleton
 
 __all__ = ["read_state_dict", "gpt2_blocks", "gpt2_heads", "load_gpt2", "gpt2_context"]
+
+safetensors_numpy = lazy_import("safetensors.numpy", extra="safetensors")
 
 _BLOCK_NAMES = ("ln_1.weight", "ln_1.bias", "attn.c_attn.weight", "attn.c_attn.bias", "attn.c_proj.weight",
                 "attn.c_proj.bias", "ln_2.weight", "ln_2.bias", "mlp.c_fc.weight", "mlp.c_fc.bias",
@@ -50,8 +53,8 @@ def read_state_dict(path) -> dict:
 
     Raises
     ------
-    InvalidInputError
-        If the safetensors package is missing.
+    MissingDependencyError
+        If the safetensors package is missing (``pip install 'tropattn[safetensors]'``).
     ModelFileError
         If the file does not exist or is not a ``.safetensors`` file.
 
@@ -64,14 +67,12 @@ def read_state_dict(path) -> dict:
     >>> {k: (v.dtype.name, v.shape) for k, v in read_state_dict(path).items()}    # widened to float64
     {'wte.weight': ('float64', (2, 2))}
     """
-    try:
-        from safetensors.numpy import load_file
-    except ImportError:
-        raise InvalidInputError("reading .safetensors needs the safetensors package: pip install safetensors") from None
     if not Path(path).is_file():
         raise ModelFileError(f"no such file: {path}")
     try:
-        raw = load_file(str(path))
+        raw = safetensors_numpy.load_file(str(path))
+    except MissingDependencyError:
+        raise
     except Exception as exc:  # safetensors raises its own error types
         raise ModelFileError(f"cannot read {path} as .safetensors: {exc}") from None
     return {k: np.asarray(v, dtype=np.float64) for k, v in raw.items()}

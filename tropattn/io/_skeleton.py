@@ -30,13 +30,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..attention import FFN, Head, Layer, Transformer
-from ..attention._slicing import precompose_head, precompose_layer
+from .._lazy import lazy_import
+from ..attention import FFN, Head, Layer, Transformer, precompose_head, precompose_layer
 from ..errors import InvalidInputError, QuadraticWallError
 from ..exact import to_rational, to_rational_matrix, to_rational_vector
+from ..soft import attend
 
-__all__ = ["Norm", "Attention", "Block", "Skeleton", "check_options", "context_forward", "build_skeleton",
-           "layer_norm", "ACTIVATIONS", "query_path", "slice_grid", "make_skeleton"]
+__all__ = ["Norm", "Attention", "Block", "Skeleton", "check_options", "attention_forward", "context_forward",
+           "build_skeleton", "layer_norm", "ACTIVATIONS", "query_path", "slice_grid", "make_skeleton"]
+
+special = lazy_import("scipy.special")
 
 
 @dataclass(frozen=True)
@@ -121,9 +124,7 @@ def _gelu_tanh(z):
 
 
 def _gelu(z):
-    from scipy.special import erf
-
-    return 0.5 * z * (1 + erf(z / math.sqrt(2)))
+    return 0.5 * z * (1 + special.erf(z / math.sqrt(2)))
 
 
 ACTIVATIONS = {"relu": lambda z: np.maximum(z, 0), "gelu": _gelu, "gelu_tanh": _gelu_tanh}
@@ -219,20 +220,55 @@ def check_options(blocks, layernorm=None, self_key=None, activation=None, self_a
                                     f"{', '.join(ACTIVATIONS)}")
 
 
+def attention_forward(attn: Attention, Z, Y, *, mask=None, sharpness=1.0):
+    """The float forward of one attention block: ``b_O + sum_h attend(Q_h, K_h, V_h)`` and the labels.
+
+    Scores are ``q . k / sqrt(d_k)`` (:func:`tropattn.soft.attend`); ``sharpness=None`` is hard
+    attention (the argmax key's value), a number ``c`` is ``softmax(c * score)``.
+
+    Parameters
+    ----------
+    attn : Attention
+        The weights.
+    Z : (n, d) ndarray
+        The queries' attention inputs.
+    Y : (N, d) ndarray
+        The keys' attention inputs (the context).
+    mask : (n, N) bool array, optional
+        True where a query may not read a key (causal attention).
+    sharpness : float or None, optional
+        Inverse temperature on the scaled scores (default 1: the model's own softmax); None: argmax.
+
+    Returns
+    -------
+    out : numpy.ndarray
+        Shape ``(n, d)``: the block's attention output (out-projection and its bias applied).
+    labels : numpy.ndarray
+        Shape ``(n, heads)``: each head's argmax key.
+
+    Examples
+    --------
+    >>> I, z = np.eye(2)[None], np.zeros((1, 2))
+    >>> attn = Attention(I, z, I, z, I, z, np.eye(2), np.zeros(2))      # one head, identity weights
+    >>> out, labels = attention_forward(attn, np.array([[2.0, 1.0]]), np.eye(2), sharpness=None)
+    >>> out.tolist(), labels.tolist()                                  # key 0 wins: its value (1, 0)
+    ([[1.0, 0.0]], [[0]])
+    """
+    out = np.zeros((len(Z), attn.W_O.shape[0])) + attn.b_O
+    labels = []
+    for h, (K, V) in enumerate(attn.keys_values(Y)):
+        Q = Z @ attn.W_Q[h].T + attn.b_Q[h]
+        o, S = attend(Q, K, V, 1 / math.sqrt(K.shape[1]), mask=mask, beta=1.0 if sharpness is None else sharpness,
+                      hard=sharpness is None, return_scores=True)
+        out += o
+        labels.append(S.argmax(axis=1))
+    return out, np.stack(labels, axis=1)
+
+
 def _causal_attention(attn: Attention, Z, Y):
     """Soft causal attention output for the rows of ``Z`` (queries) against ``Y`` (same length)."""
     n = len(Z)
-    mask = np.triu(np.ones((n, n), dtype=bool), 1)
-    out = np.zeros((n, attn.W_O.shape[0])) + attn.b_O
-    for h, (K, V) in enumerate(attn.keys_values(Y)):
-        Q = Z @ attn.W_Q[h].T + attn.b_Q[h]
-        S = Q @ K.T / math.sqrt(K.shape[1])
-        S[mask] = -np.inf
-        S = S - S.max(axis=1, keepdims=True)
-        P = np.exp(S)
-        P /= P.sum(axis=1, keepdims=True)
-        out += P @ V
-    return out
+    return attention_forward(attn, Z, Y, mask=np.triu(np.ones((n, n), dtype=bool), 1))[0]
 
 
 def _norm(X, norm, mode, sigma=None):
@@ -344,19 +380,8 @@ def query_path(blocks, Ys, X, layernorm="drop", sigmas=None, sharpness=None, act
 
     for blk, Y in zip(blocks, Ys):
         Z = norm(X, blk.norm1) if blk.norm_first else X
-        out = np.zeros((n, blk.attn.W_O.shape[0])) + blk.attn.b_O
-        lab = []
-        for h, (K, V) in enumerate(blk.attn.keys_values(Y)):
-            S = (Z @ blk.attn.W_Q[h].T + blk.attn.b_Q[h]) @ K.T / math.sqrt(K.shape[1])
-            j = S.argmax(axis=1)
-            lab.append(j)
-            if sharpness is None:
-                out += V[j]
-            else:
-                T = S * sharpness
-                P = np.exp(T - T.max(axis=1, keepdims=True))
-                out += (P / P.sum(axis=1, keepdims=True)) @ V
-        labels.append(np.stack(lab, axis=1))
+        out, lab = attention_forward(blk.attn, Z, Y, sharpness=sharpness)
+        labels.append(lab)
         X = X + out if blk.residual else out
         if not blk.norm_first:
             X = norm(X, blk.norm1)

@@ -13,10 +13,9 @@ import os
 import numpy as np
 
 from .._lazy import lazy_import
-from ..attention._soft import head_arrays
+from ..attention import head_arrays, resolve_box
 from ..errors import InvalidInputError
 from ..geometry import PowerDiagram
-from ..temperature import resolve_box
 
 __all__ = ["pyplot", "save", "check_dim", "colors", "box_of", "as_diagram", "as_head", "head_palettes",
            "mix_colors", "axis_titles", "label_size", "label_sites"]
@@ -125,7 +124,7 @@ def as_diagram(obj):
     Parameters
     ----------
     obj : PowerDiagram, Head or head form
-        Anything :func:`tropattn.attention._soft.head_arrays` reads (e.g. ``(keys, offsets)``).
+        Anything :func:`tropattn.attention.head_arrays` reads (e.g. ``(keys, offsets)``).
 
     Returns
     -------
@@ -363,14 +362,14 @@ def label_sites(ax, sites, lo, hi, prefix="a"):
 
 
 def box_of(obj, box):
-    """The drawing box of one head or diagram (see :func:`tropattn.temperature.resolve_box`).
+    """The drawing box of one head or diagram (see :func:`tropattn.attention.resolve_box`).
 
     Parameters
     ----------
     obj : Head, PowerDiagram or head form
         The head.
     box : None, float or (lo, hi)
-        None: a box around the keys; otherwise as :func:`~tropattn.temperature.resolve_box`.
+        None: a box around the keys; otherwise as :func:`~tropattn.attention.resolve_box`.
 
     Returns
     -------

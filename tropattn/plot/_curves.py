@@ -22,10 +22,9 @@ from pathlib import Path
 import numpy as np
 
 from .._lazy import lazy_import
-from ..attention._soft import as_heads
+from ..attention import as_heads, resolve_box
 from ..errors import InvalidInputError
 from ..geometry import PowerDiagram, clip_polygon, convex_hull, upper_hull
-from ..temperature import resolve_box
 from ..tropical import TropicalPolynomial, curve_edges, parse_polynomial
 from ._common import colors, pyplot, save
 from ._power import draw_cells, overlay_diagram
@@ -316,7 +315,7 @@ def plot_minkowski_heads(heads, path, box=None, dpi=120):
     heads : a list of heads (or a layer)
     path : str or Path
     box : None, R or (lo, hi)
-        The window of the overlay (default :func:`tropattn.temperature.default_box`).
+        The window of the overlay (default :func:`tropattn.attention.default_box`).
 
     Returns
     -------

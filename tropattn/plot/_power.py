@@ -14,9 +14,8 @@ from pathlib import Path
 
 
 from .._lazy import lazy_import
-from ..attention._soft import as_heads
+from ..attention import as_heads, default_box, resolve_box
 from ..geometry import PowerDiagram
-from ..temperature import default_box, resolve_box
 from ._common import (as_diagram, axis_titles, box_of, check_dim, colors, head_palettes, label_size, label_sites,
                      mix_colors, pyplot, save)
 
@@ -121,7 +120,7 @@ def plot_power_diagram(diagram_or_head, box=None, ax=None, title=None):
     ----------
     diagram_or_head : PowerDiagram, Head, or a head as ``(keys, offsets[, values])``
     box : None, R, or (lo, hi)
-        The window; default :func:`tropattn.temperature.default_box`.
+        The window; default :func:`tropattn.attention.default_box`.
     ax : matplotlib Axes, optional
         Drawn into if given, else a new figure is made.
     title : str, optional
@@ -191,7 +190,7 @@ def overlay_diagram(hs):
 def overlay_box(heads, box=None) -> tuple:
     """``(lo, hi, shown, total)``: the drawing box of a layer's overlay and how many regions it shows.
 
-    With ``box=None`` the box starts at :func:`~tropattn.temperature.default_box` (the
+    With ``box=None`` the box starts at :func:`~tropattn.attention.default_box` (the
     walls nearest the origin) and grows by 1.5 until every overlay region meets it
     (decided by exact clipping), so ``shown == total``: every region ``tropattn count``
     finds is drawn.

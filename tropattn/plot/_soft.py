@@ -6,9 +6,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..attention._soft import head_arrays, soft_weights
+from ..attention import head_arrays, resolve_box
 from ..errors import InvalidInputError
-from ..temperature import pointwise_defects, resolve_box
+from ..soft import pointwise_defects, soft_weights
 from ._common import as_diagram, axis_titles, check_dim, colors, label_sites, pyplot, save
 
 __all__ = ["plot_soft_weights"]

@@ -18,8 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..tasks._dyck import format_sequence
-from ..tasks._markov import detect_plateaus, plateau_levels, stage_times
+from ..tasks import detect_plateaus, format_sequence, plateau_levels, stage_times
 from ._common import colors, pyplot, save
 from ._power import draw_cells
 

@@ -1,29 +1,44 @@
-"""Structured tasks as constructive models (docs/THEORY.md §9).
+"""Structured tasks as constructive models (docs/THEORY.md §9), and float simulations of their training.
 
-* :mod:`tropattn.tasks._dyck` -- Dyck-(k, m) words, their depth / match / top-of-stack
-  oracles, and an exact two-layer hard-attention transformer whose layer 2 selects the
-  top of the stack as the argmax of a max-plus score (a power diagram in query space);
-* :mod:`tropattn.tasks._markov` -- the surrogate gradient flow of staged sparse attention
-  (heads with values ``V_k`` and attention ``s_k`` on the simplex) and the high-order Markov
-  teacher chain it models;
-* :mod:`tropattn.tasks._trained` -- optional (torch): a tiny trained two-layer one-head
-  transformer on Dyck words, its top-of-stack attention mass and the same knockout.
+* **Dyck words** -- :func:`generate`, :func:`depths`, :func:`matches`, :func:`top_of_stack`,
+  :func:`closing_positions`, :func:`format_sequence`;
+* **the exact Dyck transformer** -- :class:`DyckModel` (two layers; layer 2 selects the top of the
+  stack as the argmax of a max-plus score, a power diagram in query space), :func:`hard_accuracy`
+  (with the knockout and the depth ablation), :func:`soft_sweep` (:class:`SoftRow`: softmax at
+  inverse temperature ``beta`` against the §5 bounds of :mod:`tropattn.soft`);
+* **staged sparse attention** (the surrogate gradient flow of a high-order Markov task) --
+  :func:`target`, :func:`plateau_levels`, :func:`loss`, :func:`vector_field`, :func:`initial_state`,
+  :func:`simulate` (:class:`Trajectory`), :func:`detect_plateaus` (:class:`Plateau`),
+  :func:`stage_times`, :func:`stage_table` (:class:`StageRow`), :func:`head_distances`,
+  :func:`attention_entropy`, :func:`harden`, :func:`hardening_gap`, :func:`hardening_bound`,
+  :func:`sharpen`; the teacher chain :func:`markov_teacher` (:class:`Teacher`);
+* **a trained model** (optional, torch) -- :func:`train_dyck` (:class:`TrainedDyck`, trained by
+  steps, seeded), :func:`measure_trained` (top-of-stack attention mass and its knockout).
 
->>> from tropattn.tasks import DyckModel, generate, hard_accuracy
+Every softmax here is :func:`tropattn.soft.softmax`.
+
 >>> hard_accuracy(DyckModel(2, 2, 6), generate(3, 6, 2, 2))["all"]
 1.0
+>>> depths((1, 2, -2, -1))                       # open type 1, open type 2, close 2, close 1
+(1, 2, 1, 0)
 """
 
-from ._dyck import (DyckModel, SoftRow, check_shape, closing_positions, depths, format_sequence, generate,
-                   hard_accuracy, matches, soft_sweep, top_of_stack)
+from .._face import face
+from ._dyck import (DyckModel, SoftRow, closing_positions, depths, format_sequence, generate, hard_accuracy, matches,
+                    soft_sweep, top_of_stack)
 from ._markov import (Plateau, StageRow, Teacher, Trajectory, attention_entropy, detect_plateaus, harden,
-                     hardening_bound, hardening_gap, head_distances, initial_state, loss, markov_teacher,
-                     plateau_levels, sharpen, simulate, stage_table, stage_times, target, vector_field)
+                      hardening_bound, hardening_gap, head_distances, initial_state, loss, markov_teacher,
+                      plateau_levels, sharpen, simulate, stage_table, stage_times, target, vector_field)
 from ._trained import TrainedDyck, measure_trained, train_dyck
 
-__all__ = ["DyckModel", "SoftRow", "check_shape", "closing_positions", "depths", "format_sequence", "generate",
-           "hard_accuracy", "matches", "soft_sweep", "top_of_stack",
-           "Plateau", "StageRow", "Teacher", "Trajectory", "attention_entropy", "detect_plateaus", "harden",
-           "hardening_bound", "hardening_gap", "head_distances", "initial_state", "loss", "markov_teacher",
-           "plateau_levels", "sharpen", "simulate", "stage_table", "stage_times", "target", "vector_field",
-           "TrainedDyck", "measure_trained", "train_dyck"]
+__all__ = ["generate", "depths", "matches", "top_of_stack", "closing_positions", "format_sequence",
+           "DyckModel", "hard_accuracy", "SoftRow", "soft_sweep",
+           "target", "plateau_levels", "loss", "vector_field", "initial_state", "Trajectory", "simulate",
+           "Plateau", "detect_plateaus", "stage_times", "StageRow", "stage_table", "head_distances",
+           "attention_entropy", "harden", "hardening_gap", "hardening_bound", "sharpen", "Teacher",
+           "markov_teacher",
+           "TrainedDyck", "train_dyck", "measure_trained"]
+
+__getattr__, __dir__ = face(__name__, __all__, moved={
+    "check_shape": "internal; generate, DyckModel and train_dyck check (length, k, m) and say what is wrong",
+})

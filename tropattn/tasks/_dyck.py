@@ -51,21 +51,15 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..attention import Head, Layer, Transformer
-from ..attention._soft import head_arrays, margin, soft_weights
+from ..attention import Head, Layer, Transformer, head_arrays
+from .._validate import bounded_float, positive_float, positive_int
 from ..errors import InvalidInputError
-from ..temperature import weight_bounds
+from ..soft import margin, soft_weights, weight_bounds
 
 __all__ = ["check_shape", "generate", "depths", "matches", "top_of_stack", "closing_positions",
            "format_sequence", "DyckModel", "hard_accuracy", "SoftRow", "soft_sweep"]
 
 _BRACKETS = "()[]{}<>"
-
-
-def _positive_int(value, name, meaning):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InvalidInputError(f"{name} = {value!r}; {meaning} must be an integer >= 1")
-    return int(value)
 
 
 def check_shape(length, k, m) -> tuple:
@@ -97,8 +91,8 @@ def check_shape(length, k, m) -> tuple:
     ...
     tropattn.errors.InvalidInputError: length = 7 cannot close: a balanced bracket word has even length >= 2 (use 6 or 8)
     """
-    k = _positive_int(k, "k", "the number of bracket types")
-    m = _positive_int(m, "m", "the maximal depth")
+    k = positive_int(k, "k", meaning="the number of bracket types")
+    m = positive_int(m, "m", meaning="the maximal depth")
     if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 2 or length % 2:
         hint = f" (use {length - 1} or {length + 1})" if isinstance(length, (int, np.integer)) and length > 2 \
             else " (use 2 or more)"
@@ -144,7 +138,7 @@ def generate(n_sequences, length, k, m, seed=0) -> tuple:
     True
     """
     length, k, m = check_shape(length, k, m)
-    n = _positive_int(n_sequences, "n_sequences", "the number of sequences")
+    n = positive_int(n_sequences, "n_sequences", meaning="the number of sequences")
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(n):
@@ -655,7 +649,7 @@ class SoftRow:
 
     ``failures`` closes were mispredicted; ``outside_band`` of them had a score gap
     ``Delta >= tau log((n-1)/eps)`` (``tau = 1/beta``, ``n`` keys, ``eps = 1/2``): by
-    :func:`tropattn.temperature.weight_bounds` such a failure is impossible, so it is 0.
+    :func:`tropattn.soft.weight_bounds` such a failure is impossible, so it is 0.
     ``max_failing_gap`` is the largest gap among failures, ``band`` the largest bound.
     """
 
@@ -703,12 +697,10 @@ def soft_sweep(model, words, betas, eps=0.5) -> list:
     >>> rows[-1].accuracy, [r.outside_band for r in rows]
     (1.0, [0, 0])
     """
-    betas = [float(b) for b in betas]
-    for b in betas:
-        if not (math.isfinite(b) and b > 0):
-            raise InvalidInputError(f"beta = {b}; the inverse temperature must be a positive finite number")
-    if not 0 < eps <= 0.5:
-        raise InvalidInputError(f"eps = {eps}; a failure needs 1 - p* >= 1/2, so use 0 < eps <= 1/2")
+    betas = [positive_float(b, "beta", rule="the inverse temperature must be a positive finite number")
+             for b in betas]
+    eps = bounded_float(eps, "eps", 0, 0.5, open_lo=True,
+                        meaning="the failure threshold (a failure needs 1 - p* >= 1/2)")
     queries = []
     for w in words:
         mt = matches(w)

@@ -40,25 +40,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._lazy import lazy_import
+from .._validate import bounded_float, choice, positive_float, positive_int
 from ..errors import InvalidInputError
+from ..soft import softmax
 
 __all__ = ["target", "plateau_levels", "loss", "vector_field", "initial_state", "Trajectory", "simulate",
            "Plateau", "detect_plateaus", "stage_times", "head_distances", "attention_entropy", "harden",
            "hardening_gap", "hardening_bound", "sharpen", "StageRow", "stage_table", "Teacher", "markov_teacher"]
 
-
-def _int(value, name, meaning, low=1):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise InvalidInputError(f"{name} = {value!r}; {meaning} must be an integer >= {low}")
-    return int(value)
+integrate = lazy_import("scipy.integrate")
 
 
 def _ratio(m):
-    m = float(m)
-    if not (math.isfinite(m) and m > 0):
-        raise InvalidInputError(f"m = {m}; the importance ratio must be a positive finite number (m = 1: equal "
-                                "importance)")
-    return m
+    return positive_float(m, "m", rule="the importance ratio must be a positive finite number (m = 1: equal "
+                                        "importance)")
 
 
 def target(h, T, m) -> np.ndarray:
@@ -88,8 +84,8 @@ def target(h, T, m) -> np.ndarray:
     >>> target(2, 3, 2.0).tolist()
     [[2.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
     """
-    h = _int(h, "h", "the number of target rows")
-    T = _int(T, "T", "the number of positions")
+    h = positive_int(h, "h", meaning="the number of target rows")
+    T = positive_int(T, "T", meaning="the number of positions")
     m = _ratio(m)
     if T < h:
         raise InvalidInputError(f"T = {T} < h = {h}; each of the h target rows needs its own position, use T >= h")
@@ -123,7 +119,7 @@ def plateau_levels(h, m) -> list:
     >>> plateau_levels(2, 1.0)
     [1.0, 0.5, 0.0]
     """
-    h = _int(h, "h", "the number of target rows")
+    h = positive_int(h, "h", meaning="the number of target rows")
     m = _ratio(m)
     w = [m ** (2 * (h - 1 - j)) for j in range(h)]
     return [0.5 * sum(w[i:]) for i in range(h + 1)]
@@ -221,12 +217,10 @@ def initial_state(h, T, heads=None, noise=1e-6, seed=0) -> tuple:
     >>> V.shape, S.shape, bool(np.allclose(S.sum(axis=1), 1))
     ((3, 3), (3, 5), True)
     """
-    h = _int(h, "h", "the number of target rows")
-    T = _int(T, "T", "the number of positions")
-    H = h if heads is None else _int(heads, "heads", "the number of heads")
-    noise = float(noise)
-    if not (math.isfinite(noise) and 0 <= noise < 0.5):
-        raise InvalidInputError(f"noise = {noise}; the symmetry-breaking noise must be in [0, 0.5)")
+    h = positive_int(h, "h", meaning="the number of target rows")
+    T = positive_int(T, "T", meaning="the number of positions")
+    H = h if heads is None else positive_int(heads, "heads", meaning="the number of heads")
+    noise = bounded_float(noise, "noise", 0, 0.5, open_hi=True, meaning="the symmetry-breaking noise")
     rng = np.random.default_rng(seed)
     V = noise * rng.standard_normal((H, h))
     S = np.full((H, T), 1.0 / T) * (1 + noise * rng.standard_normal((H, T)))
@@ -302,10 +296,9 @@ def simulate(m, h=3, T=40, heads=None, t_end=300.0, noise=1e-6, seed=0, method="
     """
     G = target(h, T, m)
     V0, S0 = initial_state(h, T, heads, noise, seed)
-    t_end = float(t_end)
-    n_out = _int(n_out, "n_out", "the number of output times", low=2)
-    if not (math.isfinite(t_end) and t_end > 0):
-        raise InvalidInputError(f"t_end = {t_end}; the integration time must be positive and finite")
+    t_end = positive_float(t_end, "t_end", meaning="the integration time")
+    n_out = positive_int(n_out, "n_out", minimum=2, meaning="the number of output times")
+    choice(method, "method", ("euler", "ivp"), meaning="explicit Euler steps of dt, or scipy's solve_ivp")
     times = np.linspace(0.0, t_end, n_out)
     H, hh = V0.shape
     if method == "euler":
@@ -324,21 +317,17 @@ def simulate(m, h=3, T=40, heads=None, t_end=300.0, noise=1e-6, seed=0, method="
             Vs.append(V)
             Ss.append(S)
         Vt, St = np.array(Vs), np.array(Ss)
-    elif method == "ivp":
-        from scipy.integrate import solve_ivp
-
+    else:
         def rhs(_, y):
             dV, dS = vector_field(G, y[:H * hh].reshape(H, hh), y[H * hh:].reshape(H, T))
             return np.concatenate([dV.ravel(), dS.ravel()])
 
-        sol = solve_ivp(rhs, (0.0, t_end), np.concatenate([V0.ravel(), S0.ravel()]), t_eval=times,
+        sol = integrate.solve_ivp(rhs, (0.0, t_end), np.concatenate([V0.ravel(), S0.ravel()]), t_eval=times,
                         rtol=rtol, atol=atol)
         if not sol.success:
             raise InvalidInputError(f"solve_ivp failed: {sol.message}; try a shorter t_end or looser rtol")
         Y = sol.y.T
         Vt, St = Y[:, :H * hh].reshape(-1, H, hh), Y[:, H * hh:].reshape(-1, H, T)
-    else:
-        raise InvalidInputError(f"method = {method!r}; use 'euler' or 'ivp'")
     losses = np.array([loss(G, v, s) for v, s in zip(Vt, St)])
     return Trajectory(times, Vt, St, losses, G, float(m), method)
 
@@ -600,14 +589,10 @@ def sharpen(S, beta) -> np.ndarray:
     >>> sharpen(np.array([[0.5, 0.25, 0.25]]), 2.0).tolist()
     [[0.6666666666666666, 0.16666666666666666, 0.16666666666666666]]
     """
-    beta = float(beta)
-    if not (math.isfinite(beta) and beta > 0):
-        raise InvalidInputError(f"beta = {beta}; the sharpening exponent must be a positive finite number")
+    beta = positive_float(beta, "beta", meaning="the sharpening exponent")
     with np.errstate(divide="ignore"):
         Z = beta * np.log(np.asarray(S, dtype=float))
-    Z = Z - Z.max(axis=-1, keepdims=True)
-    E = np.exp(Z)
-    return E / E.sum(axis=-1, keepdims=True)
+    return softmax(Z, axis=-1)
 
 
 @dataclass(frozen=True)
@@ -741,9 +726,7 @@ class Teacher:
         >>> p.shape, bool(np.isclose(p.sum(), 1))
         ((3,), True)
         """
-        z = self.logits(history)
-        e = np.exp(z - z.max())
-        return e / e.sum()
+        return softmax(self.logits(history))
 
     def restrict(self, blocks) -> "Teacher":
         """The restricted-context teacher that reads only the lag blocks in ``blocks``.
@@ -801,7 +784,7 @@ class Teacher:
         >>> len(markov_teacher(2, 2.0, vocab=3).sample(5))        # 2 warm-up tokens + 5
         7
         """
-        n = _int(n, "n", "the number of tokens")
+        n = positive_int(n, "n", meaning="the number of tokens")
         rng = np.random.default_rng(seed)
         x = list(rng.integers(self.vocab, size=self.order))
         for _ in range(n):
@@ -870,10 +853,10 @@ def markov_teacher(h, m, vocab=3, block=1, scale=1.0, seed=0) -> Teacher:
     >>> t.lags, [round(float(np.linalg.svd(a)[1].std()), 9) for a in t.A]   # equal singular values
     (((1,), (2,), (3,)), [0.0, 0.0, 0.0])
     """
-    h = _int(h, "h", "the number of lag blocks")
+    h = positive_int(h, "h", meaning="the number of lag blocks")
     m = _ratio(m)
-    vocab = _int(vocab, "vocab", "the vocabulary size", low=2)
-    block = _int(block, "block", "the lag block size")
+    vocab = positive_int(vocab, "vocab", minimum=2, meaning="the vocabulary size")
+    block = positive_int(block, "block", meaning="the lag block size")
     rng = np.random.default_rng(seed)
     A = []
     for k in range(h):

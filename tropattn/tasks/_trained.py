@@ -1,6 +1,6 @@
 """A tiny trained transformer on Dyck-(k, m): top-of-stack attention mass and its knockout (docs/THEORY.md §9).
 
-Optional: needs torch (imported inside the functions).  A two-layer, one-head causal
+Optional: needs torch (imported on first use: ``pip install 'tropattn[torch]'``).  A two-layer, one-head causal
 transformer (learned token and position embeddings, pre-norm residual blocks with a ReLU
 MLP) reads a Dyck word and, at position ``t - 1``, predicts the type of the close at ``t``
 (cross-entropy on those positions only).  Trained in floats on a seeded stream of words
@@ -20,18 +20,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InvalidInputError
+from .._lazy import lazy_import
+from .._validate import positive_float, positive_int
 from ._dyck import check_shape, generate, matches, top_of_stack
 
 __all__ = ["TrainedDyck", "train_dyck", "measure_trained"]
 
-
-def _torch():
-    try:
-        import torch
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise InvalidInputError("the trained Dyck model needs torch; pip install 'tropattn[torch]'") from None
-    return torch
+torch = lazy_import("torch", extra="torch")
 
 
 def _encode(words, k):
@@ -40,7 +35,6 @@ def _encode(words, k):
 
 
 def _build(k, length, d_model, seed):
-    torch = _torch()
     nn = torch.nn
     torch.manual_seed(seed)
 
@@ -104,10 +98,11 @@ def _targets(words, k):
     return np.array(rows, dtype=np.int64).reshape(-1, 3)
 
 
-def train_dyck(k=2, m=3, length=16, steps=1500, batch=64, d_model=32, lr=3e-3, seed=0, time_limit=60.0):
-    """Train the tiny model with Adam; stops after ``steps`` or ``time_limit`` seconds.
+def train_dyck(k=2, m=3, length=16, steps=1500, batch=64, d_model=32, lr=3e-3, seed=0, time_limit=None):
+    """Train the tiny model with Adam for ``steps`` steps (seeded: the result never depends on the clock).
 
-    ``time_limit`` keeps a run under a minute on a busy machine.
+    ``time_limit`` (off by default) stops earlier after that many seconds, for interactive use; a
+    run cut by it depends on the machine's speed.
 
     Parameters
     ----------
@@ -128,7 +123,7 @@ def train_dyck(k=2, m=3, length=16, steps=1500, batch=64, d_model=32, lr=3e-3, s
     seed : int, optional
         Seeds the weights and the training words.
     time_limit : float, optional
-        Wall-clock budget in seconds.
+        Wall-clock budget in seconds (default None: train every step).
 
     Returns
     -------
@@ -137,8 +132,10 @@ def train_dyck(k=2, m=3, length=16, steps=1500, batch=64, d_model=32, lr=3e-3, s
 
     Raises
     ------
+    MissingDependencyError
+        If torch is missing.
     InvalidInputError
-        If torch is missing or the shape is invalid (:func:`~tropattn.tasks._dyck.check_shape`).
+        If the shape is invalid, or ``steps``, ``batch``, ``d_model``, ``lr`` or ``time_limit`` is not positive.
 
     Examples
     --------
@@ -147,13 +144,18 @@ def train_dyck(k=2, m=3, length=16, steps=1500, batch=64, d_model=32, lr=3e-3, s
     >>> t.k, t.length, t.final_loss > 0
     (2, 6, True)
     """
-    torch = _torch()
     length, k, m = check_shape(length, k, m)
+    steps, batch = positive_int(steps, "steps", meaning="the number of Adam steps"), positive_int(
+        batch, "batch", meaning="the number of words per step")
+    d_model = positive_int(d_model, "d_model", meaning="the model width")
+    lr = positive_float(lr, "lr", meaning="the learning rate")
+    if time_limit is not None:
+        time_limit = positive_float(time_limit, "time_limit", meaning="the wall-clock budget in seconds")
     torch.set_num_threads(1)
     model = _build(k, length, d_model, seed)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     start, loss = time.perf_counter(), float("nan")
-    for step in range(int(steps)):
+    for step in range(steps):
         words = generate(batch, length, k, m, seed=seed * 100003 + step + 1)
         ids = torch.from_numpy(_encode(words, k))
         tg = torch.from_numpy(_targets(words, k))
@@ -163,7 +165,7 @@ def train_dyck(k=2, m=3, length=16, steps=1500, batch=64, d_model=32, lr=3e-3, s
         out.backward()
         opt.step()
         loss = float(out.detach())
-        if time.perf_counter() - start > time_limit:
+        if time_limit is not None and time.perf_counter() - start > time_limit:
             break
     return TrainedDyck(model, k, m, length, time.perf_counter() - start, loss)
 
@@ -187,7 +189,7 @@ def measure_trained(trained, n_words=200, seed=12345) -> dict:
 
     Raises
     ------
-    InvalidInputError
+    MissingDependencyError
         If torch is missing.
 
     Examples
@@ -197,7 +199,6 @@ def measure_trained(trained, n_words=200, seed=12345) -> dict:
     >>> r["chance"], r["knockout_top_mass"]             # the masked edge carries no weight
     (0.5, 0.0)
     """
-    torch = _torch()
     k, length = trained.k, trained.length
     words = generate(n_words, length, k, trained.m, seed=seed)
     ids = torch.from_numpy(_encode(words, k))

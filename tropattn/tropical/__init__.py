@@ -30,8 +30,8 @@ from ._polynomial import TropicalPolynomial
 from ._rational import RationalPiece, TropicalRationalFunction, TropicalRationalMap, common_refinement
 from ._semiring import NEG_INF, tropical_add, tropical_mul
 from ._subdivision import HypersurfaceCell, dual_subdivision, hypersurface_cells, lifted_polytope, newton_polytope
-from ._symbolic import (ParameterPiece, SymbolicHead, adjacency_condition, node_condition, parameter_regions,
-                        product_polynomial, redundancy_condition, symbolic_product, type_condition)
+from ._symbolic import (ParameterPiece, adjacency_condition, node_condition, parameter_regions, redundancy_condition,
+                        to_expression, type_condition)
 
 __all__ = [
     "NEG_INF", "tropical_add", "tropical_mul", "TropicalPolynomial", "LinearRegion", "HypersurfaceCell",
@@ -39,8 +39,8 @@ __all__ = [
     "redundant_terms", "linear_regions", "dual_subdivision", "hypersurface_cells", "common_refinement",
     "parse_polynomial", "parse_rational_function", "polynomial_from_json", "polynomial_to_json",
     "CurveEdge", "lattice_length", "curve_edges", "balancing_sums",
-    "SymbolicHead", "ParameterPiece", "redundancy_condition", "adjacency_condition", "node_condition",
-    "type_condition", "symbolic_product", "product_polynomial", "parameter_regions",
+    "to_expression", "ParameterPiece", "redundancy_condition", "adjacency_condition", "node_condition",
+    "type_condition", "parameter_regions",
 ]
 
 #: The implementation modules of earlier releases (now private): where their API lives.
@@ -53,7 +53,10 @@ _MOVED = {
     "subdivision": "tropattn.tropical (newton_polytope, lifted_polytope, dual_subdivision, hypersurface_cells)",
     "balancing": "tropattn.tropical (curve_edges, balancing_sums, lattice_length, CurveEdge)",
     "rational": "tropattn.tropical (TropicalRationalFunction, TropicalRationalMap, common_refinement)",
-    "symbolic": "tropattn.tropical (SymbolicHead, parameter_regions, ...)",
+    "symbolic": "tropattn.attention.SymbolicHead; tropattn.tropical (parameter_regions, ...)",
+    "SymbolicHead": "tropattn.attention.SymbolicHead (a head over the sympy domain EX)",
+    "symbolic_product": "tropattn.attention.symbolic_product",
+    "product_polynomial": "tropattn.attention.product_polynomial",
 }
 
 __getattr__, __dir__ = face(__name__, __all__, moved=_MOVED)

@@ -1,6 +1,5 @@
-"""Finite temperature (THEORY §5): soft attention against its hard skeleton."""
+"""Finite temperature (THEORY §5): soft attention against its hard skeleton (tropattn.soft)."""
 
-import json
 import math
 from fractions import Fraction
 
@@ -10,30 +9,28 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tropattn.attention import Head, head_arrays
-from tropattn.attention._soft import (
-    hard_labels,
-    log_soft_weights,
-    margin,
-    soft_jacobian,
-    soft_output,
-    soft_weights,
-)
-from tropattn.errors import DegenerateInputError, InvalidInputError
-from tropattn.temperature import (
-    cell_walls,
-    convention_check,
+from tropattn.attention import Head, cell_walls, hard_labels, head_arrays, sample_points, wall_distance
+from tropattn.errors import DegenerateInputError, InvalidInputError, MovedError
+from tropattn.soft import (
+    attend,
+    compare_conventions,
     delta_region_bounds,
+    log_soft_weights,
+    log_softmax,
+    logsumexp,
+    margin,
     measure,
     paper_temperature,
     pointwise_defects,
     predicted_band_width,
     raw_score_form,
     reference_defects,
-    sample_points,
-    stability_report,
+    scores,
+    soft_jacobian,
+    soft_output,
+    soft_weights,
+    softmax,
     standard_temperature,
-    wall_distance,
     weight_bounds,
 )
 
@@ -292,42 +289,37 @@ def test_score_scale_is_read_like_head_soft():
     W_V, context = rng.integers(-2, 3, (2, 3)).tolist(), rng.integers(-2, 3, (N, 3)).tolist()
     head = Head.from_weights(W_Q, W_K, W_V, None, context)      # score_scale = 1 / sqrt(d_k)
     X = rng.uniform(-2, 2, (50, d))
+    V = np.asarray(head.values, dtype=float)
     for tau in (0.3, 1.0):
-        assert np.allclose(soft_output(head, X, tau), head.soft(X, tau), atol=1e-12)
-        assert np.allclose(soft_weights(head, X, tau), head.weights(X, tau), atol=1e-12)
+        # what Head.soft / Head.weights computed: softmax(score_scale * s(x) / tau), applied to the values
+        plain = softmax(head.score_scale * scores(head, X) / tau)
+        assert np.allclose(soft_output(head, X, tau), plain @ V, atol=1e-12)
+        assert np.allclose(soft_weights(head, X, tau), plain, atol=1e-12)
+    with pytest.raises(MovedError, match="soft_output"):
+        head.soft(X, 1.0)
+    with pytest.raises(MovedError, match="soft_weights"):
+        head.weights(X, 1.0)
     # the same head in raw score form runs at tau = sqrt(d_k) for standard attention
     raw = (head.keys, head.offsets, head.values)
-    assert np.allclose(soft_output(raw, X, standard_temperature(d_k)), head.soft(X, 1.0), atol=1e-12)
+    assert np.allclose(soft_output(raw, X, standard_temperature(d_k)), soft_output(head, X, 1.0), atol=1e-12)
     rows = measure(head, [1.0], delta=0.05, box=2, n_samples=300)
     assert rows[0].output.ratio <= SLACK and rows[0].jacobian.ratio <= SLACK
 
 
 def test_convention_example_paper_against_standard():
-    c = convention_check(raw_margin=2.0, d_k=64)
+    c = compare_conventions(raw_margin=2.0, d_k=64)
     assert paper_temperature(64) == 0.125 and standard_temperature(64) == 8.0
-    assert math.isclose(c["paper"]["e_exponent"], math.exp(-16)) and c["sharpness"] == 64
-    assert math.isclose(c["standard"]["e_exponent"], math.exp(-0.25))
+    assert math.isclose(c.paper.e_exponent, math.exp(-16)) and c.sharpness == 64
+    assert math.isclose(c.standard.e_exponent, math.exp(-0.25))
     # the two-key defect at each convention, measured on a real head with raw margin 2
     head = ([[1], [-1]], [0, 0])                   # raw scores +-x: margin 2 at x = 1
     for name in ("paper", "standard"):
-        w = 1 - soft_weights(head, [[1.0]], c[name]["tau"])[0, 0]
-        assert math.isclose(w, c[name]["weight_defect"], rel_tol=1e-8)
-    assert c["standard"]["weight_defect"] / c["paper"]["weight_defect"] > 1e6
+        w = 1 - soft_weights(head, [[1.0]], getattr(c, name).tau)[0, 0]
+        assert math.isclose(w, getattr(c, name).weight_defect, rel_tol=1e-8)
+    assert c.standard.weight_defect / c.paper.weight_defect > 1e6
 
 
-# ------------------------------------------------------------------ report and errors
-def test_stability_report_is_json_ready_for_heads_and_layers():
-    heads = [Head(*random_head(s, 3, 2, 2)) for s in (4, 5)]
-    for model in (heads[0], heads):
-        rep = stability_report(model, taus=[0.05, 0.2, 1.0], box=(-2, 2), n_samples=400)
-        json.dumps(rep, allow_nan=False)
-        assert rep["within_bounds"] and len(rep["rows"]) == 3
-        for r in rep["rows"]:
-            assert {"tau", "max_defect", "bound", "ratio", "fraction_below_eps"} <= set(r)
-            assert r["ratio"] <= SLACK and r["max_defect"] <= r["bound"] * SLACK
-        assert rep["rows"][0]["max_defect"] < rep["rows"][2]["max_defect"]
-
-
+# ------------------------------------------------------------------ errors
 def test_errors_are_clear():
     head = ([[1], [-1]],)
     with pytest.raises(InvalidInputError, match="temperature"):
@@ -340,3 +332,34 @@ def test_errors_are_clear():
         measure(([[1], [1]], [0, 0]), [1.0])
     with pytest.raises(DegenerateInputError, match="lower delta"):
         measure(head, [1.0], delta=10.0, box=1, n_samples=50)
+
+
+# ------------------------------------------------------------------ the one softmax and the float forward
+def test_softmax_kernel_is_stable_and_agrees_with_scipy():
+    special = pytest.importorskip("scipy.special")
+    rng = np.random.default_rng(4)
+    for shape, axis in (((7, 5), -1), ((3, 4, 6), 1), ((9,), 0)):
+        Z = rng.normal(scale=300.0, size=shape)                 # e^Z overflows: the shift must happen first
+        assert np.allclose(logsumexp(Z, axis=axis), special.logsumexp(Z, axis=axis), rtol=1e-13)
+        assert np.allclose(softmax(Z, axis=axis), special.softmax(Z, axis=axis), rtol=1e-12, atol=1e-300)
+        assert np.allclose(log_softmax(Z, axis=axis), special.log_softmax(Z, axis=axis), rtol=1e-12)
+        assert np.allclose(softmax(Z, axis=axis).sum(axis=axis), 1.0)
+    masked = np.array([[0.0, -np.inf, 1.0], [-np.inf, -np.inf, -np.inf]])
+    assert np.array_equal(softmax(masked)[1], [0.0, 0.0, 0.0])      # a row without keys reads nothing
+    assert logsumexp(masked)[1] == -np.inf and softmax(masked)[0, 1] == 0.0
+
+
+def test_attend_is_the_float_forward():
+    rng = np.random.default_rng(6)
+    Q, K, V = rng.normal(size=(2, 5, 3)), rng.normal(size=(2, 7, 3)), rng.normal(size=(2, 7, 4))
+    S = np.einsum("hqd,hnd->hqn", Q, K) / np.sqrt(3)
+    P = np.exp(S - S.max(axis=2, keepdims=True))
+    P /= P.sum(axis=2, keepdims=True)
+    out, scores_back = attend(Q, K, V, 1 / np.sqrt(3), return_scores=True)
+    assert np.allclose(out, P @ V) and np.allclose(scores_back, S)
+    assert np.allclose(attend(Q, K, V, 1 / np.sqrt(3), beta=2.0), softmax(2 * S) @ V)
+    hard = attend(Q, K, V, 1 / np.sqrt(3), hard=True)
+    assert np.allclose(hard, np.take_along_axis(V, S.argmax(axis=2)[..., None], axis=1))
+    mask = np.triu(np.ones((5, 7), dtype=bool), 1)
+    Sm = np.where(mask, -np.inf, S)
+    assert np.allclose(attend(Q, K, V, 1 / np.sqrt(3), mask=mask), softmax(Sm) @ V)
