@@ -25,6 +25,7 @@ from ._numbers import (NEG_INF, common_denominator, format_point, format_rationa
                       to_float_array, to_rational, to_rational_matrix, to_rational_vector, unlimited_int_digits,
                       load_json)
 from ._predicates import dot_signs
+from ._polyhedra import UnionFind, WallFacet, facets_overlap, overlapping_pairs, region_facets
 from ._redundancy import FacetSet, facets, integer_facets
 
 __all__ = [
@@ -35,3 +36,4 @@ __all__ = [
     "Certificate", "interior_point", "relative_interior_point", "exact_lp_max",
     "FacetSet", "facets", "integer_facets",
 ]
+__all__ += ["region_facets", "WallFacet", "facets_overlap", "overlapping_pairs", "UnionFind"]  # the region search's predicates

@@ -24,8 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
+from .._lazy import lazy_import
 from ..errors import InvalidInputError, ModelFileError
 from ._skeleton import Attention, Block, Norm, context_forward, make_skeleton
+
+safetensors_numpy = lazy_import("safetensors.numpy", extra="safetensors")
 
 __all__ = ["read_state_dict", "gpt2_blocks", "gpt2_heads", "load_gpt2", "gpt2_context"]
 
@@ -50,7 +53,7 @@ def read_state_dict(path) -> dict:
 
     Raises
     ------
-    InvalidInputError
+    MissingDependencyError
         If the safetensors package is missing.
     ModelFileError
         If the file does not exist or is not a ``.safetensors`` file.
@@ -64,12 +67,9 @@ def read_state_dict(path) -> dict:
     >>> {k: (v.dtype.name, v.shape) for k, v in read_state_dict(path).items()}    # widened to float64
     {'wte.weight': ('float64', (2, 2))}
     """
-    try:
-        from safetensors.numpy import load_file
-    except ImportError:
-        raise InvalidInputError("reading .safetensors needs the safetensors package: pip install safetensors") from None
     if not Path(path).is_file():
         raise ModelFileError(f"no such file: {path}")
+    load_file = safetensors_numpy.load_file      # MissingDependencyError here if safetensors is not installed
     try:
         raw = load_file(str(path))
     except Exception as exc:  # safetensors raises its own error types

@@ -30,10 +30,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..attention import FFN, Head, Layer, Transformer
-from ..attention._slicing import precompose_head, precompose_layer
+from .._lazy import lazy_import
+from ..attention import FFN, Head, Layer, Transformer, precompose_head, precompose_layer
 from ..errors import InvalidInputError, QuadraticWallError
 from ..exact import to_rational, to_rational_matrix, to_rational_vector
+
+special = lazy_import("scipy.special")
 
 __all__ = ["Norm", "Attention", "Block", "Skeleton", "check_options", "context_forward", "build_skeleton",
            "layer_norm", "ACTIVATIONS", "query_path", "slice_grid", "make_skeleton"]
@@ -121,9 +123,7 @@ def _gelu_tanh(z):
 
 
 def _gelu(z):
-    from scipy.special import erf
-
-    return 0.5 * z * (1 + erf(z / math.sqrt(2)))
+    return 0.5 * z * (1 + special.erf(z / math.sqrt(2)))
 
 
 ACTIVATIONS = {"relu": lambda z: np.maximum(z, 0), "gelu": _gelu, "gelu_tanh": _gelu_tanh}

@@ -1,6 +1,6 @@
 """PyTorch modules to exact skeletons: ``nn.MultiheadAttention``, ``nn.TransformerEncoderLayer``, ``nn.TransformerEncoder``.
 
-torch is imported inside the functions only (an optional extra: ``pip install -e ".[torch]"``).
+torch is imported on first use (an optional extra: ``pip install -e ".[torch]"``).
 
 Weight layout (PyTorch): ``in_proj_weight`` is ``[W_q; W_k; W_v]`` stacked, shape
 ``(3E, E)`` (or ``q_proj_weight``, ``k_proj_weight``, ``v_proj_weight`` when ``kdim`` or
@@ -17,8 +17,13 @@ import copy
 
 import numpy as np
 
+from .._lazy import lazy_import
 from ..errors import InvalidInputError
 from ._skeleton import Attention, Block, Norm, check_options, make_skeleton
+
+torch = lazy_import("torch", extra="torch")
+nn = lazy_import("torch.nn", extra="torch")
+F = lazy_import("torch.nn.functional", extra="torch")
 
 __all__ = ["from_torch", "torch_blocks"]
 
@@ -54,8 +59,6 @@ def _mha_attention(mha) -> Attention:
 
 
 def _norm(ln):
-    import torch.nn as nn
-
     if ln is None or isinstance(ln, nn.Identity):
         return None
     if not isinstance(ln, nn.LayerNorm):
@@ -68,9 +71,6 @@ def _norm(ln):
 
 
 def _activation(layer):
-    import torch.nn as nn
-    import torch.nn.functional as F
-
     act = layer.activation
     if act is F.relu or isinstance(act, nn.ReLU):
         return "relu"
@@ -116,8 +116,6 @@ def torch_blocks(module) -> tuple:
     >>> len(blocks), layers, self_attention, blocks[0].attn.W_Q.shape    # 2 heads of size 2 reading d = 4
     (1, None, False, (2, 2, 4))
     """
-    import torch.nn as nn
-
     if isinstance(module, nn.MultiheadAttention):
         return (Block(_mha_attention(module), residual=False),), None, False
     if isinstance(module, nn.TransformerEncoderLayer):
@@ -132,8 +130,6 @@ def torch_blocks(module) -> tuple:
 
 def _context_inputs(layers, C):
     """Attention inputs of every encoder layer for the context, by torch's own causal soft forward."""
-    import torch
-
     Ys = []
     X = torch.as_tensor(C, dtype=torch.float64)
     n = X.shape[0]
@@ -188,8 +184,6 @@ def from_torch(module, context, *, layernorm=None, self_key=None, activation=Non
     >>> sk.dim, len(sk.layers[0].heads), sk.layers[0].heads[0].N     # 2 heads over the 3 context tokens
     (4, 2, 3)
     """
-    import torch
-
     blocks, layers, self_attention = torch_blocks(module)
     C = np.asarray(context, dtype=float)
     d_in = blocks[0].attn.W_K.shape[2]
