@@ -134,6 +134,31 @@ def test_a_worker_killed_mid_run_changes_no_count(cluster):
     assert result.counters == serial.counters
 
 
+class _DieOnce:
+    """``x * x``, but the first call anywhere kills its worker process (a marker file says it happened)."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __call__(self, x):
+        if not os.path.exists(self.marker):
+            open(self.marker, "w").close()
+            os._exit(1)
+        return x * x
+
+
+@pytest.mark.dask
+def test_a_worker_dying_in_a_chunk_loses_no_chunk_and_no_model(cluster, tmp_path):
+    # the function (the model) is the result of a task, not scattered data: if its only holder dies it is
+    # recomputed elsewhere; the chunk the worker was running is rerun
+    ex = DaskExecutor(cluster.scheduler_address)
+    try:
+        assert [r.value for r in ex.map(_DieOnce(tmp_path / "died"), [1, 2, 3, 4, 5])] == [1, 4, 9, 16, 25]
+    finally:
+        ex.close()
+    assert (tmp_path / "died").exists()
+
+
 @pytest.mark.dask
 def test_ctrl_c_cancels_and_reports_the_regions_found(cluster):
     from tropattn.errors import Interrupted

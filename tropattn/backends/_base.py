@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..exact._counters import counting, merge
+from ..exact import counting, merge
 
 __all__ = ["ChunkResult", "run_chunk", "in_order"]
 

@@ -9,6 +9,7 @@ import warnings
 from fractions import Fraction
 from pathlib import Path
 
+from .._validate import nonnegative_int
 from ..errors import Interrupted, InvalidInputError
 from ..geometry import PowerDiagram
 from ..io import load
@@ -161,8 +162,7 @@ def bounds_lines(b) -> list:
 
 def cmd_table(args):
 
-    if args.seeds < 0:
-        raise InvalidInputError(f"--seeds must be 0 or more; got {args.seeds}")
+    nonnegative_int(args.seeds, "--seeds", meaning="the number of random models per shape")
 
     path = write_region_table(output_path(args.output, "--output"), quick=args.quick, seeds=args.seeds,
                               progress=progress_from_args(args), **run_kwargs(args, reuse=True))
