@@ -134,24 +134,46 @@ def test_a_worker_killed_mid_run_changes_no_count(cluster):
     assert result.counters == serial.counters
 
 
+class _DieOnce:
+    """``x * x``, but the first call anywhere kills its worker process (a marker file says it happened)."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __call__(self, x):
+        if not os.path.exists(self.marker):
+            open(self.marker, "w").close()
+            os._exit(1)
+        return x * x
+
+
 @pytest.mark.dask
-def test_ctrl_c_cancels_and_reports_the_regions_found(cluster, monkeypatch):
-    import tropattn.regions._search as search
+def test_a_worker_dying_in_a_chunk_loses_no_chunk_and_no_model(cluster, tmp_path):
+    # the function (the model) is the result of a task, not scattered data: if its only holder dies it is
+    # recomputed elsewhere; the chunk the worker was running is rerun
+    ex = DaskExecutor(cluster.scheduler_address)
+    try:
+        assert [r.value for r in ex.map(_DieOnce(tmp_path / "died"), [1, 2, 3, 4, 5])] == [1, 4, 9, 16, 25]
+    finally:
+        ex.close()
+    assert (tmp_path / "died").exists()
+
+
+@pytest.mark.dask
+def test_ctrl_c_cancels_and_reports_the_regions_found(cluster):
     from tropattn.errors import Interrupted
 
-    original, calls = search._Collector.absorb, {"n": 0}
+    calls = {"n": 0}
 
-    def interrupt_on_third(self, out):
+    def interrupt_on_third(done, total, found):    # Ctrl-C as the third chunk comes back
         calls["n"] += 1
-        if calls["n"] == 3:
+        if calls["n"] == 1 + 3:                     # (the first call announces the stage)
             raise KeyboardInterrupt
-        original(self, out)
 
-    monkeypatch.setattr(search._Collector, "absorb", interrupt_on_third)
     ex = DaskExecutor(cluster.scheduler_address)
     try:
         with pytest.raises(Interrupted) as info:
-            enumerate_regions(sawtooth_model(2, 4, 2), executor=ex, keep="counts")
+            enumerate_regions(sawtooth_model(2, 4, 2), executor=ex, keep="counts", progress=interrupt_on_third)
         partial = info.value.partial
         assert partial.complete is False and 0 < partial.n_activation < 256
         assert not [f for f in ex.client.futures.values() if f.status == "pending"]   # nothing left running
@@ -170,11 +192,11 @@ def test_cli_count_and_table_run_on_a_scheduler(cluster, tmp_path, capsys):
     import json
 
     from tropattn.cli import main
-    from tropattn.io import save_model
+    from tropattn.io import save
     from tropattn.table import region_rows
 
     path = tmp_path / "saw.json"
-    save_model(sawtooth_model(2, 3, 2), path)
+    save(sawtooth_model(2, 3, 2), path)
     assert main(["count", str(path), "--scheduler", cluster.scheduler_address, "--json",
                  "--regions", str(tmp_path / "r.jsonl")]) == 0
     out = json.loads(capsys.readouterr().out)

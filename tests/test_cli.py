@@ -6,7 +6,7 @@ import pytest
 
 from tropattn.attention import sawtooth_model
 from tropattn.cli import main
-from tropattn.io import save_model
+from tropattn.io import save
 
 
 def run(capsys, *argv):
@@ -17,7 +17,7 @@ def run(capsys, *argv):
 
 def test_count_json(tmp_path, capsys):
     path = tmp_path / "m.json"
-    save_model(sawtooth_model(1, 3, 2), path)
+    save(sawtooth_model(1, 3, 2), path)
     code, out, _ = run(capsys, "count", str(path), "--json")
     obj = json.loads(out)
     assert code == 0
@@ -30,7 +30,7 @@ def test_count_dual_agrees_with_primal(tmp_path, capsys):
     path = tmp_path / "m.json"
     from tropattn.attention import random_model
 
-    save_model(random_model(2, 3, 3, seed=5), path)
+    save(random_model(2, 3, 3, seed=5), path)
     primal = json.loads(run(capsys, "count", str(path), "--json")[1])
     dual = json.loads(run(capsys, "count", str(path), "--json", "--method", "dual")[1])
     assert primal["activation_regions"] == dual["activation_regions"]
@@ -38,7 +38,7 @@ def test_count_dual_agrees_with_primal(tmp_path, capsys):
 
 def test_count_in_a_box(tmp_path, capsys):
     path = tmp_path / "m.json"
-    save_model(sawtooth_model(1, 3, 1), path)
+    save(sawtooth_model(1, 3, 1), path)
     obj = json.loads(run(capsys, "count", str(path), "--json", "--box", "0,1/2")[1])
     assert obj["activation_regions"] == 2                      # walls at 1/3 and 2/3
 
@@ -116,7 +116,7 @@ def test_conventions_prints_both_defects(capsys):
 ])
 def test_bad_arguments_give_one_line_and_status_2(tmp_path, capsys, argv, needle):
     path = tmp_path / "m.json"
-    save_model(sawtooth_model(2, 2, 1), path)
+    save(sawtooth_model(2, 2, 1), path)
     argv = [str(path) if a == "MODEL" else str(tmp_path / "out.txt") if a == "OUT.txt"
             else str(tmp_path) if a == "DIR" else a for a in argv]
     code, out, err = run(capsys, *argv)
@@ -127,7 +127,7 @@ def test_stability_json(tmp_path, capsys):
     path = tmp_path / "m.json"
     from tropattn.attention import random_model
 
-    save_model(random_model(2, 1, 3, seed=2), path)
+    save(random_model(2, 1, 3, seed=2), path)
     obj = json.loads(run(capsys, "stability", str(path), "--taus", "0.05,1", "--json")[1])
     assert [r["tau"] for r in obj["rows"]] == [0.05, 1.0]
     assert all(r["ratio"] <= 1 + 1e-9 and r["max_defect"] <= r["bound"] for r in obj["rows"])
@@ -136,7 +136,7 @@ def test_stability_json(tmp_path, capsys):
 
 def test_diagram_writes_a_png(tmp_path, capsys):
     path, png = tmp_path / "m.json", tmp_path / "d.png"
-    save_model(sawtooth_model(2, 2, 1), path)
+    save(sawtooth_model(2, 2, 1), path)
     code, out, _ = run(capsys, "diagram", str(path), "-o", str(png))
     assert code == 0 and png.read_bytes()[:4] == b"\x89PNG"
 
@@ -165,10 +165,9 @@ from hypothesis import given, settings, strategies as st                   # noq
 
 from tropattn.attention import Head, Layer, Transformer, random_model      # noqa: E402
 from tropattn.cli import build_parser                                       # noqa: E402
-from tropattn.cli._models import count_model                                 # noqa: E402
 from tropattn.errors import Interrupted                                     # noqa: E402
-from tropattn.io import load_model                                          # noqa: E402
-import tropattn.regions._search as search                                    # noqa: E402
+from tropattn.io import load                                                # noqa: E402
+from tropattn.regions import count_regions, enumerate_regions               # noqa: E402
 
 FFN_MODEL = {"format": "tropattn.model/1", "dim": 1, "layers": [{
     "heads": [{"keys": [[0], [1]], "offsets": [0, 0]}], "ffn": {"W1": [[1]], "b1": [-5], "W2": [[1]], "b2": [0]}}]}
@@ -183,11 +182,11 @@ def _file(tmp_path, obj, name="m.json"):
 @pytest.mark.parametrize("box", [["--box", "-1", "1"], ["--box", "-1,1"], ["--box=-1,1"], ["--box", "-1/1", "1.0"]])
 def test_negative_numbers_in_box(tmp_path, capsys, box):
     path = tmp_path / "m.json"
-    save_model(sawtooth_model(1, 3, 1), path)
+    save(sawtooth_model(1, 3, 1), path)
     code, out, err = run(capsys, "count", str(path), "--json", *box)
     assert code == 0, err
     assert json.loads(out)["box"] == ["-1", "1"]
-    assert json.loads(out)["activation_regions"] == count_model(load_model(path), box=(-1, 1))["activation_regions"]
+    assert json.loads(out)["activation_regions"] == count_regions(load(path), box=(-1, 1)).n_activation
 
 
 def test_every_argument_has_help_and_every_command_examples_and_exit_codes():
@@ -236,7 +235,7 @@ def test_dual_refuses_an_ffn_instead_of_answering_wrongly(tmp_path, capsys):
 ])
 def test_dual_refuses_what_it_cannot_count(tmp_path, capsys, model, extra, needle):
     path = tmp_path / "m.json"
-    save_model(model, path)
+    save(model, path)
     code, out, err = run(capsys, "count", str(path), "--method", "dual", *extra)
     assert code == 2 and needle in err and "--method primal" in err
 
@@ -252,7 +251,7 @@ def test_primal_equals_dual_on_random_ffn_free_layers(seed, d, H, N, residual, p
                   [[rng.randint(-2, 2) for _ in range(m)] for _ in range(N)]) for _ in range(H)]
     projection = [[rng.randint(-1, 1) for _ in range(m)] for _ in range(d)] if project else None
     model = Transformer([Layer(heads, residual=residual, projection=projection)])
-    assert count_model(model, "dual")["activation_regions"] == count_model(model)["activation_regions"]
+    assert count_regions(model, "dual").n_activation == count_regions(model, "primal").n_activation
 
 
 def _tie_model():
@@ -263,7 +262,7 @@ def _tie_model():
 
 def test_ties_flag_and_file_field(tmp_path, capsys):
     path = tmp_path / "m.json"
-    save_model(_tie_model(), path)
+    save(_tie_model(), path)
     code, out, err = run(capsys, "count", str(path))
     assert code == 2 and "ties='first'" in err
     code, out, err = run(capsys, "count", str(path), "--ties", "first", "--json")
@@ -274,59 +273,80 @@ def test_ties_flag_and_file_field(tmp_path, capsys):
     assert code == 0 and json.loads(out)["activation_regions"] == 2
 
 
-def _interrupt_at(monkeypatch, call):
-    """Ctrl-C at the ``call``-th refinement of one parent region."""
-    real, calls = search._refine, []
+class _CtrlCAtBar:
+    """A stderr on which the ``at``-th drawing of the progress bar is Ctrl-C (the bar is kept out of the capture).
 
-    def refine(*args, **kw):
-        calls.append(1)
-        if len(calls) == call:
-            raise KeyboardInterrupt
-        return real(*args, **kw)
+    The bar is drawn when the search's chunked stage starts (before any region is complete), after its
+    first chunk of parents, then at most every 0.2 s (see tropattn._progress): drawing 1 is Ctrl-C
+    before any region, drawing 2 after the first parent's regions.
+    """
 
-    monkeypatch.setattr(search, "_refine", refine)
+    def __init__(self, real, at):
+        self.real, self.at, self.draws, self.in_bar = real, at, 0, False
+
+    def write(self, text):
+        if text.startswith("\r") or (self.in_bar and text == "\n"):
+            self.in_bar = True
+            self.draws += text.startswith("\r")
+            if self.draws == self.at and text.startswith("\r"):
+                raise KeyboardInterrupt
+            return len(text)
+        self.in_bar = False
+        return self.real.write(text)
+
+    def flush(self):
+        self.real.flush()
+
+
+def _interrupt_at(monkeypatch, draw):
+    """Ctrl-C at the ``draw``-th drawing of the progress bar (run the command with ``--progress always``)."""
+    monkeypatch.setattr(sys, "stderr", _CtrlCAtBar(sys.stderr, draw))
 
 
 def test_ctrl_c_before_any_region_gives_no_count(tmp_path, capsys, monkeypatch):
     path = tmp_path / "m.json"
-    save_model(sawtooth_model(1, 3, 2), path)
+    save(sawtooth_model(1, 3, 2), path)
     _interrupt_at(monkeypatch, 1)
-    code, out, err = run(capsys, "count", str(path))
+    code, out, err = run(capsys, "count", str(path), "--progress", "always")
     assert code == 130 and "no count yet" in out and "{" not in out
     assert "1 regions" not in out + err and err == "tropattn: interrupted\n"
 
 
 def test_ctrl_c_prints_the_complete_regions_as_text_or_json(tmp_path, capsys, monkeypatch):
     path = tmp_path / "m.json"
-    save_model(sawtooth_model(1, 3, 2), path)         # 9 regions: 3 parents of 3 pieces each
-    _interrupt_at(monkeypatch, 3)
-    code, out, err = run(capsys, "count", str(path))
+    save(sawtooth_model(1, 3, 2), path)         # 9 regions: 3 parents of 3 pieces each
+    _interrupt_at(monkeypatch, 2)
+    code, out, err = run(capsys, "count", str(path), "--progress", "always")
     found = int(out.split("interrupted: ")[1].split()[0])
     assert code == 130 and 1 <= found < 9 and "at least as many" in out
-    _interrupt_at(monkeypatch, 3)
-    code, out, err = run(capsys, "count", str(path), "--json")
+    _interrupt_at(monkeypatch, 2)
+    code, out, err = run(capsys, "count", str(path), "--json", "--progress", "always")
     obj = json.loads(out)
     assert code == 130 and obj["interrupted"] and not obj["complete"]
     assert obj["activation_regions_found"] == found
 
 
-def test_interrupted_api_keeps_complete_regions_only(monkeypatch):
-    _interrupt_at(monkeypatch, 3)
+def test_interrupted_api_keeps_complete_regions_only():
+    def ctrl_c_after_one_parent(done, total, found):
+        if done == 1:
+            raise KeyboardInterrupt
+
     with pytest.raises(Interrupted) as info:
-        search.enumerate_regions(sawtooth_model(1, 3, 2))
+        enumerate_regions(sawtooth_model(1, 3, 2), progress=ctrl_c_after_one_parent)
     partial = info.value.partial
     assert not partial.complete and 1 <= len(partial.activation_regions) < 9
-    full = {r.pattern for r in search.enumerate_regions(sawtooth_model(1, 3, 2)).activation_regions}
+    full = {r.pattern for r in enumerate_regions(sawtooth_model(1, 3, 2)).activation_regions}
     assert {r.pattern for r in partial.activation_regions} <= full      # whole patterns of the model, exact
 
 
 def test_broken_pipe_exits_quietly(tmp_path, capsys, monkeypatch):
-    import tropattn.cli._models as models
+    import io
 
-    def closed(*args):
-        raise BrokenPipeError
+    class Closed(io.StringIO):                     # the reader of the output went away (e.g. | head)
+        def write(self, text):
+            raise BrokenPipeError
 
-    monkeypatch.setattr(models, "emit", closed)
+    monkeypatch.setattr(sys, "stdout", Closed())
     code, out, err = run(capsys, "bounds", "--dim", "1", "--heads", "1", "--keys", "2")
     assert code == 141 and err == ""
 
@@ -338,7 +358,7 @@ def test_broken_pipe_exits_quietly(tmp_path, capsys, monkeypatch):
 ])
 def test_every_command_refuses_a_missing_output_directory(tmp_path, capsys, argv):
     path = tmp_path / "m.json"
-    save_model(random_model(2, 1, 3, seed=2), path)
+    save(random_model(2, 1, 3, seed=2), path)
     argv = [str(path) if a == "MODEL" else a.replace("MISSING", str(tmp_path / "missing")) for a in argv]
     code, out, err = run(capsys, *argv)
     assert code == 2 and "does not exist" in err and not (tmp_path / "missing").exists()
@@ -346,7 +366,7 @@ def test_every_command_refuses_a_missing_output_directory(tmp_path, capsys, argv
 
 def test_progress_flag_and_one_bar_for_table(tmp_path, capsys):
     path = tmp_path / "m.json"
-    save_model(sawtooth_model(1, 3, 2), path)
+    save(sawtooth_model(1, 3, 2), path)
     assert run(capsys, "count", str(path), "--progress", "never")[2] == ""
     err = run(capsys, "count", str(path), "--progress", "always")[2]
     assert "sub-layer 2/2" in err
@@ -363,7 +383,7 @@ def test_five_thousand_digits_cli_equals_api(tmp_path, capsys):
     path = _file(tmp_path, obj)
     code, out, err = run(capsys, "count", path, "--json")
     assert code == 0, err
-    assert json.loads(out)["activation_regions"] == count_model(load_model(path))["activation_regions"]
+    assert json.loads(out)["activation_regions"] == count_regions(load(path), "primal").n_activation
 
 
 def test_commands_table_names_the_module_of_every_command():
@@ -399,11 +419,16 @@ def test_import_is_lazy_and_regions_loads_no_model_machinery():
         tropattn.nope
 
 
-def test_ctrl_c_while_a_command_module_loads_is_an_interruption(monkeypatch, capsys):
-    import tropattn.cli as cli
-
-    def interrupted(name, package=None):
-        raise KeyboardInterrupt
-    monkeypatch.setattr(cli.importlib, "import_module", interrupted)
-    assert cli.main(["count", "model.json"]) == 130
-    assert capsys.readouterr().err == "tropattn: interrupted before any result was complete\n"
+def test_ctrl_c_while_a_command_module_loads_is_an_interruption():
+    # in a fresh process, Ctrl-C arrives while the module of `count` (COMMANDS names it) is imported
+    code = ("import sys\n"
+            "from tropattn.cli import COMMANDS, main\n"
+            "class CtrlC:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'tropattn.cli._' + COMMANDS['count']:\n"
+            "            raise KeyboardInterrupt\n"
+            "sys.meta_path.insert(0, CtrlC())\n"
+            "sys.exit(main(['count', 'model.json']))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130
+    assert done.stderr == "tropattn: interrupted before any result was complete\n"

@@ -8,7 +8,7 @@ import pytest
 
 from tropattn.attention import random_model, sawtooth_model
 from tropattn.errors import ModelFileError
-from tropattn.io import load_model, model_from_json, model_to_json, save_model
+from tropattn.io import load, model_from_json, model_to_json, save
 from tropattn.soft import soft_output
 
 BASE = {"format": "tropattn.model/1", "dim": 2, "layers": [
@@ -30,8 +30,8 @@ def test_numbers_are_exact():
 @pytest.mark.parametrize("model", [sawtooth_model(2, 3, 2), random_model(2, 2, 3, 2, seed=3, ffn_hidden=2)])
 def test_json_round_trip(tmp_path, model):
     path = tmp_path / "m.json"
-    save_model(model, path)
-    again = load_model(path)
+    save(model, path)
+    again = load(path)
     assert model_to_json(again) == model_to_json(model)
     x = (Fraction(1, 5), Fraction(-2, 7))
     assert again.evaluate(x) == model.evaluate(x)
@@ -39,8 +39,8 @@ def test_json_round_trip(tmp_path, model):
 
 def test_npz_round_trip_for_dyadic_weights(tmp_path):
     model = sawtooth_model(1, 2, 2)                 # all numbers dyadic: floats hold them exactly
-    save_model(model, tmp_path / "m.npz")
-    assert model_to_json(load_model(tmp_path / "m.npz")) == model_to_json(model)
+    save(model, tmp_path / "m.npz")
+    assert model_to_json(load(tmp_path / "m.npz")) == model_to_json(model)
 
 
 def _error(mutate):
@@ -74,9 +74,9 @@ def test_invalid_json_file(tmp_path):
     p = tmp_path / "bad.json"
     p.write_text("{not json")
     with pytest.raises(ModelFileError, match="not valid JSON"):
-        load_model(p)
+        load(p)
     with pytest.raises(ModelFileError, match="no such file"):
-        load_model(tmp_path / "missing.json")
+        load(tmp_path / "missing.json")
 
 
 def test_weight_form_file_matches_direct_hard_attention():
@@ -120,7 +120,7 @@ def test_weight_form_errors_name_the_path():
 def test_npz_refuses_to_round(tmp_path):
     model = model_from_json(BASE)                      # holds 1/10, which float64 cannot
     with pytest.raises(ModelFileError, match="save the model as .json"):
-        save_model(model, tmp_path / "m.npz")
+        save(model, tmp_path / "m.npz")
 
 
 @pytest.mark.parametrize("mutate,path", [
@@ -148,7 +148,7 @@ def test_npz_weight_form_matches_the_json_weight_form(tmp_path):
             arrays[f"layers.0.heads.{h}.{name}"] = rng.integers(-2, 3, size=shape).astype(float)
         arrays[f"layers.0.heads.{h}.b_Q"] = rng.integers(-2, 3, size=2) / 4
     np.savez(tmp_path / "w.npz", **arrays)
-    from_npz = load_model(tmp_path / "w.npz")
+    from_npz = load(tmp_path / "w.npz")
     obj = {"format": "tropattn.model/1", "form": "weights", "dim": d, "context": arrays["context"].tolist(),
            "layers": [{"d_k": 2, "residual": True,
                        "heads": [{k.split(".")[-1]: arrays[k].tolist() for k in arrays
@@ -240,38 +240,38 @@ def test_equal_keys_with_different_values_are_refused_with_both_indices():
 
 def test_npz_names_are_checked(tmp_path):
     model = sawtooth_model(1, 2, 1)
-    save_model(model, tmp_path / "m.npz")
+    save(model, tmp_path / "m.npz")
     data = dict(np.load(tmp_path / "m.npz"))
     data["layers.0.heads.0.offset"] = data.pop("layers.0.heads.0.offsets")
     np.savez(tmp_path / "bad.npz", **data)
     with pytest.raises(ModelFileError, match=r"layers\[0\]\.heads\[0\]: unknown field 'offset'; did you mean"):
-        load_model(tmp_path / "bad.npz")
+        load(tmp_path / "bad.npz")
     data = dict(np.load(tmp_path / "m.npz"))
     data["dims"] = data["dim"]
     np.savez(tmp_path / "bad2.npz", **data)
     with pytest.raises(ModelFileError, match="unexpected array 'dims'; did you mean 'dim'"):
-        load_model(tmp_path / "bad2.npz")
+        load(tmp_path / "bad2.npz")
 
 
 def test_garbage_npz_gets_a_clear_message(tmp_path):
     (tmp_path / "g.npz").write_bytes(b"not a zip file at all" * 10)
     with pytest.raises(ModelFileError, match="not a NumPy .npz archive") as info:
-        load_model(tmp_path / "g.npz")
+        load(tmp_path / "g.npz")
     assert "pickle" not in str(info.value)
     np.save(tmp_path / "one.npy", np.zeros(3))
     (tmp_path / "one.npz").write_bytes((tmp_path / "one.npy").read_bytes())
     with pytest.raises(ModelFileError, match="single array"):
-        load_model(tmp_path / "one.npz")
+        load(tmp_path / "one.npz")
     np.savez(tmp_path / "obj.npz", dim=np.array([{"a": 1}], dtype=object))
     with pytest.raises(ModelFileError, match="plain numeric arrays"):
-        load_model(tmp_path / "obj.npz")
+        load(tmp_path / "obj.npz")
 
 
 def test_npz_refuses_big_integers_floats_cannot_hold(tmp_path):
     from tropattn.attention import Head, Layer, Transformer
     for bad in (2 ** 53 + 1, 10 ** 400):
         with pytest.raises(ModelFileError, match="no exact float64 value"):
-            save_model(Transformer([Layer([Head([[0], [bad]])])]), tmp_path / "m.npz")
+            save(Transformer([Layer([Head([[0], [bad]])])]), tmp_path / "m.npz")
 
 
 def test_five_thousand_digit_numbers_api_equals_file(tmp_path):
@@ -279,11 +279,11 @@ def test_five_thousand_digit_numbers_api_equals_file(tmp_path):
     obj = {"format": "tropattn.model/1", "dim": 1, "layers": [{"heads": [{"keys": [[0], [1]], "offsets": [0, big]}]}]}
     model = model_from_json(obj)
     assert model.layers[0].heads[0].offsets[1] == Fraction(10 ** 5000, 3)
-    save_model(model, tmp_path / "big.json")
-    assert load_model(tmp_path / "big.json") == model
+    save(model, tmp_path / "big.json")
+    assert load(tmp_path / "big.json") == model
     text = (tmp_path / "big.json").read_text().replace(f'"{big}"', "1" + "0" * 5000)   # a bare JSON integer
     (tmp_path / "big2.json").write_text(text)
-    assert load_model(tmp_path / "big2.json").layers[0].heads[0].offsets[1] == 10 ** 5000
+    assert load(tmp_path / "big2.json").layers[0].heads[0].offsets[1] == 10 ** 5000
 
 
 # ---------------------------------------------------------------- lossless round trips (point 2)
@@ -322,8 +322,8 @@ def models(draw):
 @given(models())
 def test_save_load_round_trip_is_lossless(tmp_path_factory, model):
     path = tmp_path_factory.mktemp("rt") / "m.json"
-    save_model(model, path)
-    assert load_model(path) == model                     # keys, offsets, values, d_k, scale, ties, residual, FFN
+    save(model, path)
+    assert load(path) == model                     # keys, offsets, values, d_k, scale, ties, residual, FFN
     assert model_from_json(model_to_json(model)) == model
 
 
@@ -340,8 +340,8 @@ def test_weight_form_round_trip_keeps_the_scale(tmp_path_factory, d_k, bias, see
     assert model.layers[0].heads[0].score_scale == pytest.approx(d_k ** -0.5)
     for suffix in ("json", "npz"):
         path = tmp_path_factory.mktemp("w") / f"m.{suffix}"
-        save_model(model, path)
-        again = load_model(path)
+        save(model, path)
+        again = load(path)
         assert again == model
         X = np.linspace(-2, 2, 9)[:, None]
         assert np.array_equal(soft_output(again.layers[0].heads[0], X, 1.0), soft_output(model.layers[0].heads[0], X, 1.0))
@@ -363,6 +363,54 @@ def test_a_sliced_model_is_refused_not_saved_wrong():
 
     from tropattn.errors import InvalidInputError
 
-    sliced = ta.slice(ta.sawtooth_model(2, 2, 2), [0, 0], [[1, 0]])      # layer 0: R^1 -> R^2 (skip matrix)
+    sliced = ta.slice_model(ta.sawtooth_model(2, 2, 2), [0, 0], [[1, 0]])   # layer 0: R^1 -> R^2 (skip matrix)
     with pytest.raises(InvalidInputError, match="skip matrix"):
-        ta.model_to_json(sliced)
+        model_to_json(sliced)
+
+
+# ------------------------------------------------------------------ one load, one save: every kind of file
+
+def test_load_tells_every_kind_of_file_and_save_writes_it_back(tmp_path):
+    from tropattn.geometry import PowerDiagram
+    from tropattn.tropical import parse_polynomial
+
+    model, poly = sawtooth_model(1, 2, 2), parse_polynomial("max(0, x + 1/2, 2*y)")     # dyadic: .npz holds it
+    save(model, tmp_path / "m.json")
+    save(model, tmp_path / "m.npz")
+    save(poly, tmp_path / "p.json")
+    save(PowerDiagram([[0, 0], [1, 0]], [0, "1/2"]), tmp_path / "s.json")
+    save(([0, "1/2"], [[1, 0], [0, 1]]), tmp_path / "x.json", kind="slice")
+    assert load(tmp_path / "m.json") == model == load(tmp_path / "m.npz") == load(tmp_path / "m.json", kind="model")
+    assert load(tmp_path / "p.json") == poly
+    assert load(tmp_path / "s.json") == (((0, 0), (1, 0)), (0, Fraction(1, 2)))
+    assert load(tmp_path / "x.json") == ((0, Fraction(1, 2)), ((1, 0), (0, 1)))
+
+
+def test_load_refuses_what_it_cannot_tell_or_is_not_asked(tmp_path):
+    from tropattn.errors import InvalidInputError
+
+    (tmp_path / "odd.json").write_text('{"numbers": [1, 2]}')
+    with pytest.raises(ModelFileError, match="cannot tell what"):
+        load(tmp_path / "odd.json")
+    save(sawtooth_model(1, 2, 1), tmp_path / "m.json")
+    with pytest.raises(ModelFileError, match="unknown field 'format'"):      # read as sites: its fields are wrong
+        load(tmp_path / "m.json", kind="sites")
+    with pytest.raises(InvalidInputError, match="context apply to .safetensors checkpoints only"):
+        load(tmp_path / "m.json", context=[1, 2])
+    with pytest.raises(InvalidInputError, match="kind = 'modle'.*did you mean 'model'"):
+        load(tmp_path / "m.json", kind="modle")
+    with pytest.raises(InvalidInputError, match="pass context="):
+        load(tmp_path / "gpt.safetensors")
+    with pytest.raises(InvalidInputError, match="kind='sites'"):
+        save(([[0]], [0]), tmp_path / "s.json")
+
+
+def test_old_loaders_name_their_new_home():
+    import tropattn.io as io
+    from tropattn.errors import MovedError
+
+    for old, new in (("load_model", "tropattn.io.load"), ("save_model", "tropattn.io.save"),
+                     ("load_sites", "kind='sites'"), ("load_json", "tropattn.exact.load_json")):
+        with pytest.raises(MovedError, match=new):
+            getattr(io, old)
+    assert set(io.__all__) <= set(dir(io)) and "load_model" not in dir(io)

@@ -10,7 +10,8 @@ import pytest
 
 from tropattn.attention import slice_model, slice_through, token_points
 from tropattn.errors import InvalidInputError, ModelFileError, QuadraticWallError, TieError
-from tropattn.io import from_torch, gpt2_blocks, load_gpt2
+from tropattn.io import from_torch, load_gpt2
+from tropattn.io._gpt2 import gpt2_blocks
 from tropattn.io._skeleton import context_forward, query_path, slice_grid
 from tropattn.regions import brute_force_regions, enumerate_regions
 

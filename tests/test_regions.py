@@ -1,5 +1,6 @@
 """Exact region enumeration: constructions, brute force, boxes, linear regions."""
 
+import sys
 from fractions import Fraction
 from math import comb
 
@@ -7,7 +8,6 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-import tropattn.regions._search as regions_module
 from tropattn.attention import (
     FFN,
     Head,
@@ -19,9 +19,9 @@ from tropattn.attention import (
     sawtooth_count,
     sawtooth_model,
 )
-from tropattn.errors import Interrupted, TieError
+from tropattn.errors import Interrupted, InvalidInputError, TieError
 from tropattn.region_bounds import line_bound
-from tropattn.regions import brute_force_regions, enumerate_regions, overlay_regions
+from tropattn.regions import ActivationRegion, brute_force_regions, enumerate_regions, overlay_regions
 
 
 def patterns(result):
@@ -182,19 +182,17 @@ def test_linear_regions_merge_across_earlier_walls():
     assert len(result.linear_regions) == 2
 
 
-def test_interrupt_returns_partial(monkeypatch):
-    calls = {"n": 0}
-    original = regions_module._refine
-
-    def flaky(*args, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == 3:
+def _interrupt_after(chunks):
+    """A progress callback that is Ctrl-C once ``chunks`` chunks of parents are done."""
+    def progress(done, total, found):
+        if done == chunks:
             raise KeyboardInterrupt
-        return original(*args, **kwargs)
+    return progress
 
-    monkeypatch.setattr(regions_module, "_refine", flaky)
+
+def test_interrupt_returns_partial():
     with pytest.raises(Interrupted) as info:
-        enumerate_regions(sawtooth_model(1, 3, 2))
+        enumerate_regions(sawtooth_model(1, 3, 2), progress=_interrupt_after(1))
     assert info.value.partial.complete is False
     assert len(info.value.partial.activation_regions) >= 1
 
@@ -329,7 +327,10 @@ def test_streamed_counts_equal_kept_regions(seed, d, H, N, L, values, ffn):
     counts = enumerate_regions(model, keep="counts")
     seen = []
     streamed = enumerate_regions(model, keep=lambda i, r: seen.append((i, r.pattern)))
-    assert counts.activation_regions == () and counts.n_activation == len(full.activation_regions)
+    with pytest.raises(InvalidInputError, match="keep='all'"):      # not kept: an error, not an empty tuple
+        counts.activation_regions
+    assert counts.n_activation == len(full.activation_regions)
+    assert list(counts.linear_ids) == list(streamed.linear_ids)
     assert counts.n_linear == streamed.n_linear == len(full.linear_regions)
     assert [i for i, _ in seen] == list(range(len(seen)))
     assert [p for _, p in seen] == [r.pattern for r in full.activation_regions]
@@ -339,12 +340,26 @@ def test_streamed_counts_equal_kept_regions(seed, d, H, N, L, values, ffn):
     assert sorted(map(sorted, groups.values())) == sorted(map(sorted, full.linear_regions))
 
 
-def test_counts_build_no_region_objects(monkeypatch):
-    built = []
-    original = regions_module._region
-    monkeypatch.setattr(regions_module, "_region", lambda *a: built.append(1) or original(*a))
-    result = enumerate_regions(sawtooth_model(2, 4, 2), keep="counts")
+def test_counts_build_no_region_objects():
+    # watch (not steer) the search: a profile hook notes every ActivationRegion being made
+    built, init = [], ActivationRegion.__init__.__code__
+
+    def watch(frame, event, arg):
+        if event == "call" and frame.f_code is init:
+            built.append(1)
+
+    sys.setprofile(watch)
+    try:
+        result = enumerate_regions(sawtooth_model(2, 4, 2), keep="counts")
+    finally:
+        sys.setprofile(None)
     assert result.n_activation == 256 and not built
+    sys.setprofile(watch)
+    try:
+        enumerate_regions(sawtooth_model(1, 2, 1))             # the hook does see regions that are made
+    finally:
+        sys.setprofile(None)
+    assert len(built) == 2
 
 
 def test_region_files_round_trip(tmp_path):
@@ -356,8 +371,8 @@ def test_region_files_round_trip(tmp_path):
     model = random_model(2, 2, 3, 2, seed=3, ffn_hidden=1)
     full = enumerate_regions(model)
     path = tmp_path / "model.json"
-    from tropattn.io import save_model
-    save_model(model, path)
+    from tropattn.io import save
+    save(model, path)
     for name in ("r.jsonl", "r.csv"):
         assert main(["count", str(path), "--regions", str(tmp_path / name)]) == 0
     lines = [json.loads(line) for line in open(tmp_path / "r.jsonl")]
@@ -382,26 +397,87 @@ def test_region_files_round_trip(tmp_path):
     assert not list(tmp_path.glob("*.part"))
 
 
-def test_interrupted_region_file_holds_what_was_found(tmp_path, monkeypatch):
+def test_interrupted_region_file_holds_what_was_found(tmp_path):
     import json
 
     from tropattn.regions import RegionWriter
 
-    calls = {"n": 0}
-    original = regions_module._refine
-
-    def flaky(*args, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == 6:
-            raise KeyboardInterrupt
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(regions_module, "_refine", flaky)
     path = tmp_path / "r.jsonl"
     with pytest.raises(Interrupted) as info:
-        enumerate_regions(sawtooth_model(2, 3, 2), keep=RegionWriter(path))
+        enumerate_regions(sawtooth_model(2, 3, 2), keep=RegionWriter(path), progress=_interrupt_after(4))
     lines = [json.loads(line) for line in open(path)]
     regions = [r for r in lines if r["type"] == "region"]
     assert lines[-1]["complete"] is False
     assert len(regions) == lines[-1]["activation_regions"] == info.value.partial.n_activation > 0
     assert all(r["linear_region"] is not None for r in regions)
+
+
+# ------------------------------------------------------------------ one count, one labeller
+
+def test_count_regions_methods_agree_and_refusals_speak_to_a_library_user():
+    from tropattn.regions import count_regions
+
+    one = random_model(2, 3, 3, seed=5)                      # one layer, no FFN: the dual applies
+    auto, primal, dual = (count_regions(one, m) for m in ("auto", "primal", "dual"))
+    assert (auto.method, primal.method, dual.method) == ("dual", "primal", "dual")
+    assert auto.n_activation == primal.n_activation == dual.n_activation == len(enumerate_regions(one).activation_regions)
+    assert dual.n_linear is None and primal.n_linear == enumerate_regions(one, keep="counts").n_linear
+    assert count_regions(one, box=(-1, 1)).method == "primal"            # a box: only the primal counts it
+    deep = sawtooth_model(1, 3, 2)
+    assert (count_regions(deep).method, count_regions(deep).n_activation) == ("primal", 9)
+    with pytest.raises(InvalidInputError, match="^method='dual' cannot count this model: the model has 2 layers"):
+        count_regions(deep, "dual")
+    with pytest.raises(InvalidInputError, match="not a box; use method='primal'"):
+        count_regions(one, "dual", box=(-1, 1))
+    with pytest.raises(InvalidInputError, match="only counts"):
+        count_regions(one, "dual", keep="all")
+    with pytest.raises(InvalidInputError, match="did you mean 'primal'"):
+        count_regions(one, "primall")
+    tie = Transformer([Layer([Head([[0], [1]], [0, 0], [[1], [1]])], residual=False), Layer([Head([[0], [1]], [0, -1])])])
+    with pytest.raises(TieError):
+        count_regions(tie)
+    assert count_regions(tie, ties="first").n_activation == len(brute_force_regions(tie.with_ties("first")))
+
+
+def test_region_set_reads_regions_only_where_they_were_kept():
+    kept = enumerate_regions(sawtooth_model(1, 3, 2))
+    for keep in ("counts", lambda i, r: None):
+        counted = enumerate_regions(sawtooth_model(1, 3, 2), keep=keep)
+        assert (counted.n_activation, counted.n_linear) == (kept.n_activation, kept.n_linear) == (9, 9)
+        assert list(counted.linear_ids) == list(kept.linear_ids)
+        for name in ("activation_regions", "linear_regions", "graph"):
+            with pytest.raises(InvalidInputError, match="were not kept.*pass keep='all'"):
+                getattr(counted, name)
+    assert [sorted(g) for g in kept.linear_regions] == [[i] for i in range(9)]
+    assert all(kept.linear_ids[i] == k for k, g in enumerate(kept.linear_regions) for i in g)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), d=st.integers(1, 2), L=st.integers(1, 2), ffn=st.sampled_from([0, 1]))
+def test_label_gives_every_region_point_its_pattern(seed, d, L, ffn):
+    from tropattn.regions import label
+
+    model = random_model(d, 2, 3, L, seed=seed, ffn_hidden=ffn)
+    try:
+        regions = enumerate_regions(model).activation_regions
+    except TieError:
+        assume(False)
+    points = [r.interior_point for r in regions]
+    assert label(model, points) == tuple(r.pattern for r in regions)
+    head = model.layers[0].heads[0]
+    assert label(head, points).tolist() == [r.pattern[0][0][0] for r in regions]
+    assert label(model.layers[0], points[:1]) == (regions[0].pattern[0],)
+
+
+def test_label_on_walls_duplicates_and_floats():
+    from tropattn.regions import label
+
+    head = Head([[1], [1], [-1]], [0, 0, 0])                     # keys 0 and 1 are one key
+    assert label(head, [[2], [-2], [0], [1e-300], [-1e-300]]).tolist() == [0, 2, -1, 0, 2]
+    assert label(head.with_ties("first"), [[0]]).tolist() == [0]          # a wall: the lowest index wins
+    assert label(head, ["1/2"]).tolist() == [0]                   # one point given as a vector
+    assert label(Transformer([Layer([head])]), [[0], [3]]) == (None, (((0,), ()),))
+    with pytest.raises(InvalidInputError, match="points"):
+        label(head, [[1, 2]])
+    with pytest.raises(InvalidInputError, match="a Head, a Layer or a Transformer"):
+        label("head", [[1]])

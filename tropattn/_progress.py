@@ -1,13 +1,23 @@
-"""Progress of long computations: a bar on stderr, shown on a terminal unless told otherwise.
+"""Progress of long computations: a bar on stderr, shown on a terminal unless told otherwise, or a callback.
 
 ``--progress auto|always|never`` on the command line maps to ``enabled`` = None (only
-when stderr is a terminal), True, False (:func:`tropattn.cli._common.progress_enabled`).  The bar counts
-units of work of one stage (the parent regions of a sub-layer, the models of a table)
-and shows the regions found so far and their rate.
+when stderr is a terminal), True, False.  The bar counts units of work of one stage (the
+parent regions of a sub-layer, the models of a table) and shows the regions found so far
+and their rate.  It is drawn when a stage starts and after its first unit, then at most
+every 0.2 s, and when the stage ends.
+
+A function given as ``enabled`` (``progress=`` of :func:`tropattn.regions.enumerate_regions`)
+is called as ``progress(done, total, found)`` when a stage starts and after every unit,
+instead of drawing; an exception it raises stops the computation there (KeyboardInterrupt
+is then the same as Ctrl-C: the partial result is kept).
 
 >>> bar = Progress(enabled=False, steps=1)
 >>> bar.start_step(0, 10); bar.advance(10, found=3); bar.found
 3
+>>> seen = []
+>>> bar = Progress(enabled=lambda done, total, found: seen.append((done, total, found)))
+>>> bar.start_step(0, 2); bar.advance(1, found=5); bar.advance(1); seen
+[(0, 2, 0), (1, 2, 5), (2, 2, 5)]
 """
 
 from __future__ import annotations
@@ -26,8 +36,9 @@ class Progress:
 
     Parameters
     ----------
-    enabled : bool or None
-        None: only when stderr is a terminal.
+    enabled : bool, None or callable
+        None: only when stderr is a terminal; a callable is called as ``enabled(done, total,
+        found)`` at the start of a stage and after every unit, instead of drawing.
     steps : int
         Number of stages (sub-layers); each has a known number of units.
     stage, unit : str
@@ -35,9 +46,11 @@ class Progress:
     """
 
     def __init__(self, enabled=None, steps=1, stage="sub-layer", unit="parents"):
-        self.enabled = sys.stderr.isatty() if enabled is None else bool(enabled)
-        self.steps, self.last, self.stage, self.unit = steps, 0.0, stage, unit
-        self.start_step(0, 1)
+        self.callback = enabled if callable(enabled) else None
+        self.enabled = sys.stderr.isatty() if enabled is None else bool(enabled) and self.callback is None
+        self.steps, self.stage, self.unit = steps, stage, unit
+        self.index, self.parents, self.done, self.found = 0, 1, 0, 0
+        self.start = self.last = 0.0
 
     def start_step(self, index, parents):
         """Start stage ``index`` with ``parents`` units of work (the counters restart at 0).
@@ -61,6 +74,8 @@ class Progress:
         """
         self.index, self.parents, self.done, self.found = index, parents, 0, 0
         self.start = time.perf_counter()
+        self._show(self.start)
+        self.last = 0.0            # the first unit of a stage is always shown
 
     def advance(self, parents=1, found=0):
         """``parents`` more units done, ``found`` more regions found; redraw at most every 0.2 s.
@@ -85,15 +100,22 @@ class Progress:
         self.done += parents
         self.found += found
         now = time.perf_counter()
-        if self.enabled and (now - self.last > 0.2 or self.done == self.parents):
+        if now - self.last > 0.2 or self.done == self.parents or self.callback is not None:
             self.last = now
-            filled = int(30 * self.done / max(self.parents, 1))
-            rate = self.found / max(now - self.start, 1e-9)
-            end = "\n" if self.done == self.parents else ""
-            where = f"{self.stage} {self.index + 1}/{self.steps}" if self.steps > 1 else self.stage
-            sys.stderr.write(f"\r{where} [{'#' * filled}{'.' * (30 - filled)}] "
-                             f"{self.done}/{self.parents} {self.unit}, {self.found} regions ({rate:,.0f}/s){end}")
-            sys.stderr.flush()
+            self._show(now)
+
+    def _show(self, now):
+        if self.callback is not None:
+            self.callback(self.done, self.parents, self.found)
+        if not self.enabled:
+            return
+        filled = int(30 * self.done / max(self.parents, 1))
+        rate = self.found / max(now - self.start, 1e-9)
+        end = "\n" if self.done == self.parents else ""
+        where = f"{self.stage} {self.index + 1}/{self.steps}" if self.steps > 1 else self.stage
+        sys.stderr.write(f"\r{where} [{'#' * filled}{'.' * (30 - filled)}] "
+                         f"{self.done}/{self.parents} {self.unit}, {self.found} regions ({rate:,.0f}/s){end}")
+        sys.stderr.flush()
 
     def close(self):
         """End the line if the stage did not finish (an interruption).

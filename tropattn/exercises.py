@@ -22,11 +22,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ._validate import choice
 from .attention import Head, Transformer, sawtooth_model
-from .errors import InvalidInputError, TropattnError
+from .errors import TropattnError
 from .exact import format_point, format_rational
 from .region_bounds import bounds
-from .regions import enumerate_regions
+from .regions import count_regions
 from .tropical import TropicalPolynomial, curve_edges, parse_polynomial
 
 __all__ = ["Verdict", "check_hidden_head", "check_lower_bound_model", "check_weighted_edge", "ANSWERS"]
@@ -74,8 +75,7 @@ def check_hidden_head(keys, offsets, head: int = 1) -> Verdict:
         return Verdict(False, f"not a head: {exc}")
     if h.N != 3:
         return Verdict(False, f"the exercise asks for 3 keys; you gave {h.N}")
-    if not (isinstance(head, int) and 0 <= head < 3):
-        raise InvalidInputError(f"head = {head!r}; expected 0, 1 or 2")
+    choice(head, "head", (0, 1, 2), meaning="the key that must be hidden, of three")
     same = [k for k in range(3) if k != head and h.keys[k] == h.keys[head]]
     if same:
         return Verdict(False, f"key {head} equals key {same[0]}: a repeated key is hidden trivially; "
@@ -95,9 +95,8 @@ def check_hidden_head(keys, offsets, head: int = 1) -> Verdict:
 def check_lower_bound_model(model, d: int, H: int, N: int, L: int) -> Verdict:
     """Exercise 2: a model of shape ``(d, H, N, L)`` with at least ``N^{min(H, d) L}`` regions.
 
-    The regions are enumerated exactly over all of ``R^d``
-    (:func:`tropattn.regions.enumerate_regions`); keep the shape small (``N^{dL}`` regions
-    are found one by one).
+    The regions are counted exactly over all of ``R^d`` (:func:`tropattn.regions.count_regions`);
+    keep the shape small (with several layers the ``N^{dL}`` regions are found one by one).
 
     Parameters
     ----------
@@ -132,7 +131,7 @@ def check_lower_bound_model(model, d: int, H: int, N: int, L: int) -> Verdict:
         if bad:
             return Verdict(False, f"layer {i} has a head with {bad[0]} keys; the exercise asks for N = {N}")
     target = bounds(d, H, N, L).lower
-    count = len(enumerate_regions(model, progress=False).activation_regions)
+    count = count_regions(model, progress=False).n_activation
     exponent = min(H, d) * L
     if count < target:
         return Verdict(False, f"not yet: {count} activation regions < N^(min(H, d) L) = {N}^{exponent} = {target}")

@@ -22,9 +22,10 @@ import time
 from pathlib import Path
 
 from ._progress import Progress
+from ._validate import nonnegative_int
 from .attention import grid_model, random_model, sawtooth_model
 from .region_bounds import bounds, deep_bound
-from .regions import enumerate_regions
+from .regions import count_regions
 
 __all__ = ["DEFAULT_SHAPES", "QUICK_SHAPES", "region_rows", "write_region_table", "COLUMNS"]
 
@@ -59,8 +60,8 @@ def region_rows(shapes=None, seeds: int = 3, progress=None, **run):
     progress : bool or None, optional
         One bar over all the models of the table (None: only on a terminal).
     **run
-        ``workers``, ``executor``, ... passed to
-        :func:`tropattn.regions.enumerate_regions`.
+        ``workers``, ``executor``, ... passed to :func:`tropattn.regions.count_regions` (the
+        primal search: it also counts the linear regions).
 
     Returns
     -------
@@ -72,9 +73,9 @@ def region_rows(shapes=None, seeds: int = 3, progress=None, **run):
     Raises
     ------
     Interrupted
-        On Ctrl-C (from :func:`~tropattn.regions.enumerate_regions`).
+        On Ctrl-C (from :func:`~tropattn.regions.count_regions`).
     InvalidInputError
-        A bad ``workers`` or ``executor``.
+        A bad ``seeds``, ``workers`` or ``executor``.
 
     Examples
     --------
@@ -82,6 +83,7 @@ def region_rows(shapes=None, seeds: int = 3, progress=None, **run):
     >>> [(r["model"], r["activation_regions"], r["product_bound"], r["product_attainable"]) for r in rows]
     [('sawtooth', 2, 4, False), ('random seed 0', 2, 4, False)]
     """
+    seeds = nonnegative_int(seeds, "seeds", meaning="the number of random models per shape")
     jobs = []
     for d, H, N, L in shapes if shapes is not None else DEFAULT_SHAPES:
         models = list(_constructions(d, H, N, L))
@@ -94,10 +96,10 @@ def region_rows(shapes=None, seeds: int = 3, progress=None, **run):
         for (d, H, N, L), name, model in jobs:
             b = bounds(d, H, N, L)
             t0 = time.perf_counter()
-            result = enumerate_regions(model, progress=False, **run)  # run: workers, executor
-            n = len(result.activation_regions)
+            result = count_regions(model, "primal", progress=False, **run)  # run: workers, executor
+            n = result.n_activation
             rows.append(dict(dim=d, heads=H, keys=N, layers=L, model=name, activation_regions=n,
-                             linear_regions=len(result.linear_regions), product_bound=b.deep_product,
+                             linear_regions=result.n_linear, product_bound=b.deep_product,
                              per_layer_bound=b.per_layer, deep_bound=b.deep, lower_bound=b.lower,
                              product_attainable=b.product_attainable, attains_product=n == b.deep_product,
                              seconds=round(time.perf_counter() - t0, 3)))

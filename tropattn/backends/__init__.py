@@ -1,14 +1,26 @@
-"""Where work runs: one executor interface (``map(fn, chunks)``), serial, in processes or on Dask.
+"""Where work runs: one executor interface, ``map(fn, chunks)``, serially, in processes or on Dask.
 
->>> [r.value for r in get_executor("serial").map(abs, [-2])]
-[2]
+* :func:`get_executor` -- an executor by name (``"serial"``, ``"processes"``, ``"dask"``);
+* :class:`SerialExecutor`, :class:`ProcessExecutor`, :class:`DaskExecutor` -- the three;
+* :class:`ChunkResult`, :func:`run_chunk` -- the contract of an executor of your own: ``map`` yields one
+  ``ChunkResult(value, counters)`` per chunk, in chunk order, each made by ``run_chunk(fn, chunk)``.
+
+Whatever runs where, the results come back in chunk order and every exact-path counter of
+every chunk reaches the caller exactly once, so a count never depends on the executor:
+
+>>> [r.value for r in get_executor("serial").map(abs, [-2, 3])]
+[2, 3]
 """
 
+from .._face import face
 from ._base import ChunkResult, run_chunk
-from ._processes import ProcessExecutor
 from ._dask import DaskExecutor
-from ._registry import EXECUTORS, get_executor
+from ._processes import ProcessExecutor
+from ._registry import get_executor
 from ._serial import SerialExecutor
 
-__all__ = ["ChunkResult", "run_chunk", "get_executor", "EXECUTORS", "SerialExecutor", "ProcessExecutor",
-           "DaskExecutor"]
+__all__ = ["get_executor", "SerialExecutor", "ProcessExecutor", "DaskExecutor", "ChunkResult", "run_chunk"]
+
+__getattr__, __dir__ = face(__name__, __all__, moved={
+    "EXECUTORS": "internal; get_executor names the executors ('serial', 'processes', 'dask') in its error",
+})

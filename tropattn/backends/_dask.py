@@ -10,12 +10,16 @@ holds:
 * each chunk runs in its own counting scope on the worker, and the counters of the run
   that succeeded are merged into the caller's scopes exactly once (a task lost with a
   killed worker is rerun by the scheduler; only the result that arrives counts);
+* losing a worker loses nothing that cannot be recomputed: the function (the model and its
+  steps) is not scattered data but the result of a task every chunk depends on, so the
+  scheduler recomputes it on another worker if the one holding it dies (scattered data
+  would be gone for good: "cannot be recovered");
 * an error in a chunk is re-raised in the caller as the same exception (tropattn's
   errors pickle with their fields); Ctrl-C (or any early stop) cancels the pending
   futures.
 
-Dask is an optional extra (``pip install tropattn[dask]``); it is imported only here,
-when an executor is first used.
+Dask is an optional extra (``pip install tropattn[dask]``); it is imported only when an
+executor is first used.
 
 >>> DaskExecutor("tcp://127.0.0.1:8786").scheduler      # nothing is contacted until map()
 'tcp://127.0.0.1:8786'
@@ -23,10 +27,19 @@ when an executor is first used.
 
 from __future__ import annotations
 
+from .._lazy import lazy_import
+from .._validate import positive_int
 from ..errors import InvalidInputError
 from ._base import in_order, run_chunk
 
+distributed = lazy_import("distributed", extra="dask")
+
 __all__ = ["DaskExecutor"]
+
+
+def _shared(value):
+    """The result of the task that holds what every chunk needs (a function and its model)."""
+    return value
 
 
 class DaskExecutor:
@@ -46,7 +59,7 @@ class DaskExecutor:
     def __init__(self, scheduler=None, workers: int = 2):
         if scheduler is not None and not (scheduler == "local" or (isinstance(scheduler, str) and "://" in scheduler)):
             raise InvalidInputError(f"scheduler = {scheduler!r}; use 'local' or an address like tcp://host:8786")
-        self.scheduler, self._workers = scheduler, workers
+        self.scheduler, self._workers = scheduler, positive_int(workers, "workers", meaning="the number of Dask workers")
         self._client = self._cluster = None
 
     @property
@@ -55,21 +68,19 @@ class DaskExecutor:
 
         Raises
         ------
+        MissingDependencyError
+            If dask.distributed is not installed.
         InvalidInputError
-            If dask.distributed is not installed or the scheduler cannot be reached.
+            If the scheduler cannot be reached.
         """
         if self._client is None:
-            try:
-                from distributed import Client, LocalCluster
-            except ImportError:
-                raise InvalidInputError("the Dask executor needs dask.distributed: pip install 'tropattn[dask]'") from None
             if self.scheduler in (None, "local"):
-                self._cluster = LocalCluster(n_workers=self._workers, threads_per_worker=1, processes=True,
-                                             dashboard_address=None, silence_logs=50)
-                self._client = Client(self._cluster)
+                self._cluster = distributed.LocalCluster(n_workers=self._workers, threads_per_worker=1, processes=True,
+                                                         dashboard_address=None, silence_logs=50)
+                self._client = distributed.Client(self._cluster)
             else:
                 try:
-                    self._client = Client(self.scheduler, timeout=10)
+                    self._client = distributed.Client(self.scheduler, timeout=10)
                 except OSError as exc:
                     raise InvalidInputError(f"cannot reach the Dask scheduler at {self.scheduler} ({exc}); start it "
                                             "with `dask scheduler` and workers with `dask worker ADDRESS`") from None
@@ -99,8 +110,10 @@ class DaskExecutor:
 
         Raises
         ------
+        MissingDependencyError
+            If dask.distributed is missing.
         InvalidInputError
-            If dask.distributed is missing or the scheduler cannot be reached.
+            If the scheduler cannot be reached.
 
         Examples
         --------
@@ -111,7 +124,8 @@ class DaskExecutor:
         if not chunks:
             return
         client = self.client
-        shared = client.scatter(fn, broadcast=True, hash=False)  # the model and steps travel once per worker
+        # the model and steps travel once per worker, as the result of a task (recomputed if its worker dies)
+        shared = client.submit(_shared, fn, pure=False)
         futures = [client.submit(run_chunk, shared, chunk, pure=False) for chunk in chunks]
         try:
             yield from in_order(futures, stop=lambda: client.cancel(futures))

@@ -17,6 +17,7 @@ import multiprocessing
 import signal
 from concurrent.futures import ProcessPoolExecutor
 
+from .._validate import positive_int
 from ._base import in_order, run_chunk
 
 __all__ = ["ProcessExecutor"]
@@ -30,7 +31,7 @@ class ProcessExecutor:
     """Run ``fn(chunk)`` in ``workers`` processes; results come back in chunk order."""
 
     def __init__(self, workers: int = 2):
-        self.workers = workers
+        self.workers = positive_int(workers, "workers", meaning="the number of worker processes")
 
     def map(self, fn, chunks):
         """Run ``fn(chunk)`` for every chunk in the worker pool; results in chunk order.

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from .._validate import choice, positive_int
 from ..errors import InvalidInputError
 from ._dask import DaskExecutor
 from ._processes import ProcessExecutor
@@ -59,12 +60,10 @@ def get_executor(kind="serial", workers: int = 1, scheduler=None):
         if callable(getattr(kind, "map", None)):
             return kind
         raise InvalidInputError(f"executor = {kind!r}; give one of {EXECUTORS} or an object with map(fn, chunks)")
-    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-        raise InvalidInputError(f"workers must be a positive integer; got {workers!r}")
+    workers = positive_int(workers, "workers", meaning="the number of worker processes")
+    choice(kind, "executor", EXECUTORS, meaning="or an object with map(fn, chunks)")
     if kind == "serial":
         return SerialExecutor()
     if kind == "processes":
         return ProcessExecutor(workers)
-    if kind == "dask":
-        return DaskExecutor(scheduler, workers=max(workers, 2) if scheduler in (None, "local") else workers)
-    raise InvalidInputError(f"executor = {kind!r}; use one of {EXECUTORS}")
+    return DaskExecutor(scheduler, workers=max(workers, 2) if scheduler in (None, "local") else workers)

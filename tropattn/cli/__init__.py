@@ -20,11 +20,12 @@ import importlib
 import os
 import sys
 
+from .._face import face
 from .._version import __version__
 from ..errors import Interrupted, TropattnError
 from ._common import EXIT_CODES, glue_negative_values
 
-__all__ = ["main", "build_parser", "COMMANDS", "COMMAND_MODULES"]
+__all__ = ["main", "build_parser", "COMMANDS"]
 
 #: Every sub-command and the module of this package that registers it, in ``--help`` order.
 COMMANDS = {
@@ -34,7 +35,11 @@ COMMANDS = {
     "curve": "teaching", "dyck": "tasks", "markov": "tasks", "dynamics": "dynamics",
 }
 #: The modules that add sub-commands (each has ``register(sub)``), in ``--help`` order.
-COMMAND_MODULES = tuple(dict.fromkeys(COMMANDS.values()))
+_COMMAND_MODULES = tuple(dict.fromkeys(COMMANDS.values()))
+
+__getattr__, __dir__ = face(__name__, __all__, moved={
+    "COMMAND_MODULES": "internal; COMMANDS maps every sub-command to the module that registers it",
+})
 
 
 def build_parser(command=None) -> argparse.ArgumentParser:
@@ -67,7 +72,7 @@ def build_parser(command=None) -> argparse.ArgumentParser:
                "run 'tropattn COMMAND --help' for a command's arguments and examples.\n\n" + EXIT_CODES)
     p.add_argument("--version", action="version", version=f"tropattn {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
-    for name in COMMAND_MODULES if command not in COMMANDS else (COMMANDS[command],):
+    for name in _COMMAND_MODULES if command not in COMMANDS else (COMMANDS[command],):
         importlib.import_module(f"._{name}", __name__).register(sub)
     return p
 

@@ -14,10 +14,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..attention import slice_model, slice_through, token_points
+from ..attention import slice_model
 from ..errors import InvalidInputError
-from ..io import load_gpt2, load_json, load_model, read_state_dict
-from ..io._gpt2 import gpt2_heads
+from ..io import load, slice_checkpoint
 from ..plot import plot_slice
 from ._common import parse_pair
 
@@ -90,21 +89,15 @@ def _context_ids(text):
                                 f"{text[:40]!r}") from None
 
 
-def _slice_spec(args, wte=None, wpe=None, position=0):
-    text = args.slice
+def _slice_spec(text) -> dict:
+    """``--slice``: ``tokens:A,B,C`` as ``{"tokens": [A, B, C]}``, a file as ``{"x0": ..., "directions": ...}``."""
     if text.startswith("tokens:"):
-        if wte is None:
-            raise InvalidInputError("--slice tokens:... needs a checkpoint with token embeddings; give a JSON file "
-                                    "with x0 and directions instead")
         try:
-            ids = [int(v) for v in text[len("tokens:"):].split(",")]
+            return {"tokens": [int(v) for v in text[len("tokens:"):].split(",")]}
         except ValueError:
             raise InvalidInputError(f"--slice tokens: takes token ids such as tokens:0,1,2; got {text!r}") from None
-        return slice_through(token_points(wte, wpe, ids, position))
-    obj = load_json(text)
-    if not isinstance(obj, dict) or "x0" not in obj or "directions" not in obj:
-        raise InvalidInputError(f"--slice {text}: expected a JSON object with 'x0' and 'directions'")
-    return obj["x0"], obj["directions"]
+    x0, directions = load(text, kind="slice")
+    return {"x0": x0, "directions": directions}
 
 
 def model_from_args(args):
@@ -121,7 +114,7 @@ def model_from_args(args):
     Returns
     -------
     Transformer
-        The exact model (a :class:`~tropattn.io._skeleton.Skeleton` slice for a checkpoint).
+        The exact model (a slice of a :class:`~tropattn.io.Skeleton` for a checkpoint).
 
     Raises
     ------
@@ -134,32 +127,35 @@ def model_from_args(args):
     --------
     >>> import argparse, os, tempfile
     >>> from tropattn.attention import sawtooth_model
-    >>> from tropattn.io import save_model
+    >>> from tropattn.io import save
     >>> path = os.path.join(tempfile.mkdtemp(), "m.json")
-    >>> save_model(sawtooth_model(1, 3, 2), path)
+    >>> save(sawtooth_model(1, 3, 2), path)
     >>> model_from_args(argparse.Namespace(model=path, slice=None)) == sawtooth_model(1, 3, 2)
     True
     """
     if not is_checkpoint(args):
-        model = load_model(args.model)
-        return model if args.slice is None else slice_model(model, *_slice_spec(args))
+        model = load(args.model, kind="model")
+        if args.slice is None:
+            return model
+        spec = _slice_spec(args.slice)
+        if "tokens" in spec:
+            raise InvalidInputError("--slice tokens:... needs a checkpoint with token embeddings; give a JSON file "
+                                    "with x0 and directions instead")
+        return slice_model(model, spec["x0"], spec["directions"])
     if args.slice is None:
         raise InvalidInputError("a checkpoint has d = 64...768 query coordinates: give --slice tokens:A,B,C (the plane "
                                 "through three tokens) or --slice FILE.json to count on a slice")
     ids = _context_ids(args.context)
-    state = read_state_dict(args.model)
-    strip = {k[len("transformer."):] if k.startswith("transformer.") else k: v for k, v in state.items()}
-    x0, U = _slice_spec(args, strip.get("wte.weight"), strip.get("wpe.weight"), len(ids))
-    x0f, Uf = [float(v) for v in x0], [[float(v) for v in u] for u in U]
-    skeleton = load_gpt2(state, ids, n_head=gpt2_heads(args.model, args.heads), layernorm=args.layernorm,
-                         self_key=args.self_key, activation=args.activation, reference=x0f)
+    cut = slice_checkpoint(args.model, ids, n_head=args.heads, layernorm=args.layernorm, self_key=args.self_key,
+                           activation=args.activation, **_slice_spec(args.slice))
     if args.layernorm == "freeze":
         box = parse_pair(args.box, "--box")[1] if getattr(args, "box", None) else 1
-        agree = skeleton.label_agreement(x0f, Uf, box=box)
+        agree = cut.skeleton.label_agreement([float(v) for v in cut.x0], [[float(v) for v in u] for u in cut.directions],
+                                             box=box)
         print(f"layernorm=freeze: the frozen labels equal the true-LayerNorm labels at "
               f"{100 * agree['all_layers']:.1f}% of {agree['points']} grid points of the slice box "
               f"(per layer: {', '.join(f'{100 * a:.1f}%' for a in agree['per_layer'])})", file=sys.stderr)
-    return slice_model(skeleton, x0, U)
+    return cut.model
 
 
 def draw_slice(model, args) -> str:

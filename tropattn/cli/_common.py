@@ -25,13 +25,14 @@ import re
 from fractions import Fraction
 from pathlib import Path
 
+from .._progress import PROGRESS_CHOICES
+from .._validate import choice as choice_
 from ..errors import InvalidInputError
 from ..exact import format_point, format_rational, to_rational, unlimited_int_digits
-from .._progress import PROGRESS_CHOICES
 
 __all__ = ["emit", "json_default", "parse_pair", "add_command", "format_point", "format_rational",
-           "glue_negative_values", "output_path", "progress_enabled", "add_progress_argument", "progress_from_args", "EXIT_CODES",
-           "BOX_HELP"]
+           "glue_negative_values", "output_path", "progress_enabled", "add_progress_argument", "progress_from_args",
+           "as_flags", "EXIT_CODES", "BOX_HELP"]
 
 _fmt = format_rational
 
@@ -226,12 +227,12 @@ def output_path(path, what="output") -> Path:
     return p
 
 
-def progress_enabled(choice) -> bool | None:
+def progress_enabled(value) -> bool | None:
     """``"auto"`` -> None (a terminal decides), ``"always"`` -> True, ``"never"`` -> False.
 
     Parameters
     ----------
-    choice : {"auto", "always", "never"}
+    value : {"auto", "always", "never"}
         The ``--progress`` value.
 
     Returns
@@ -249,9 +250,7 @@ def progress_enabled(choice) -> bool | None:
     >>> [progress_enabled(c) for c in PROGRESS_CHOICES]
     [None, True, False]
     """
-    if choice not in PROGRESS_CHOICES:
-        raise InvalidInputError(f"--progress {choice!r}; use one of {', '.join(PROGRESS_CHOICES)}")
-    return {"auto": None, "always": True, "never": False}[choice]
+    return {"auto": None, "always": True, "never": False}[choice_(value, "--progress", PROGRESS_CHOICES)]
 
 
 def add_progress_argument(parser):
@@ -275,6 +274,31 @@ def add_progress_argument(parser):
     """
     parser.add_argument("--progress", choices=PROGRESS_CHOICES, default="auto",
                         help="show a progress bar on stderr: auto (only on a terminal, the default), always, never")
+
+
+#: Library keywords in messages, and the flags that set them: ``method='dual'`` reads ``--method dual``.
+_FLAGS = re.compile(r"(?<![-\w])(method|ties|workers|scheduler)\s?=\s?'?([\w/.:-]+)'?")
+
+
+def as_flags(message: str) -> str:
+    """A library error message in the words of the command line: ``method='primal'`` becomes ``--method primal``.
+
+    Parameters
+    ----------
+    message : str
+        An error message that names keyword arguments of a library function.
+
+    Returns
+    -------
+    str
+        The same message naming the flags that set them.
+
+    Examples
+    --------
+    >>> as_flags("method='dual' cannot count this model: it has an FFN; use method='primal'")
+    '--method dual cannot count this model: it has an FFN; use --method primal'
+    """
+    return _FLAGS.sub(lambda m: f"--{m.group(1)} {m.group(2)}", message)
 
 
 def progress_from_args(args):

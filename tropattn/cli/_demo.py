@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from ..attention import random_model, sawtooth_model
 from ..region_bounds import bounds
+from ..regions import count_regions
 from ..tropical import parse_polynomial
 from ._common import add_command
-from ._models import count_model
 from ._polynomials import DEMO_POLYNOMIAL, polynomial_report
 
 __all__ = ["register"]
@@ -21,18 +21,17 @@ def cmd_demo(args):
     print("== 2. A small hard-attention transformer: exact regions beside the bounds ==")
     d, n, L = 2, 3, 2
     model = sawtooth_model(d, n, L)
-    out = count_model(model)
+    c = count_regions(model, "primal")
     b = bounds(d, d, n, L)
     print(f"sawtooth model (docs/THEORY.md §4): d = {d}, H = {d} heads/layer, N = {n} keys, L = {L} layers")
-    print(f"  exact activation regions: {out['activation_regions']}   linear regions: {out['linear_regions']}"
-          f"   ({out['seconds']} s)")
+    print(f"  exact activation regions: {c.n_activation}   linear regions: {c.n_linear}   ({round(c.seconds, 4)} s)")
     print(f"  lower bound N^(dL) = {b.lower}   upper bound (per-layer bound)^L = {b.deep}"
           f"   paper's (N^H)^L = {b.deep_product}")
 
     model = random_model(1, 3, 3, seed=0)
-    out = count_model(model)
+    c = count_regions(model, "primal")
     b = bounds(1, 3, 3, 1)
-    print(f"random 1-layer model, d = 1, H = 3 heads > d, N = 3: exact {out['activation_regions']} regions;"
+    print(f"random 1-layer model, d = 1, H = 3 heads > d, N = 3: exact {c.n_activation} regions;"
           f" N^H = {b.product} is not attainable, H(N-1)+1 = {b.line}")
 
 

@@ -17,11 +17,11 @@ import time
 
 import numpy as np
 
-from ..dynamics import (clustering_time, critical_beta, critical_beta_star, condensation_sweep, deviation_time,
-                        detect_clusters, dominance_diagram, energy_rate, exponential_rate, hardmax_flow,
-                        inter_cluster_mass, k_sharp, least_margin, mass_bound, overlap_gap, random_symmetric, random_tokens,
-                        self_dominant, simulate, time_average, vertex_count, wasserstein_flow)
-from ..dynamics._hardmax import collinearity_residual
+from ..dynamics import (clustering_time, collinearity_residual, critical_beta, critical_beta_star,
+                        condensation_sweep, deviation_time, detect_clusters, dominance_diagram, energy_rate,
+                        exponential_rate, hardmax_flow, inter_cluster_mass, k_sharp, least_margin, mass_bound,
+                        overlap_gap, random_symmetric, random_tokens, self_dominant, simulate, time_average,
+                        vertex_count, wasserstein_flow)
 from ..errors import InvalidInputError
 from ..plot import plot_energy, plot_hardmax, plot_order_parameter, plot_trajectories
 from .._progress import Progress

@@ -5,26 +5,25 @@ from __future__ import annotations
 
 import math
 import sys
-import time
 import warnings
 from fractions import Fraction
 from pathlib import Path
 
+from .._validate import nonnegative_int
 from ..errors import Interrupted, InvalidInputError
 from ..geometry import PowerDiagram
-from ..io import load_model, load_sites
+from ..io import load
 from ..plot import plot_overlay, plot_soft_weights
 from ..region_bounds import bounds
-from ..regions import enumerate_regions
-from ..regions._steps import model_steps
+from ..regions import count_regions
 from ..table import write_region_table
 from ._checkpoint import add_checkpoint_arguments, draw_slice, is_checkpoint, model_from_args
-from ._common import (BOX_HELP, add_command, add_progress_argument, emit, format_point as _point,
+from ._common import (BOX_HELP, add_command, add_progress_argument, as_flags, emit, format_point as _point,
                      format_rational as _fmt, output_path, parse_pair, progress_from_args)
 from ._run_options import add_run_arguments, run_kwargs
 from ._stability import convention_check, stability_report
 
-__all__ = ["count_model", "dual_refusal", "bounds_lines", "register", "MODEL_HELP"]
+__all__ = ["bounds_lines", "register", "MODEL_HELP"]
 
 
 def _model_summary(model):
@@ -33,111 +32,24 @@ def _model_summary(model):
             "keys": [[len(h.keys) for h in l.heads] for l in model.layers]}
 
 
-def count_model(model, method="primal", box=None, progress=None, workers=1, **run) -> dict:
-    """Exact region counts of a model as a JSON-ready dict (what ``tropattn count`` prints).
-
-    ``method="dual"`` counts one FFN-free layer over all of ``R^d`` (the upper vertices of
-    a Minkowski sum); anything else it cannot count (several layers, an FFN, a box) is
-    refused with :class:`~tropattn.errors.InvalidInputError`, never answered wrongly.
-
-    Parameters
-    ----------
-    model : Transformer
-        The model.
-    method : {"primal", "dual"}, optional
-        The region search or the Minkowski-sum dual count.
-    box : (lo, hi), optional
-        Count inside the box ``[lo, hi]^d`` (primal only).
-    progress : bool, optional
-        Progress bar (terminal only).
-    workers : int, optional
-        Processes of the primal search.
-    **run
-        More keywords of :func:`~tropattn.regions.enumerate_regions` (``executor``, ``scheduler``, ``keep``).
-
-    Returns
-    -------
-    dict
-        Shape summary, ``activation_regions``, ``linear_regions`` (None for the dual), ``method``,
-        ``box``, ``ties``, ``seconds`` (and ``certificates`` for the primal search).
-
-    Raises
-    ------
-    InvalidInputError
-        If ``method="dual"`` cannot count this model (see :func:`dual_refusal`).
-    TieError
-        If a whole-region tie meets a head with ``ties="refuse"``.
-
-    Examples
-    --------
-    >>> from tropattn.attention import sawtooth_model
-    >>> out = count_model(sawtooth_model(1, 3, 2))
-    >>> out["activation_regions"], out["linear_regions"], out["method"]
-    (9, 9, 'primal')
-    """
-
-    t0 = time.perf_counter()
-    out = _model_summary(model)
-    if method == "dual":
-        refused = dual_refusal(model, box)
-        if refused:
-            raise InvalidInputError(f"--method dual cannot count this: {refused}; use --method primal")
-        out.update(activation_regions=model.layers[0].count_dual(), linear_regions=None, method="dual")
-    else:
-        result = enumerate_regions(model, box=box, progress=progress, workers=workers, **run)
-        out.update(activation_regions=result.n_activation, linear_regions=result.n_linear, method="primal",
-                   certificates=result.counters)
-    out["box"] = None if box is None else [_fmt(box[0]), _fmt(box[1])]
-    out["ties"] = model.ties
-    out["seconds"] = round(time.perf_counter() - t0, 4)
-    return out
-
-
-def dual_refusal(model, box=None) -> str | None:
-    """Why the dual count cannot count ``model`` (in ``box``), or None if it can.
-
-    The dual counts the overlay of one layer's heads over all of ``R^d``: that is the
-    layer's activation regions whatever its residual and projection, but not with a
-    ReLU FFN, a second layer, or a box.
-
-    Parameters
-    ----------
-    model : Transformer
-        The model.
-    box : (lo, hi), optional
-        A counting box, if any.
-
-    Returns
-    -------
-    str or None
-        The reason, or None when the dual count applies.
-
-    Examples
-    --------
-    >>> from tropattn.attention import sawtooth_model
-    >>> dual_refusal(sawtooth_model(1, 3, 2))
-    'the model has 2 layers and the dual counts one'
-    """
-    if len(model.layers) != 1:
-        return f"the model has {len(model.layers)} layers and the dual counts one"
-    if model.layers[0].ffn is not None:
-        return "the layer has a ReLU FFN, which cuts the head overlay further and which the dual does not model"
-    if box is not None:
-        return "the dual counts all of R^d, not a box"
-    return None
-
-
 def cmd_count(args):
     model = model_from_args(args)
-    if args.ties:
-        model = model.with_ties(args.ties)
     box = parse_pair(args.box, "--box") if args.box else None
     try:
-        out = count_model(model, args.method, box, progress=progress_from_args(args), **run_kwargs(args))
+        c = count_regions(model, args.method, box, args.ties, progress=progress_from_args(args), **run_kwargs(args))
     except Interrupted as exc:
         _print_partial(model, exc.partial, args.json)
         exc.reported = True
         raise
+    except InvalidInputError as exc:  # worded for the library: name the flags instead
+        raise InvalidInputError(as_flags(str(exc))) from None
+    out = _model_summary(model)
+    out.update(activation_regions=c.n_activation, linear_regions=c.n_linear, method=c.method)
+    if c.method == "primal":
+        out["certificates"] = c.counters
+    out["box"] = None if box is None else [_fmt(box[0]), _fmt(box[1])]
+    out["ties"] = c.ties
+    out["seconds"] = round(c.seconds, 4)
     lines = [f"model: d = {out['dim']}, {out['layers']} layer(s), heads per layer {out['heads']}",
              f"method: {out['method']}" + (f", box {out['box']}" if out["box"] else ", all of R^d")
              + (f", ties: {out['ties']}" if out["ties"] != "refuse" else ""),
@@ -156,7 +68,7 @@ def _print_partial(model, partial, as_json):
     """
     n = partial.n_activation if partial is not None else 0
     obj = {"interrupted": True, "complete": False, "activation_regions_found": n,
-           "sub_layers": len(model_steps(model))}
+           "sub_layers": sum(1 + (layer.ffn is not None) for layer in model.layers)}
     if n == 0:
         text = "interrupted before any region was complete, so there is no count yet"
     else:
@@ -167,7 +79,7 @@ def _print_partial(model, partial, as_json):
 
 def cmd_power(args):
 
-    sites, weights = load_sites(args.sites)
+    sites, weights = load(args.sites, kind="sites")
     diagram = PowerDiagram(sites, weights)
     cells = diagram.cells()
     adjacency = sorted(tuple(sorted(e)) for e in diagram.adjacency_graph().edges)
@@ -250,8 +162,7 @@ def bounds_lines(b) -> list:
 
 def cmd_table(args):
 
-    if args.seeds < 0:
-        raise InvalidInputError(f"--seeds must be 0 or more; got {args.seeds}")
+    nonnegative_int(args.seeds, "--seeds", meaning="the number of random models per shape")
 
     path = write_region_table(output_path(args.output, "--output"), quick=args.quick, seeds=args.seeds,
                               progress=progress_from_args(args), **run_kwargs(args, reuse=True))
@@ -260,7 +171,7 @@ def cmd_table(args):
 
 def cmd_stability(args):
 
-    model = load_model(args.model)
+    model = load(args.model, kind="model")
     if len(model.layers) != 1:
         raise InvalidInputError(f"stability measures one attention layer; the model has {len(model.layers)} "
                                 "layers (save the layer you want as a one-layer model)")
@@ -337,9 +248,10 @@ def register(sub):
         "tropattn count model.json --method dual      # one FFN-free layer, all of R^d",
         "tropattn count model.json --ties first --workers 2 --progress always"))
     s.add_argument("model", help=MODEL_HELP)
-    s.add_argument("--method", choices=("primal", "dual"), default="primal",
+    s.add_argument("--method", choices=("primal", "dual", "auto"), default="primal",
                    help="primal: the exact region search (any model, default); dual: upper vertices of a "
-                        "Minkowski sum (one layer without FFN, all of R^d; other models are refused)")
+                        "Minkowski sum (one layer without FFN, all of R^d; other models are refused); auto: the "
+                        "dual where it applies and no --regions file is asked for, else primal")
     s.add_argument("--box", help=BOX_HELP)
     s.add_argument("--ties", choices=("refuse", "first"), default=None,
                    help="tie rule for every head, overriding the file's: refuse (an error where distinct keys tie "

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import atexit
 
+from .._validate import positive_int
 from ..backends import DaskExecutor
 from ..errors import InvalidInputError
 from ..regions import RegionWriter
@@ -88,9 +89,7 @@ def run_kwargs(args, reuse: bool = False) -> dict:
     >>> run_kwargs(argparse.Namespace(workers=1, scheduler="local"))
     {'workers': 1, 'executor': 'dask', 'scheduler': 'local'}
     """
-    workers = args.workers
-    if not isinstance(workers, int) or workers < 1:
-        raise InvalidInputError(f"--workers {workers}; give a positive number of processes")
+    workers = positive_int(args.workers, "--workers", meaning="the number of worker processes")
     out = {"workers": workers}
     if args.scheduler is not None:
         if reuse:
@@ -101,7 +100,7 @@ def run_kwargs(args, reuse: bool = False) -> dict:
         else:
             out.update(executor="dask", scheduler=args.scheduler)
     if getattr(args, "regions", None):
-        if getattr(args, "method", "primal") != "primal":
+        if getattr(args, "method", "primal") == "dual":
             raise InvalidInputError("--regions needs the primal search (--method primal): the dual method only counts")
         out["keep"] = RegionWriter(args.regions)
     return out

@@ -6,13 +6,12 @@ import math
 
 import numpy as np
 
-from ..errors import InvalidInputError
-from ..plot._tasks import plot_dyck_accuracy, plot_dyck_partition, plot_markov_run
 from .._progress import Progress
-from ..tasks._dyck import DyckModel, closing_positions, generate, hard_accuracy, soft_sweep
-from ..tasks._markov import (attention_entropy, detect_plateaus, hardening_bound, hardening_gap, head_distances,
-                            plateau_levels, simulate, stage_times)
-from ..tasks._trained import measure_trained, train_dyck
+from ..errors import InvalidInputError
+from ..plot import plot_dyck_accuracy, plot_dyck_partition, plot_markov_run
+from ..tasks import (DyckModel, attention_entropy, closing_positions, detect_plateaus, generate, hard_accuracy,
+                     hardening_bound, hardening_gap, head_distances, measure_trained, plateau_levels, simulate,
+                     soft_sweep, stage_times, train_dyck)
 from ._common import add_command, emit
 
 __all__ = ["register", "dyck_report", "markov_report"]
@@ -143,7 +142,7 @@ def markov_report(m, h, T, noise, seeds, t_end, method, dt, n_out, progress=None
     Raises
     ------
     InvalidInputError
-        As :func:`tropattn.tasks._markov.simulate`.
+        As :func:`tropattn.tasks.simulate`.
 
     Examples
     --------

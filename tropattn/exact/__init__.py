@@ -42,6 +42,7 @@ from ._numbers import (NEG_INF, common_denominator, format_point, format_rationa
                        integer_row, json_number, load_json, primitive_row, rows_to_fractions, to_float_array,
                        to_rational, to_rational_matrix, to_rational_vector, unlimited_int_digits)
 from ._predicates import dot_signs, lex_order
+from ._polyhedra import UnionFind, WallFacet, facets_overlap, overlapping_pairs, region_facets
 from ._redundancy import FacetSet, facets, integer_facets
 from ._sum_hull import minkowski_hull
 
@@ -52,7 +53,8 @@ __all__ = [
     "rank", "nullspace", "solve", "determinants", "integer_determinant",
     "dot_signs",
     "Certificate", "interior_point", "relative_interior_point", "exact_lp_max",
-    "FacetSet", "facets", "integer_facets",
+    "FacetSet", "facets", "integer_facets", "region_facets", "WallFacet", "facets_overlap", "overlapping_pairs",
+    "UnionFind",
     "Hull", "certified_hull", "minkowski_hull", "upper_facets",
     "Counters", "COUNTERS", "counting", "record", "merge",
 ]

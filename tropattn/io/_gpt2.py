@@ -28,6 +28,8 @@ from .._lazy import lazy_import
 from ..errors import InvalidInputError, MissingDependencyError, ModelFileError
 from ._skeleton import Attention, Block, Norm, context_forward, make_skeleton
 
+safetensors_numpy = lazy_import("safetensors.numpy", extra="safetensors")
+
 __all__ = ["read_state_dict", "gpt2_blocks", "gpt2_heads", "load_gpt2", "gpt2_context"]
 
 safetensors_numpy = lazy_import("safetensors.numpy", extra="safetensors")
@@ -69,6 +71,7 @@ def read_state_dict(path) -> dict:
     """
     if not Path(path).is_file():
         raise ModelFileError(f"no such file: {path}")
+    load_file = safetensors_numpy.load_file      # MissingDependencyError here if safetensors is not installed
     try:
         raw = safetensors_numpy.load_file(str(path))
     except MissingDependencyError:

@@ -50,12 +50,12 @@ import difflib
 from fractions import Fraction
 from pathlib import Path
 
+from .._validate import choice
 from ..attention import FFN, Head, Layer, Transformer
-from ..attention._head import check_tie_rule
 from ..errors import InvalidInputError, ModelFileError, TropattnError
 from ..exact import json_number, load_json, to_rational
 
-__all__ = ["FORMAT", "FIELDS", "check_fields", "model_from_json", "model_to_json", "load_sites"]
+__all__ = ["FORMAT", "FIELDS", "check_fields", "model_from_json", "model_to_json", "load_sites", "load_slice"]
 
 
 FORMAT = "tropattn.model/1"
@@ -70,6 +70,7 @@ FIELDS = {
     "weights head": ("W_Q", "W_K", "W_V", "W_O", "b_Q", "b_K", "b_V", "d_k"),
     "ffn": ("W1", "b1", "W2", "b2"),
     "sites": ("sites", "weights"),
+    "slice": ("x0", "directions"),
 }
 
 
@@ -190,7 +191,8 @@ def _head(obj, path, dim, ties):
 def _ties(obj, path, default):
     rule = _field(obj, "ties", path, str, required=False, default=default)
     try:
-        return check_tie_rule(rule)
+        return choice(rule, "ties", ("refuse", "first"),
+                      meaning="the tie rule: 'refuse' raises on a tie, 'first' lets the lowest index win (as argmax)")
     except InvalidInputError as exc:
         raise ModelFileError(str(exc), f"{path}.ties" if path else "ties") from None
 
@@ -405,7 +407,7 @@ def model_to_json(model) -> dict:
         if not isinstance(layer.residual, bool) or layer.dim != model.dim:
             raise InvalidInputError(
                 f"layers[{l}] maps R^{layer.dim} to R^{layer.dim_out} through a skip matrix (a sliced model, see "
-                f"tropattn.slice); {FORMAT} holds models whose layers all act on R^dim with residual on or off. "
+                f"tropattn.attention.slice_model); {FORMAT} holds models whose layers all act on R^dim with residual on or off. "
                 "Save the full model and slice it again after loading")
         out = {"residual": layer.residual, "heads": [_head_out(h, ties) for h in layer.heads]}
         if getattr(layer, "projection", None) is not None:
@@ -452,3 +454,36 @@ def load_sites(obj_or_path):
     weights = _field(obj, "weights", "", required=False)
     weights = _vector(weights, "weights", len(sites)) if weights is not None else (Fraction(0),) * len(sites)
     return sites, weights
+
+
+def load_slice(obj):
+    """``{"x0": [...], "directions": [[...], ...]}`` -> ``(x0, directions)`` as exact tuples.
+
+    The affine slice ``x = x0 + t_1 u_1 + ... + t_k u_k`` of a model's query space
+    (:func:`~tropattn.attention.slice_model`).
+
+    Parameters
+    ----------
+    obj : dict
+        A parsed slice object.
+
+    Returns
+    -------
+    tuple
+        ``(x0, directions)``: a rational point and a tuple of rational directions of its length.
+
+    Raises
+    ------
+    ModelFileError
+        A malformed object, an unknown field, or directions of the wrong length.
+
+    Examples
+    --------
+    >>> load_slice({"x0": [0, "1/2"], "directions": [[1, 0]]})
+    ((Fraction(0, 1), Fraction(1, 2)), ((Fraction(1, 1), Fraction(0, 1)),))
+    """
+    check_fields(obj, "slice")
+    x0 = _field(obj, "x0", "", list)
+    x0 = _vector(x0, "x0")
+    directions = _matrix(_field(obj, "directions", ""), "directions", cols=len(x0), what="directions")
+    return x0, directions

@@ -21,6 +21,10 @@ from .._lazy import lazy_import
 from ..errors import InvalidInputError
 from ._skeleton import Attention, Block, Norm, check_options, make_skeleton
 
+torch = lazy_import("torch", extra="torch")
+nn = lazy_import("torch.nn", extra="torch")
+F = lazy_import("torch.nn.functional", extra="torch")
+
 __all__ = ["from_torch", "torch_blocks"]
 
 torch = lazy_import("torch", extra="torch")

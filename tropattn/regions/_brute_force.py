@@ -14,7 +14,7 @@ from itertools import product
 from ..errors import TieError
 from ..exact import format_point, interior_point
 from ._affine import AffineMap
-from ._search import box_rows
+from ._results import box_rows
 from ._steps import (AttentionStep, ReluStep, append_pattern, distinct_rivals, duplicate_before, model_steps,
                     wall_rows)
 
@@ -37,7 +37,7 @@ def brute_force_regions(model, box=None) -> list:
     model : Transformer
         The model (any number of layers, heads and FFNs; keep it tiny).
     box : (lo, hi), optional
-        Restrict to this box (see :func:`~tropattn.regions._search.box_rows`).
+        Restrict to this box (two numbers or two length-d sequences, as in :func:`~tropattn.regions.enumerate_regions`).
 
     Returns
     -------

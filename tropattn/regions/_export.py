@@ -46,7 +46,7 @@ from pathlib import Path
 
 from ..errors import InvalidInputError
 from ..exact import format_rational
-from ._search import ActivationRegion
+from ._results import ActivationRegion
 
 __all__ = ["RegionWriter", "region_record", "REGION_SCHEMA", "CSV_COLUMNS"]
 

@@ -1,0 +1,218 @@
+"""The descent through the sub-layers and what it keeps: ids, counts, adjacency, linear regions.
+
+The sub-layers are refined depth first (:func:`descend`): a parent's pieces are refined
+to the last sub-layer before the next parent is started, so only one parent's pieces per
+depth are held.  A :class:`Collector` takes the final regions: it numbers them, joins
+pieces across the facets crossed inside a parent, and keeps the facets that lie on a wall
+of an *earlier* sub-layer waiting (the two sides of such a wall were cut differently)
+until every piece inside their common ancestor is done, then matches them across the wall
+with :func:`tropattn.exact.overlapping_pairs`.  Linear regions are an
+:class:`~tropattn.exact.UnionFind` on the ids (8 bytes per region).
+
+:func:`run` refines the first sub-layers breadth first until there are enough parents to
+keep every worker busy (``tropattn.config.search_frontier``), then hands chunks of them to
+an executor (:mod:`tropattn.backends`); each chunk comes back as a :class:`ChunkOut` and is
+absorbed in chunk order, so every executor gives the same ids.
+
+>>> from tropattn.attention import sawtooth_model
+>>> from ._refine import root_piece
+>>> from ._steps import model_steps
+>>> sink = Collector("counts", None, 1)
+>>> descend(root_piece(None, 1), model_steps(sawtooth_model(1, 3, 2)), 0, sink); sink.close(0)
+>>> sink.n, sink.linear                                     # 3^2 regions, every map different
+(9, 9)
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from .._config import config
+from ..exact import UnionFind, WallFacet, facets_overlap, overlapping_pairs
+from ._affine import AffineMap
+from ._refine import refine, region_of, row_key
+
+__all__ = ["Collector", "ChunkOut", "descend", "descend_chunk", "run"]
+
+
+@dataclass(slots=True)
+class _Pending(WallFacet):
+    """A facet of a final region on a wall of an earlier sub-layer, waiting for the other side.
+
+    It shares the region's rows (``all_rows``, the facet is row ``k``) and map; ``point``
+    (a homogeneous point in the facet's relative interior) is kept only for d >= 3.
+    """
+
+    id: int = 0
+    map: AffineMap = None
+
+
+class Collector:
+    """Takes the final regions of a descent: ids, counts, adjacency, linear regions.
+
+    ``keep``: ``"all"`` stores every region and edge; ``"regions"`` stores regions but no
+    edges beyond those linear regions need; ``"counts"`` stores neither.  ``callback``
+    (optional) is called with ``(id, region)`` as each region is found.  Facets on walls of
+    an earlier sub-layer wait in ``pending[s]`` until every piece inside their common
+    ancestor is done (:meth:`close`), then are matched across the wall.
+    """
+
+    def __init__(self, keep="all", callback=None, d=0):
+        self.keep, self.callback, self.d = keep, callback, d
+        self.n = 0
+        self.found = []     # (piece, facet points), when regions are kept
+        self.edges = []     # (id, id), when keep == "all"
+        self.uf = UnionFind()
+        self.unions = 0
+        self.pending = {}   # sub-layer -> {hyperplane key: ([+ side], [- side])}
+
+    def family(self, pieces, label_edges, last):
+        """The final pieces of one parent (sub-layer ``last``) and the crossings between them."""
+        ids, maps = {}, {}
+        for piece, fpoints, labels in pieces:
+            i = self.uf.add()
+            self.n += 1
+            ids[labels], maps[i] = i, piece.map
+            if self.keep == "all":
+                self.found.append((piece, fpoints))
+            if self.callback is not None:
+                self.callback(i, region_of(piece, fpoints))
+            for k, (row, s) in enumerate(zip(piece.rows, piece.origin)):
+                if 0 <= s < last:
+                    key, positive = row_key(row)
+                    sides = self.pending.setdefault(s, {}).setdefault(key, ([], []))
+                    point = fpoints[k] if self.d > 2 else None
+                    sides[0 if positive else 1].append(_Pending(piece.rows, k, point, id=i, map=piece.map))
+        for u, v in label_edges:
+            i, j = ids[u], ids[v]
+            self.join(i, j, maps[i] == maps[j])
+
+    def absorb(self, out: "ChunkOut"):
+        """Append a chunk's regions (its ids shifted after ours), edges, unions and waiting facets."""
+        off = self.n
+        self.uf.extend(out.uf, off)
+        self.n += out.n
+        self.unions += out.unions
+        for i, (piece, fpoints) in enumerate(out.found):
+            if self.keep == "all":
+                self.found.append((piece, fpoints))
+            if self.callback is not None:
+                self.callback(off + i, region_of(piece, fpoints))
+        if self.keep == "all":
+            self.edges.extend((off + i, off + j) for i, j in out.edges)
+        for level, keys in out.pending.items():
+            mine = self.pending.setdefault(level, {})
+            for key, sides in keys.items():
+                both = mine.setdefault(key, ([], []))
+                for side, entries in zip(both, sides):
+                    for e in entries:
+                        e.id += off
+                    side.extend(entries)
+
+    def join(self, i, j, same_map):
+        if self.keep == "all":
+            self.edges.append((i, j) if i < j else (j, i))
+        if same_map and self.uf.union(i, j):
+            self.unions += 1
+
+    def close(self, s):
+        """Every piece inside the current ancestor of sub-layer ``s`` is done: match its wall facets."""
+        for key, (plus, minus) in self.pending.pop(s, {}).items():
+            self.match(key, plus, minus)
+
+    def close_all(self):
+        """Match every facet still waiting (the end of a search, or of an interrupted one)."""
+        for level in sorted(self.pending):
+            self.close(level)
+
+    def match(self, key, plus, minus):
+        if not plus or not minus:
+            return
+        if self.keep != "all":  # only equal maps can merge linear regions: pair them through a dict
+            by_map = {}
+            for v in minus:
+                by_map.setdefault(v.map, []).append(v)
+            for u in plus:
+                for v in by_map.get(u.map, ()):
+                    if self.uf.find(u.id) != self.uf.find(v.id) and facets_overlap(u, v, key, self.d):
+                        self.join(u.id, v.id, True)
+            return
+        for u, v in overlapping_pairs(plus, minus, key, self.d):
+            self.join(u.id, v.id, u.map == v.map)
+
+    @property
+    def linear(self) -> int:
+        return self.n - self.unions
+
+
+def descend(piece, steps, s, sink):
+    """Refine ``piece`` by sub-layers ``s, s+1, ...`` to the last, depth first, into ``sink``.
+
+    Only the pieces of one parent per depth are held: memory is depth x branching.
+    """
+    children, label_edges = [], []
+    refine(piece, steps[s], children, label_edges, s)
+    last = len(steps) - 1
+    if s == last:
+        sink.family(children, label_edges, last)
+        return
+    for child, _, _ in children:
+        descend(child, steps, s + 1, sink)
+        sink.close(s + 1)
+
+
+@dataclass
+class ChunkOut:
+    """What refining a chunk of parents to the last sub-layer gives back to the caller."""
+
+    n: int
+    found: list
+    edges: list
+    unions: int
+    uf: object
+    pending: dict
+
+
+def descend_chunk(steps, s, keep, d, parents):
+    """One unit of work: refine ``parents`` (pieces of sub-layer ``s - 1``) to the end, ids from 0."""
+    sink = Collector(keep, None, d)
+    for parent in parents:
+        descend(parent, steps, s, sink)
+        sink.close(s)
+    return ChunkOut(sink.n, sink.found, sink.edges, sink.unions, sink.uf.parent, sink.pending)
+
+
+def run(root, steps, sink, runner, bar):
+    """Breadth first to a frontier of enough parents, then chunks of it depth first on ``runner``.
+
+    The frontier (``tropattn.config.search_frontier`` parents) is the same for every
+    executor, so that serial, processes and Dask do exactly the same exact work.
+    """
+    workers = getattr(runner, "workers", 1)
+    frontier, s, last = [root], 0, len(steps) - 1
+    target = config.search_frontier
+    while s < last and len(frontier) < target:
+        nxt = []
+        for parent in frontier:
+            out = []
+            refine(parent, steps[s], out, [], s)
+            nxt.extend(p for p, _, _ in out)
+        frontier, s = nxt, s + 1
+    # in this process a chunk costs nothing, so one parent each (finest progress and Ctrl-C);
+    # elsewhere every chunk travels, so about four per worker (busy workers, few transfers)
+    size = 1 if getattr(runner, "in_process", False) else max(1, len(frontier) // (4 * workers))
+    chunks = [frontier[i:i + size] for i in range(0, len(frontier), size)]
+    del frontier
+    bar.start_step(s, sum(map(len, chunks)))
+    results = runner.map(functools.partial(descend_chunk, steps, s, "counts" if sink.keep == "counts" else "all",
+                                           sink.d), chunks)
+    try:
+        for chunk, result in zip(chunks, results):
+            sink.absorb(result.value)
+            bar.advance(len(chunk), result.value.n)
+    finally:
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()  # Ctrl-C or an error here: the executor cancels what is still pending, now
+    sink.close_all()
