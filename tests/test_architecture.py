@@ -14,7 +14,8 @@ ROOT = pathlib.Path(tropattn.__file__).parent
 #: Rank of each top-level part: a module may import only parts of lower or equal rank
 #: (equal rank: only within the same part).  See docs/ARCHITECTURE.md.
 RANK = {
-    "errors": 0, "_version": 0, "_progress": 0, "_lazy": 0, "_config": 0, "_validate": 0, "_face": 0, "_doc": 0,
+    "errors": 0, "_version": 0,
+    "_progress": 0.5, "_lazy": 0.5, "_config": 0.5, "_validate": 0.5, "_face": 0.5, "_doc": 0.5,
     "exact": 1,
     "geometry": 2,
     "tropical": 3,

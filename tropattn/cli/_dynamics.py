@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from ..dynamics import (clustering_time, collinearity_residual, critical_beta, critical_beta_star,
-                        condensation_sweep, deviation_time, detect_clusters, dominance_diagram, energy_rate,
+                        condensation_sweep, deviation_time, detect_clusters, dominance_diagram, energy_rate, is_monotone,
                         exponential_rate, hardmax_flow, inter_cluster_mass, k_sharp, least_margin, mass_bound,
                         overlap_gap, random_symmetric, random_tokens, self_dominant, simulate, time_average,
                         vertex_count, wasserstein_flow)
@@ -94,7 +94,7 @@ def _run_flow(args):
     lab = detect_clusters(tr.final, args.threshold)
     out = {"n": len(tr.final), "d": d, "heads": len(M), "beta": args.beta, "mode": args.mode, "T": args.T,
            "E_start": tr.energies[0], "E_end": tr.energies[-1], "min_dE_dt": float(rates.min()),
-           "energy_monotone": bool(rates.min() >= -1e-12 * max(np.abs(rates).max(), 1e-300)),
+           "energy_monotone": is_monotone(rates),
            "clusters": int(lab.max()) + 1}
     if lab.max() > 0:
         gap = overlap_gap(tr.final, lab)

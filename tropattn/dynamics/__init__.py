@@ -40,13 +40,13 @@ from ._hardmax import (collinearity_residual, deviation_time, dominance_diagram,
                        exponential_rate, hardmax_flow, hardmax_step, hardmax_targets, least_margin, self_dominant,
                        soft_flow, soft_step, vertex_count)
 from ._mckean_vlasov import bessel_ratio, critical_beta_star, k_sharp
-from ._sphere import (Trajectory, attention_weights, energy, energy_rate, head_velocities, random_symmetric,
+from ._sphere import (Trajectory, attention_weights, energy, energy_rate, head_velocities, is_monotone, random_symmetric,
                       random_tokens, scores, simulate, velocity)
 from ._wasserstein import (WassersteinRun, flow_terms, interaction_energy, symmetric_noise, time_average,
                            wasserstein_flow)
 
 __all__ = [
-    "scores", "attention_weights", "head_velocities", "velocity", "energy", "energy_rate", "random_tokens",
+    "scores", "attention_weights", "head_velocities", "velocity", "energy", "energy_rate", "is_monotone", "random_tokens",
     "random_symmetric", "Trajectory", "simulate",
     "rho_rate", "rho_trajectory", "equiangular_tokens", "clustering_time",
     "overlaps", "overlap_gap", "inter_cluster_mass", "inter_cluster_odds", "mass_bound", "detect_clusters",

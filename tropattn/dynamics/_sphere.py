@@ -44,8 +44,8 @@ from ..errors import DegenerateInputError, InternalError, InvalidInputError
 from ..soft import attend, softmax
 
 __all__ = ["MODES", "SCHEMES", "MAX_ANGLE_STEP", "check_beta", "check_positive", "check_tokens", "check_heads",
-           "scores", "attention_weights", "head_velocities", "velocity", "energy", "energy_rate", "random_tokens",
-           "random_symmetric", "Trajectory", "simulate"]
+           "scores", "attention_weights", "head_velocities", "velocity", "energy", "energy_rate", "is_monotone",
+           "random_tokens", "random_symmetric", "Trajectory", "simulate"]
 
 integrate = lazy_import("scipy.integrate")
 
@@ -360,6 +360,29 @@ def energy(X, M, beta):
     n, MX = X.shape[0], _values(X, M)
     total = sum(np.exp(beta * np.matmul(X[r], np.swapaxes(MX, 1, 2))).sum() for r in _row_blocks(n, len(M)))
     return float(total / (2 * beta * n * n))
+
+
+def is_monotone(rates, rel_tol: float = 1e-12) -> bool:
+    """Is a sampled ``dE/dt`` non-negative up to float round-off (``rel_tol`` times its largest size)?
+
+    Parameters
+    ----------
+    rates : array_like
+        ``dE/dt`` along a trajectory (:func:`energy_rate` at each state).
+    rel_tol : float, optional
+        Relative round-off allowance.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_monotone([0.5, 0.0, 1e-20]), is_monotone([0.5, -0.1])
+    (True, False)
+    """
+    r = np.asarray(rates, dtype=float)
+    return bool(r.size == 0 or r.min() >= -rel_tol * max(float(np.abs(r).max()), 1e-300))
 
 
 def energy_rate(X, M, beta, mode="sa"):
