@@ -34,7 +34,6 @@ here raises :class:`~tropattn.errors.MovedError` naming its new home.
 import importlib
 
 from ._version import __version__
-from .errors import MovedError
 
 #: The face: about fifty task names, by the module that owns them (relative to this package).
 #: Everything else is reached through a subpackage's own face (``tropattn.exact.dot_signs``).
@@ -99,7 +98,7 @@ def __getattr__(name):
     if name in _MODULES:
         return importlib.import_module(f".{name}", __name__)
     if name in _MOVED:
-        raise MovedError(f"tropattn.{name} was removed from the root face; use {_MOVED[name]}")
+        raise importlib.import_module(".errors", __name__).MovedError(f"tropattn.{name} was removed from the root face; use {_MOVED[name]}")
     if name not in _OWNER:
         raise AttributeError(f"module 'tropattn' has no attribute {name!r}")
     value = getattr(importlib.import_module(f".{_OWNER[name]}", __name__), name)

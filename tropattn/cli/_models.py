@@ -244,9 +244,10 @@ def register(sub):
     ['bounds', 'conventions', 'count', 'diagram', 'power', 'stability', 'table']
     """
     s = add_command(sub, "count", cmd_count, "exact region count of a model file", examples=(
-        "tropattn count model.json", "tropattn count model.json --box -1 1 --json",
-        "tropattn count model.json --method dual      # one FFN-free layer, all of R^d",
-        "tropattn count model.json --ties first --workers 2 --progress always"))
+        "tropattn count examples/model.json", "tropattn count examples/model.json --box -1 1 --json",
+        "tropattn count examples/model.json --method dual      # one FFN-free layer, all of R^d",
+        "tropattn count examples/model.json --ties first --workers 2 --progress always",
+        "tropattn count examples/model_weights.json", "tropattn count examples/model.npz --json"))
     s.add_argument("model", help=MODEL_HELP)
     s.add_argument("--method", choices=("primal", "dual", "auto"), default="primal",
                    help="primal: the exact region search (any model, default); dual: upper vertices of a "
@@ -260,11 +261,11 @@ def register(sub):
     add_progress_argument(s)
     add_checkpoint_arguments(s)
     s = add_command(sub, "power", cmd_power, "power diagram of weighted sites", examples=(
-        "tropattn power sites.json      # {\"sites\": [[0, 0], [1, 0]], \"weights\": [0, \"1/2\"]}",))
+        "tropattn power examples/sites.json      # {\"sites\": [[0, 0], [1, 0]], \"weights\": [0, \"1/2\"]}",))
     s.add_argument("sites", help='a JSON file {"sites": [[...], ...], "weights": [...]} (weights default to 0)')
     s = add_command(sub, "diagram", cmd_diagram, "draw each head's power cells and their overlay (d <= 2)",
-                    json_output=False, examples=("tropattn diagram model.json -o overlay.png",
-                                                 "tropattn diagram model.json -o figs/overlay.png --box -2 2"))
+                    json_output=False, examples=("tropattn diagram examples/model.json -o overlay.png",
+                                                 "tropattn diagram examples/model.json -o overlay.png --box -2 2"))
     s.add_argument("model", help=MODEL_HELP + " (one layer, d <= 2)")
     s.add_argument("-o", "--output", required=True,
                    help="the picture file (.png, .pdf, .svg, in an existing directory)")
@@ -291,7 +292,7 @@ def register(sub):
     s.add_argument("--dk", type=int, default=64, help="key dimension d_k (default 64)")
     s.add_argument("--keys", type=int, default=2, help="number of keys N (default 2)")
     s = add_command(sub, "stability", cmd_stability, "soft attention against the hard skeleton", examples=(
-        "tropattn stability model.json", "tropattn stability model.json --taus 0.1,1 --box -2 2 --plot soft.png"))
+        "tropattn stability examples/model.json", "tropattn stability examples/model.json --taus 0.1,1 --box -2 2 --plot soft.png"))
     s.add_argument("model", help=MODEL_HELP + " (one layer)")
     s.add_argument("--taus", default="0.05,0.2,1", help="temperatures tau, comma-separated (default 0.05,0.2,1)")
     s.add_argument("--delta", type=float, default=None, help="keep points this far from every wall "

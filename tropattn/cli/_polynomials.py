@@ -110,5 +110,5 @@ def register(sub):
     ['regions']
     """
     s = add_command(sub, "regions", cmd_regions, "linear regions of a tropical polynomial", examples=(
-        'tropattn regions "max(0, x + 1, 2*y - 1/2)"', "tropattn regions poly.json --json"))
+        'tropattn regions "max(0, x + 1, 2*y - 1/2)"', "tropattn regions examples/poly.json --json"))
     s.add_argument("poly", help='a string such as "max(0, x + 1, 2*y - 1/2)" or a JSON file')
