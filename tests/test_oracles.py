@@ -123,6 +123,32 @@ def test_ties_first_duplicate_keys_and_constant_input():
     _check(_model(2, L0, L1))
     L2 = _layer([[0], [0], [1]], [0, 0, -1], [[2], [-1], [1]])
     _check(_model(1, L2, L2))
+    # the next layer's scores are constants with ties at the maximum: 1, 0, 1 and 0, 1, 1
+    L3 = _layer([[1, 0], [0, 1], [1, 1]], [0, 0, 0], [[0, 0], [1, -1], [0, 2]])
+    found = _check(_model(2, L0, L3))
+    assert found is not None
+
+
+def test_ties_first_through_a_singular_map():
+    # the FFN folds x1 onto -1 where it is on (y1 + 1 > 0): keys (1, 0) and (2, 0) with offsets 0, 1 then
+    # tie on that whole region (scores -1 and -1), through a map that is not constant
+    L0 = _layer([[0, 0], [1, 0]], [0, -3], [[0, 0], [0, 1]],
+                ffn={"W1": [[1, 0]], "b1": [1], "W2": [[-1], [0]], "b2": [0, 0]})
+    L1 = _layer([[1, 0], [2, 0], [0, 1]], [0, 1, 0], [[1, 0], [0, 1], [1, 1]])
+    _check(_model(2, L0, L1))
+    _check(_model(2, L0, L1), box=(-4, 4))
+
+
+def test_ties_first_on_constant_scores_random():
+    rnd = random.Random(11)
+    for _ in range(8):
+        d = rnd.randint(1, 2)
+        vals = [[rnd.randint(0, 1) for _ in range(d)] for _ in range(3)]
+        L0 = _layer([[rnd.randint(-1, 1) for _ in range(d)] for _ in range(3)], [0, "1/2", -1], vals,
+                    residual=False)
+        L1 = _layer([[rnd.randint(0, 1) for _ in range(d)] for _ in range(3)], [0, 0, 0],
+                    [[rnd.randint(-1, 1) for _ in range(d)] for _ in range(3)])
+        _check(_model(d, L0, L1))
 
 
 # ---------------------------------------------------------------- random models
