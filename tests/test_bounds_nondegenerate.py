@@ -115,3 +115,50 @@ def test_random_models_respect_the_bounds():
         L = 1 if d == 3 else rnd.randint(1, 2)
         obj = random_model_json(rnd, d, L, H, N, m)
         assert len(brute_force(load_model(obj))) <= deep_bound(d, H, N, L, ffn_hidden=m)
+
+
+# ---------------------------------------------------------------- bad arguments name the parameter
+
+BAD = [
+    (single_head_bound, (0,), 0, "keys"),
+    (product_bound, ([3, 0],), None, "keys"),
+    (arrangement_bound, (2, 0, 3), 1, "heads"),
+    (arrangement_bound, (2, 2, 0), 2, "keys"),
+    (line_bound, (0, 3), 0, "heads"),
+    (line_bound, (2, 0), 1, "keys"),
+    # layer_bound(2, 2.0, 3) ends in TypeError ([keys] * heads before any check): probed without the float
+    (layer_bound, (2, 0, 3), None, "heads"),
+    (layer_bound, (2, 2, 0), 2, "keys"),
+    (ffn_factor, (0, 2), 0, "dim"),
+    (ffn_factor, (2, -1), 1, "hidden"),
+    (deep_bound, (2, 2, 3, 0), 3, "layers"),
+    (deep_bound, (2, 2, 3, 1, -1), 4, "hidden"),
+    (bounds, (0, 2, 3), 0, "dim"),
+    (bounds, (2, 0, 3), 1, "heads"),
+    (bounds, (2, 2, 0), 2, "keys"),
+    (bounds, (2, 2, 3, 0), 3, "layers"),
+]
+
+
+@pytest.mark.parametrize("fn,args,pos,name", BAD, ids=lambda v: getattr(v, "__name__", None))
+def test_bad_arguments_name_the_parameter(fn, args, pos, name):
+    from tropattn.errors import InvalidInputError
+    with pytest.raises(InvalidInputError, match=rf"^{name} must be an integer >= [01]; got "):
+        fn(*args)
+    if pos is not None:                              # a boolean or a float in the same place is refused too
+        for bad in (True, 2.0):
+            with pytest.raises(InvalidInputError, match=rf"^{name} must be an integer"):
+                fn(*(args[:pos] + (bad,) + args[pos + 1:]))
+
+
+def test_no_hidden_units():
+    for d in (1, 2, 3):
+        assert ffn_factor(d, 0) == 1
+        assert deep_bound(d, 3, 3, 2, ffn_hidden=0) == deep_bound(d, 3, 3, 2) == per_layer(d, 3, 3) ** 2
+
+
+def test_too_many_digits_is_refused():
+    from tropattn.errors import InvalidInputError
+    with pytest.raises(InvalidInputError, match="digits"):
+        bounds(1, 10**6, 10, 1)
+    assert bounds(1, 2, 3, 1000).deep == 5**1000
