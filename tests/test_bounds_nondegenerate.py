@@ -64,6 +64,8 @@ def test_formulas(d, H, N):
     for L in (1, 2, 3):
         assert deep_bound(d, H, N, L) == per_layer(d, H, N) ** L
         b = bounds(d, H, N, L)
+        assert (b.dim, b.heads, b.keys, b.layers) == (d, H, N, L)
+        assert b.as_dict() == {k: getattr(b, k) for k in b.__dataclass_fields__}
         assert (b.single_head, b.product, b.arrangement) == (N, N**H, arrangement(d, H, N))
         assert b.line == (H * (N - 1) + 1 if d == 1 else None)
         assert (b.per_layer, b.deep_product, b.deep) == (per_layer(d, H, N), N**(H * L), per_layer(d, H, N)**L)
@@ -122,6 +124,7 @@ def test_random_models_respect_the_bounds():
 BAD = [
     (single_head_bound, (0,), 0, "keys"),
     (product_bound, ([3, 0],), None, "keys"),
+    (arrangement_bound, (0, 2, 3), 0, "dim"),
     (arrangement_bound, (2, 0, 3), 1, "heads"),
     (arrangement_bound, (2, 2, 0), 2, "keys"),
     (line_bound, (0, 3), 0, "heads"),
