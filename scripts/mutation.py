@@ -1,0 +1,129 @@
+"""Mutation testing of the exact core with mutmut (PyPI): kill rate per module.
+
+Usage::
+
+    pip install -e ".[test,mutation]"            # mutmut 3
+    python scripts/mutation.py                     # every module below (slow: hours)
+    python scripts/mutation.py region_bounds       # one module
+    python scripts/mutation.py --list              # the modules and their tests
+
+For each module the project is copied into a scratch directory (the working tree is never
+touched), a ``[mutmut]`` section naming that one file and its targeted tests is appended to the
+copy's ``setup.cfg``, and ``mutmut run`` mutates it and runs only those tests against each mutant.
+The kill rate is ``killed / (killed + survived)`` (timeouts count as killed, as mutmut does;
+mutants no test reaches count as survived).  ``--keep`` leaves the scratch directories to inspect
+the survivors with ``mutmut results`` / ``mutmut show <name>`` there.  Not part of CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: module name -> (source file, targeted tests)
+MODULES = {
+    "predicates": ("tropattn/exact/_predicates.py",
+                   ["tests/test_predicates_cancelling.py", "tests/test_exact.py"]),
+    "lp": ("tropattn/exact/_lp.py", ["tests/test_exact.py"]),
+    "steps": ("tropattn/regions/_steps.py",
+              ["tests/test_oracles.py", "tests/test_ties.py", "tests/test_regions.py"]),
+    "search": ("tropattn/regions/_search.py",
+               ["tests/test_oracles.py", "tests/test_regions.py", "tests/test_regions_planar.py"]),
+    "region_bounds": ("tropattn/region_bounds.py", ["tests/test_bounds_nondegenerate.py", "tests/test_bounds.py"]),
+    "soft": ("tropattn/attention/_soft.py", ["tests/test_attention.py", "tests/test_temperature.py"]),
+}
+
+SKIP = {".git", ".venv", "mutants", "__pycache__", ".hypothesis", ".pytest_cache", "build"}
+
+
+def _copy_tree(dst: Path) -> None:
+    def ignore(_dir, names):
+        return [n for n in names if n in SKIP or n.endswith(".egg-info")]
+    shutil.copytree(ROOT, dst, ignore=ignore, dirs_exist_ok=True)
+
+
+def _config(source: str, tests: list) -> str:
+    lines = ["", "[mutmut]", "source_paths = tropattn/", f"only_mutate = {source}",
+             "pytest_add_cli_args_test_selection ="]
+    lines += [f"    {t}" for t in tests if (ROOT / t).exists()]
+    lines += ["pytest_add_cli_args =", "    -p", "    no:cacheprovider", "    -x", "    -m", "    not slow", ""]
+    return "\n".join(lines)
+
+
+def run_module(name: str, keep: bool = False, max_children: int | None = None) -> dict:
+    source, tests = MODULES[name]
+    work = Path(tempfile.mkdtemp(prefix=f"mutation-{name}-"))
+    try:
+        _copy_tree(work)
+        with (work / "setup.cfg").open("a", encoding="utf-8") as fh:
+            fh.write(_config(source, tests))
+        env = dict(os.environ, PYTHONPATH=str(work), HYPOTHESIS_PROFILE="ci")
+        cmd = [sys.executable, "-m", "mutmut", "run"]
+        if max_children:
+            cmd += ["--max-children", str(max_children)]
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True)
+        seconds = time.perf_counter() - t0
+        subprocess.run([sys.executable, "-m", "mutmut", "export-cicd-stats"], cwd=work, env=env,
+                       capture_output=True, text=True)
+        stats_file = work / "mutants" / "mutmut-cicd-stats.json"
+        if not stats_file.exists():
+            tail = (proc.stdout + proc.stderr)[-3000:]
+            raise RuntimeError(f"mutmut produced no statistics for {name} (exit {proc.returncode}):\n{tail}")
+        stats = json.loads(stats_file.read_text())
+        survivors = subprocess.run([sys.executable, "-m", "mutmut", "results"], cwd=work, env=env,
+                                   capture_output=True, text=True).stdout.split("\n")
+        stats["survivors"] = [s.strip() for s in survivors if s.strip()]
+        stats["seconds"] = round(seconds, 1)
+        stats["workdir"] = str(work) if keep else None
+        return stats
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def kill_rate(stats: dict) -> float:
+    killed = stats.get("killed", 0) + stats.get("timeout", 0)
+    judged = killed + stats.get("survived", 0) + stats.get("no_tests", 0)
+    return killed / judged if judged else float("nan")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("modules", nargs="*", help=f"any of {', '.join(MODULES)} (default: all)")
+    p.add_argument("--list", action="store_true", help="print the modules and their tests, and stop")
+    p.add_argument("--keep", action="store_true", help="keep the scratch directories")
+    p.add_argument("--max-children", type=int, default=None, help="parallel mutants (mutmut's default: CPUs)")
+    args = p.parse_args(argv)
+    if args.list:
+        for name, (source, tests) in MODULES.items():
+            print(f"{name:14} {source:36} {' '.join(tests)}")
+        return 0
+    names = args.modules or list(MODULES)
+    bad = [n for n in names if n not in MODULES]
+    if bad:
+        p.error(f"unknown module {bad[0]!r}; choose from {', '.join(MODULES)}")
+    print(f"{'module':14} {'mutants':>7} {'killed':>7} {'survived':>8} {'no tests':>8} {'timeout':>7} {'kill rate':>9}"
+          f" {'seconds':>8}")
+    for name in names:
+        s = run_module(name, keep=args.keep, max_children=args.max_children)
+        print(f"{name:14} {s.get('total', 0):7} {s.get('killed', 0):7} {s.get('survived', 0):8} "
+              f"{s.get('no_tests', 0):8} {s.get('timeout', 0):7} {kill_rate(s):9.1%} {s['seconds']:8}", flush=True)
+        for line in s["survivors"]:
+            print(f"    survived: {line}")
+        if s["workdir"]:
+            print(f"    kept: {s['workdir']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
