@@ -187,7 +187,7 @@ def test_random_models_d3(rnd, boxed):
 
 
 @pytest.mark.slow
-@settings(phases=NO_SHRINK, max_examples=60)
+@settings(phases=NO_SHRINK, max_examples=25)
 @given(rnd=st.randoms(use_true_random=False), d=st.integers(1, 3), layers=st.integers(1, 2),
        boxed=st.booleans())
 def test_random_models_more(rnd, d, layers, boxed):
