@@ -129,8 +129,7 @@ BAD = [
     (arrangement_bound, (2, 2, 0), 2, "keys"),
     (line_bound, (0, 3), 0, "heads"),
     (line_bound, (2, 0), 1, "keys"),
-    # layer_bound(2, 2.0, 3) ends in TypeError ([keys] * heads before any check): probed without the float
-    (layer_bound, (2, 0, 3), None, "heads"),
+    (layer_bound, (2, 0, 3), 1, "heads"),
     (layer_bound, (2, 2, 0), 2, "keys"),
     (ffn_factor, (0, 2), 0, "dim"),
     (ffn_factor, (2, -1), 1, "hidden"),
@@ -146,11 +145,11 @@ BAD = [
 @pytest.mark.parametrize("fn,args,pos,name", BAD, ids=lambda v: getattr(v, "__name__", None))
 def test_bad_arguments_name_the_parameter(fn, args, pos, name):
     from tropattn.errors import InvalidInputError
-    with pytest.raises(InvalidInputError, match=rf"^{name} must be an integer >= [01]; got "):
+    with pytest.raises(InvalidInputError, match=rf"^{name} = .*; it must be an integer >= [01]$"):
         fn(*args)
     if pos is not None:                              # a boolean or a float in the same place is refused too
         for bad in (True, 2.0):
-            with pytest.raises(InvalidInputError, match=rf"^{name} must be an integer"):
+            with pytest.raises(InvalidInputError, match=rf"^{name} = .*must be an integer"):
                 fn(*(args[:pos] + (bad,) + args[pos + 1:]))
 
 

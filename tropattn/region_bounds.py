@@ -193,7 +193,7 @@ def layer_bound(dim: int, heads: int, keys: int) -> int:
     >>> layer_bound(2, 2, 3)                        # 3^2 = 9 < 22 (arrangement)
     9
     """
-    candidates = [product_bound([keys] * heads), arrangement_bound(dim, heads, keys)]
+    candidates = [arrangement_bound(dim, heads, keys), product_bound([keys] * heads)]  # checks the arguments first
     if dim == 1:
         candidates.append(line_bound(heads, keys))
     return min(candidates)
