@@ -3,13 +3,13 @@
     python scripts/make_examples.py            # (re)writes the files below
     python scripts/make_examples.py --check    # exits 1 if a committed file differs from what this writes
 
-* ``model.json``         score form, ``tropattn.model/1`` (``tropattn.io.save_model``): the sawtooth
+* ``model.json``         score form, ``tropattn.model/1`` (``tropattn.save``): the sawtooth
                          model of dimension 2, 3 keys, one layer (9 regions);
 * ``model_weights.json`` weight form (``"form": "weights"``): a fixed context of three tokens and two
                          heads given by ``W_Q``, ``W_K``, ``W_V`` (tropattn has no weight-form writer,
-                         so the dict is written here and read back with ``tropattn.io.load_model``);
-* ``model.npz``          score form as float arrays (``tropattn.io.save_npz``; dyadic numbers only);
-* ``sites.json``         weighted sites for ``tropattn power`` (read back with ``tropattn.io.load_sites``);
+                         so the dict is written here and read back with ``tropattn.load``);
+* ``model.npz``          score form as float arrays (``tropattn.save``; dyadic numbers only);
+* ``sites.json``         weighted sites for ``tropattn power`` (read back with ``tropattn.load``);
 * ``poly.json``          a tropical polynomial (``tropattn.tropical.polynomial_to_json``).
 
 Each file is read back and checked before this script finishes; tests/test_examples.py runs every
@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 from tropattn.attention import Head, Layer, Transformer, sawtooth_model
-from tropattn.io import FORMAT, load_model, load_npz, load_sites, save_model, save_npz
+from tropattn.io import load, save
 from tropattn.tropical import parse_polynomial, polynomial_from_json, polynomial_to_json
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,7 +36,7 @@ EXAMPLES = ROOT / "examples"
 POLYNOMIAL = "max(0, x + 1, 2*y - 1/2)"
 
 WEIGHTS_MODEL = {
-    "format": FORMAT,
+    "format": "tropattn.model/1",
     "form": "weights",
     "dim": 2,
     "context": [[1, 0], [0, 1], [-1, -1]],
@@ -68,20 +68,21 @@ def files():
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         model = sawtooth_model(2, 3, 1)
-        save_model(model, tmp / "model.json")
-        assert load_model(tmp / "model.json") == model
+        save(model, tmp / "model.json")
+        assert load(tmp / "model.json") == model
         out["model.json"] = (tmp / "model.json").read_bytes()
 
         out["model_weights.json"] = _json_text(WEIGHTS_MODEL).encode()
         (tmp / "model_weights.json").write_bytes(out["model_weights.json"])
-        assert len(load_model(tmp / "model_weights.json").layers[0].heads) == 2
+        assert len(load(tmp / "model_weights.json").layers[0].heads) == 2
 
-        save_npz(npz_model(), tmp / "model.npz")
-        assert load_npz(tmp / "model.npz") == npz_model()
+        save(npz_model(), tmp / "model.npz")
+        assert load(tmp / "model.npz") == npz_model()
         out["model.npz"] = _deterministic_npz(tmp / "model.npz")
 
         out["sites.json"] = _json_text(SITES).encode()
-        assert len(load_sites(SITES)[0]) == 4
+        (tmp / "sites.json").write_bytes(out["sites.json"])
+        assert len(load(tmp / "sites.json", "sites")[0]) == 4
 
         poly = polynomial_to_json(parse_polynomial(POLYNOMIAL))
         assert polynomial_from_json(poly) == parse_polynomial(POLYNOMIAL)

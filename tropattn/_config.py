@@ -18,7 +18,8 @@ module's constant::
 0
 >>> config.minkowski_prefilter_pairs                 # restored on leaving the block
 400
->>> config.override(no_such_knob=1)                  # doctest: +ELLIPSIS
+>>> with config.override(no_such_knob=1):            # doctest: +ELLIPSIS
+...     pass
 Traceback (most recent call last):
 ...
 tropattn.errors.InvalidInputError: no_such_knob is not a tropattn.config knob; ...
