@@ -18,9 +18,20 @@ from ._dual import count_dual
 from ._domain import QQ
 from ._head import Head
 from ._score_form import EMPTY_CONTEXT
+from .._doc import fill_doc
 
 
 __all__ = ["FFN", "Layer", "Transformer", "MultiHeadAttention"]
+
+#: Docstring fragments shared by the functions of this module (see tropattn._doc).
+_DOC = {
+    "x": """x : (d,) rationals
+    The input point.""",
+    "ties": """Raises
+------
+InvalidInputError
+    If ``rule`` is not a tie rule.""",
+}
 
 
 @dataclass(frozen=True)
@@ -48,13 +59,13 @@ class FFN:
     def dim(self) -> int:
         return len(self.W1[0])
 
+    @fill_doc(**_DOC)
     def evaluate(self, x) -> tuple:
         """``(output, bits)``; ``bits[i] = 1`` where ``W1 x + b1 > 0`` (0 at exactly 0).
 
         Parameters
         ----------
-        x : (d,) rationals
-            The input point.
+        %(x)s
 
         Returns
         -------
@@ -183,13 +194,13 @@ class Layer:
             return y, ()
         return self.ffn.evaluate(y)
 
+    @fill_doc(**_DOC)
     def evaluate(self, x) -> tuple:
         """``(output, head labels, relu bits)``, exact; TieError names the head on a wall.
 
         Parameters
         ----------
-        x : (d,) rationals
-            The input point.
+        %(x)s
 
         Returns
         -------
@@ -251,6 +262,7 @@ class Layer:
                                     "(enumerate_regions, or --method primal)")
         return count_dual(self.heads)
 
+    @fill_doc(**_DOC)
     def with_ties(self, rule) -> "Layer":
         """The same layer with every head's tie rule set to ``rule`` (see :class:`Head`).
 
@@ -264,10 +276,7 @@ class Layer:
         Layer
             A copy with the heads replaced.
 
-        Raises
-        ------
-        InvalidInputError
-            If ``rule`` is not a tie rule.
+        %(ties)s
 
         Examples
         --------
@@ -372,6 +381,7 @@ class Transformer:
         rules = {h.ties for layer in self.layers for h in layer.heads}
         return rules.pop() if len(rules) == 1 else None
 
+    @fill_doc(**_DOC)
     def with_ties(self, rule) -> "Transformer":
         """The same model with every head's tie rule set to ``rule``.
 
@@ -385,10 +395,7 @@ class Transformer:
         Transformer
             A copy with every layer's heads replaced.
 
-        Raises
-        ------
-        InvalidInputError
-            If ``rule`` is not a tie rule.
+        %(ties)s
 
         Examples
         --------
