@@ -1,6 +1,6 @@
 """Layers (heads, residual, projection, ReLU FFN) and transformers with a fixed context.
 
->>> from tropattn.attention._head import Head
+>>> from tropattn.attention import Head
 >>> grid = Layer([Head([[0, 0], [1, 0]], [0, "-1/2"]), Head([[0, 0], [0, 1]], [0, "-1/2"])])
 >>> grid.evaluate([1, 0])                          # head 0 picks key 1, head 1 key 0
 ((Fraction(2, 1), Fraction(0, 1)), (1, 0), ())
@@ -97,7 +97,7 @@ class Layer:
 
     ``residual`` may also be a matrix ``R`` of shape ``(d_out, d)``: the skip term is then
     ``R x`` (a slice ``x = x0 + U t`` enters the first layer as ``R = U``, see
-    :func:`tropattn.attention._slicing.slice_model`; a frozen post-norm LayerNorm as
+    :func:`tropattn.attention.slice_model`; a frozen post-norm LayerNorm as
     ``R = diag(gamma) (I - 11^T/d) / sigma``).  An output bias (the out-projection bias
     ``b_O``) is folded exactly into the values of head 0: each head picks exactly one value.
 
