@@ -14,11 +14,23 @@ from .._validate import positive_int
 from ..errors import InvalidInputError
 from ._head import Head
 from ._layer import FFN, Layer, Transformer
+from .._doc import fill_doc
 
 
 __all__ = ["grid_heads", "grid_model", "grid_count", "sawtooth_model", "sawtooth_count", "random_model"]
 
+#: Docstring fragments shared by the functions of this module (see tropattn._doc).
+_DOC = {
+    "dim": """dim : int
+    Query dimension ``d >= 1``.""",
+    "keys": """keys : int
+    Keys per head ``N >= 1``.""",
+    "heads": """heads : int
+    Number of heads ``H >= 1``.""",
+}
 
+
+@fill_doc(**_DOC)
 def grid_heads(dim: int, heads: int, keys: int, scale=1):
     """Heads ``h < min(H, d)`` that read coordinate ``h``: keys ``j e_h``, offsets ``-j^2/2``.
 
@@ -28,12 +40,9 @@ def grid_heads(dim: int, heads: int, keys: int, scale=1):
 
     Parameters
     ----------
-    dim : int
-        Query dimension ``d >= 1``.
-    heads : int
-        Number of heads ``H >= 1``.
-    keys : int
-        Keys per head ``N >= 1``.
+    %(dim)s
+    %(heads)s
+    %(keys)s
     scale : positive number, optional
         Factor on keys and offsets (default 1): ``j scale e_h`` and ``-scale j^2 / 2``.
         All scores scale by it, so the walls ``x_h = j - 1/2`` stay where they are (not
@@ -73,17 +82,16 @@ def grid_heads(dim: int, heads: int, keys: int, scale=1):
     return out
 
 
+@fill_doc(**_DOC)
 def grid_model(dim: int, heads: int, keys: int):
     """One layer of grid heads, residual on: ``N^H`` regions when ``H <= d``.
 
     Parameters
     ----------
-    dim : int
-        Query dimension ``d >= 1``.
+    %(dim)s
     heads : int
         Number of heads ``H >= 1`` (:func:`grid_heads`).
-    keys : int
-        Keys per head ``N >= 1``.
+    %(keys)s
 
     Returns
     -------
@@ -144,6 +152,7 @@ def grid_count(dim: int, heads: int, keys: int) -> int:
     return keys ** heads
 
 
+@fill_doc(**_DOC)
 def sawtooth_model(dim: int, keys: int, layers: int, heads: int | None = None):
     """The depth construction of docs/THEORY.md §4: exactly ``N^{min(H, d) L}`` regions.
 
@@ -156,10 +165,8 @@ def sawtooth_model(dim: int, keys: int, layers: int, heads: int | None = None):
 
     Parameters
     ----------
-    dim : int
-        Query dimension ``d >= 1``.
-    keys : int
-        Keys per head ``N >= 1``.
+    %(dim)s
+    %(keys)s
     layers : int
         Depth ``L >= 1``.
     heads : int, optional
@@ -238,6 +245,7 @@ def sawtooth_count(dim: int, keys: int, layers: int, heads: int | None = None) -
     return keys ** (min(heads, dim) * layers)
 
 
+@fill_doc(**_DOC)
 def random_model(dim: int, heads: int, keys: int, layers: int = 1, seed: int = 0, *,
                  residual: bool = True, ffn_hidden: int = 0, value_range: int = 3):
     """A random model with small integer keys, half-integer offsets and integer values.
@@ -247,12 +255,10 @@ def random_model(dim: int, heads: int, keys: int, layers: int = 1, seed: int = 0
 
     Parameters
     ----------
-    dim : int
-        Query dimension ``d >= 1``.
+    %(dim)s
     heads : int
         Heads per layer ``H >= 1``.
-    keys : int
-        Keys per head ``N >= 1``.
+    %(keys)s
     layers : int, optional
         Depth ``L >= 1`` (default 1).
     seed : int, optional

@@ -1,6 +1,6 @@
 """The dual count: regions of a layer's head overlay as upper vertices of a Minkowski sum.
 
->>> from tropattn.attention._head import Head
+>>> from tropattn.attention import Head
 >>> grid = [Head([[0, 0], [1, 0], [2, 0]], [0, "-1/2", -2]), Head([[0, 0], [0, 1], [0, 2]], [0, "-1/2", -2])]
 >>> count_dual(grid)                               # a 3 x 3 grid
 9

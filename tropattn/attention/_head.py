@@ -67,6 +67,7 @@ from ..geometry import PowerDiagram
 from ..tropical import TropicalPolynomial, TropicalRationalFunction, TropicalRationalMap
 from ._domain import construct_domain, domain_of
 from ._score_form import EMPTY_CONTEXT, score_form
+from .._doc import fill_doc
 
 __all__ = ["Head", "check_tie_rule"]
 
@@ -78,6 +79,12 @@ _TIE_MEANING = "the tie rule: 'refuse' raises on a tie, 'first' lets the lowest 
 _MOVED = {"weights": "tropattn.soft.soft_weights(head, X, tau)",
           "log_weights": "tropattn.soft.log_soft_weights(head, X, tau)",
           "soft": "tropattn.soft.soft_output(head, X, tau)"}
+
+#: Docstring fragments shared by the functions of this module (see tropattn._doc).
+_DOC = {
+    "x": """x : (d,) rationals
+    The query point.""",
+}
 
 
 def check_tie_rule(rule, where="ties") -> str:
@@ -382,13 +389,13 @@ class Head:
         x = to_rational_vector(x, "x", self.dim)
         return tuple(sum((a * xi for a, xi in zip(k, x)), b) for k, b in zip(self.keys, self.offsets))
 
+    @fill_doc(**_DOC)
     def argmax_all(self, x) -> tuple:
         """Every label of maximal score at ``x`` (increasing).
 
         Parameters
         ----------
-        x : (d,) rationals
-            The query point.
+        %(x)s
 
         Returns
         -------
@@ -463,6 +470,7 @@ class Head:
             return first
         return None
 
+    @fill_doc(**_DOC)
     def label(self, x) -> int:
         """The argmax label at ``x`` (hard attention), exactly.
 
@@ -472,8 +480,7 @@ class Head:
 
         Parameters
         ----------
-        x : (d,) rationals
-            The query point.
+        %(x)s
 
         Returns
         -------
@@ -507,13 +514,13 @@ class Head:
                            "hard attention is undefined there (move x off the wall)", distinct)
         return winners[0]
 
+    @fill_doc(**_DOC)
     def hard(self, x) -> tuple:
         """Zero-temperature output ``v_{label(x)}`` (exact).
 
         Parameters
         ----------
-        x : (d,) rationals
-            The query point.
+        %(x)s
 
         Returns
         -------

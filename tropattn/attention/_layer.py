@@ -1,6 +1,6 @@
 """Layers (heads, residual, projection, ReLU FFN) and transformers with a fixed context.
 
->>> from tropattn.attention._head import Head
+>>> from tropattn.attention import Head
 >>> grid = Layer([Head([[0, 0], [1, 0]], [0, "-1/2"]), Head([[0, 0], [0, 1]], [0, "-1/2"])])
 >>> grid.evaluate([1, 0])                          # head 0 picks key 1, head 1 key 0
 ((Fraction(2, 1), Fraction(0, 1)), (1, 0), ())
@@ -18,9 +18,20 @@ from ._dual import count_dual
 from ._domain import QQ
 from ._head import Head
 from ._score_form import EMPTY_CONTEXT
+from .._doc import fill_doc
 
 
 __all__ = ["FFN", "Layer", "Transformer", "MultiHeadAttention"]
+
+#: Docstring fragments shared by the functions of this module (see tropattn._doc).
+_DOC = {
+    "x": """x : (d,) rationals
+    The input point.""",
+    "ties": """Raises
+------
+InvalidInputError
+    If ``rule`` is not a tie rule.""",
+}
 
 
 @dataclass(frozen=True)
@@ -48,13 +59,13 @@ class FFN:
     def dim(self) -> int:
         return len(self.W1[0])
 
+    @fill_doc(**_DOC)
     def evaluate(self, x) -> tuple:
         """``(output, bits)``; ``bits[i] = 1`` where ``W1 x + b1 > 0`` (0 at exactly 0).
 
         Parameters
         ----------
-        x : (d,) rationals
-            The input point.
+        %(x)s
 
         Returns
         -------
@@ -86,7 +97,7 @@ class Layer:
 
     ``residual`` may also be a matrix ``R`` of shape ``(d_out, d)``: the skip term is then
     ``R x`` (a slice ``x = x0 + U t`` enters the first layer as ``R = U``, see
-    :func:`tropattn.attention._slicing.slice_model`; a frozen post-norm LayerNorm as
+    :func:`tropattn.attention.slice_model`; a frozen post-norm LayerNorm as
     ``R = diag(gamma) (I - 11^T/d) / sigma``).  An output bias (the out-projection bias
     ``b_O``) is folded exactly into the values of head 0: each head picks exactly one value.
 
@@ -183,13 +194,13 @@ class Layer:
             return y, ()
         return self.ffn.evaluate(y)
 
+    @fill_doc(**_DOC)
     def evaluate(self, x) -> tuple:
         """``(output, head labels, relu bits)``, exact; TieError names the head on a wall.
 
         Parameters
         ----------
-        x : (d,) rationals
-            The input point.
+        %(x)s
 
         Returns
         -------
@@ -251,6 +262,7 @@ class Layer:
                                     "(enumerate_regions, or --method primal)")
         return count_dual(self.heads)
 
+    @fill_doc(**_DOC)
     def with_ties(self, rule) -> "Layer":
         """The same layer with every head's tie rule set to ``rule`` (see :class:`Head`).
 
@@ -264,10 +276,7 @@ class Layer:
         Layer
             A copy with the heads replaced.
 
-        Raises
-        ------
-        InvalidInputError
-            If ``rule`` is not a tie rule.
+        %(ties)s
 
         Examples
         --------
@@ -372,6 +381,7 @@ class Transformer:
         rules = {h.ties for layer in self.layers for h in layer.heads}
         return rules.pop() if len(rules) == 1 else None
 
+    @fill_doc(**_DOC)
     def with_ties(self, rule) -> "Transformer":
         """The same model with every head's tie rule set to ``rule``.
 
@@ -385,10 +395,7 @@ class Transformer:
         Transformer
             A copy with every layer's heads replaced.
 
-        Raises
-        ------
-        InvalidInputError
-            If ``rule`` is not a tie rule.
+        %(ties)s
 
         Examples
         --------

@@ -23,10 +23,21 @@ from ..errors import DegenerateInputError, InvalidInputError
 from ..exact import facets, interior_point, to_float_array, to_rational
 from ..geometry import PowerDiagram
 from ._arrays import HeadArrays, as_heads, hard_labels, head_arrays
+from .._doc import fill_doc
 
 __all__ = ["cell_walls", "wall_distance", "default_box", "resolve_box", "sample_points"]
 
+#: Docstring fragments shared by the functions of this module (see tropattn._doc).
+_DOC = {
+    "heads": """heads : head, list of heads, Layer or one-layer Transformer
+    Anything :func:`as_heads` reads; several heads have
+    their outputs summed.""",
+    "head": """head : Head, HeadArrays, mapping or tuple
+    Anything :func:`head_arrays` reads.""",
+}
 
+
+@fill_doc(**_DOC)
 def cell_walls(head, method: str = "diagram") -> tuple:
     """The facet rows ``(A, b)`` (``A x <= b``) of each exact cell, ``None`` for hidden sites.
 
@@ -39,8 +50,7 @@ def cell_walls(head, method: str = "diagram") -> tuple:
 
     Parameters
     ----------
-    head : Head, HeadArrays, mapping or tuple
-        Anything :func:`head_arrays` reads.
+    %(head)s
     method : {"diagram", "walls"}, optional
         Which exact route finds the facets (default ``"diagram"``).
 
@@ -95,6 +105,7 @@ def _diagram(h: HeadArrays):
     return PowerDiagram.from_max_affine(h.keys, h.offsets)
 
 
+@fill_doc(**_DOC)
 def wall_distance(head, X, labels=None, walls=None) -> np.ndarray:
     """Euclidean distance from each point to the boundary of its own cell, ``(n,)``.
 
@@ -107,8 +118,7 @@ def wall_distance(head, X, labels=None, walls=None) -> np.ndarray:
 
     Parameters
     ----------
-    head : Head, HeadArrays, mapping or tuple
-        Anything :func:`head_arrays` reads.
+    %(head)s
     X : array_like, shape (n, d) or (d,)
         Finite float query points.
     labels : array_like of int, shape (n,), optional
@@ -161,6 +171,7 @@ def wall_distance(head, X, labels=None, walls=None) -> np.ndarray:
     return dist
 
 
+@fill_doc(**_DOC)
 def default_box(heads) -> tuple:
     """A box ``[-R, R]^d`` that shows every wall of every head.
 
@@ -170,9 +181,7 @@ def default_box(heads) -> tuple:
 
     Parameters
     ----------
-    heads : head, list of heads, Layer or one-layer Transformer
-        Anything :func:`as_heads` reads; several heads have
-        their outputs summed.
+    %(heads)s
 
     Returns
     -------
@@ -203,6 +212,7 @@ def default_box(heads) -> tuple:
     return np.full(d, -R), np.full(d, R)
 
 
+@fill_doc(**_DOC)
 def resolve_box(box, heads) -> tuple:
     """The box ``(lo, hi)`` as float arrays of length d.
 
@@ -213,9 +223,7 @@ def resolve_box(box, heads) -> tuple:
     ----------
     box : None, number or pair
         The box; a number ``R`` means ``[-|R|, |R|]^d``.
-    heads : head, list of heads, Layer or one-layer Transformer
-        Anything :func:`as_heads` reads; several heads have
-        their outputs summed.
+    %(heads)s
 
     Returns
     -------
@@ -259,6 +267,7 @@ def resolve_box(box, heads) -> tuple:
     return lo, hi
 
 
+@fill_doc(**_DOC)
 def sample_points(heads, box=None, n_samples: int = 2000, seed: int = 0, delta: float = 0.0):
     """Uniform points of a box with their exact labels and their distance to the walls.
 
@@ -267,9 +276,7 @@ def sample_points(heads, box=None, n_samples: int = 2000, seed: int = 0, delta: 
 
     Parameters
     ----------
-    heads : head, list of heads, Layer or one-layer Transformer
-        Anything :func:`as_heads` reads; several heads have
-        their outputs summed.
+    %(heads)s
     box : None, number or pair, optional
         The sampling box, as :func:`resolve_box` reads it (default :func:`default_box`).
     n_samples : int, optional

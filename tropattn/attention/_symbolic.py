@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._doc import fill_doc
 from .._lazy import lazy_import
 from ..errors import InvalidInputError
 from ..exact import to_rational_vector
@@ -37,8 +38,22 @@ __all__ = ["SymbolicHead", "symbolic_product", "product_polynomial"]
 
 sp = lazy_import("sympy")
 
+#: Docstring fragments shared by the functions of this module (see tropattn._doc).
+_DOC = {
+    "example": """>>> import sympy
+>>> t = sympy.Symbol("t", real=True)
+>>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x""",
+    "numbers_only": """Raises
+------
+InvalidInputError
+    When the head still has parameters (call :meth:`evaluate_at` first).""",
+    "symbol": """>>> import sympy
+>>> t = sympy.Symbol("t", real=True)""",
+}
+
 
 @dataclass(frozen=True, init=False)
+@fill_doc(**_DOC)
 class SymbolicHead:
     """An attention head in score form whose keys and offsets are sympy expressions.
 
@@ -65,8 +80,7 @@ class SymbolicHead:
 
     Examples
     --------
-    >>> import sympy
-    >>> t = sympy.Symbol("t", real=True)
+    %(symbol)s
     >>> h = SymbolicHead([[t, 0], [0, 1]], [0, -t])
     >>> h.weights
     (t**2, 1 - 2*t)
@@ -94,6 +108,7 @@ class SymbolicHead:
         object.__setattr__(self, "variables", names)
 
     @classmethod
+    @fill_doc(**_DOC)
     def from_weights(cls, W_Q, W_K, context, b_Q=None, b_K=None, W_V=None, W_O=None, b_V=None,
                      variables=None, d_k=None) -> "SymbolicHead":
         """Keys ``a_j = W_Q^T k_j`` and offsets ``b_j = b_Q . k_j`` with ``k_j = W_K y_j + b_K``.
@@ -136,8 +151,7 @@ class SymbolicHead:
 
         Examples
         --------
-        >>> import sympy
-        >>> t = sympy.Symbol("t", real=True)
+        %(symbol)s
         >>> h = SymbolicHead.from_weights([[1, 0], [0, t]], [[1, 0], [0, 1]], [[1, 0], [0, 1]], b_Q=[0, 1])
         >>> h.keys, h.offsets, h.d_k
         (((1, 0), (0, t)), (0, 1), Fraction(2, 1))
@@ -168,13 +182,13 @@ class SymbolicHead:
 
     @property
     def N(self) -> int:
-        """Number of keys."""
-        return len(self.keys)
+        """Number of keys (the head's)."""
+        return self.head.N
 
     @property
     def dim(self) -> int:
-        """Query dimension ``d``."""
-        return len(self.keys[0])
+        """Query dimension ``d`` (the head's)."""
+        return self.head.dim
 
     @property
     def symbols(self) -> tuple:
@@ -195,6 +209,7 @@ class SymbolicHead:
         """Power-diagram weights ``w_j = |a_j|^2 + 2 b_j``."""
         return tuple(sp.expand(sum((v * v for v in a), 2 * b)) for a, b in zip(self.keys, self.offsets))
 
+    @fill_doc(**_DOC)
     def query_symbols(self) -> tuple:
         """The real sympy symbols of the query coordinates.
 
@@ -205,14 +220,13 @@ class SymbolicHead:
 
         Examples
         --------
-        >>> import sympy
-        >>> t = sympy.Symbol("t", real=True)
-        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        %(example)s
         >>> head.query_symbols()
         (x,)
         """
         return tuple(sp.Symbol(v, real=True) for v in self.variables)
 
+    @fill_doc(**_DOC)
     def scores(self) -> tuple:
         """The affine scores ``a_j . x + b_j`` as sympy expressions in the query symbols.
 
@@ -223,15 +237,14 @@ class SymbolicHead:
 
         Examples
         --------
-        >>> import sympy
-        >>> t = sympy.Symbol("t", real=True)
-        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        %(example)s
         >>> head.scores()
         (0, t + x, 2*x)
         """
         xs = self.query_symbols()
         return tuple(sum((a * x for a, x in zip(k, xs)), b) for k, b in zip(self.keys, self.offsets))
 
+    @fill_doc(**_DOC)
     def lifted_points(self) -> tuple:
         """The points ``(a_j, b_j)``: their upper hull is dual to the head's cells.
 
@@ -242,15 +255,14 @@ class SymbolicHead:
 
         Examples
         --------
-        >>> import sympy
-        >>> t = sympy.Symbol("t", real=True)
-        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        %(example)s
         >>> head.lifted_points()
         ((0, 0), (1, t), (2, 0))
         """
         return self.head.lifted_points()
 
     # -------------------------------------------------------------- tropical forms
+    @fill_doc(**_DOC)
     def tropical_polynomial(self):
         """``G(x) = max_j (a_j . x + b_j)`` as an unevaluated sympy ``Max``.
 
@@ -261,9 +273,7 @@ class SymbolicHead:
 
         Examples
         --------
-        >>> import sympy
-        >>> t = sympy.Symbol("t", real=True)
-        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        %(example)s
         >>> head.tropical_polynomial()
         Max(0, 2*x, t + x)
         """
@@ -306,6 +316,7 @@ class SymbolicHead:
             comps.append((terms[0] if len(terms) == 1 else sp.Max(*terms, evaluate=False)) - G)
         return sp.Matrix(comps)
 
+    @fill_doc(**_DOC)
     def to_latex(self) -> str:
         r"""LaTeX of ``G(x)``, e.g. ``\max\left(0, 2 x, t + x\right)``.
 
@@ -316,15 +327,14 @@ class SymbolicHead:
 
         Examples
         --------
-        >>> import sympy
-        >>> t = sympy.Symbol("t", real=True)
-        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        %(example)s
         >>> print(head.to_latex())
         \max\left(0, 2 x, t + x\right)
         """
         return sp.latex(self.tropical_polynomial())
 
     # -------------------------------------------------------------- numbers
+    @fill_doc(**_DOC)
     def evaluate_at(self, values) -> "SymbolicHead":
         """The head at rational parameter values ``{symbol: number}`` (every parameter needed).
 
@@ -349,9 +359,7 @@ class SymbolicHead:
 
         Examples
         --------
-        >>> import sympy
-        >>> t = sympy.Symbol("t", real=True)
-        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        %(example)s
         >>> head.evaluate_at({t: "1/2"}).scores()
         (0, x + 1/2, 2*x)
         """
@@ -363,6 +371,7 @@ class SymbolicHead:
         return SymbolicHead([sub(k) for k in self.keys], sub(self.offsets), [sub(v) for v in self.values],
                             self.variables, d_k=self.d_k)
 
+    @fill_doc(**_DOC)
     def numeric_keys(self) -> tuple:
         """``(keys, offsets)`` as Fractions; only for a head without parameters.
 
@@ -371,16 +380,11 @@ class SymbolicHead:
         keys : tuple of tuple of Fraction, shape (N, d)
         offsets : tuple of Fraction, shape (N,)
 
-        Raises
-        ------
-        InvalidInputError
-            When the head still has parameters (call :meth:`evaluate_at` first).
+        %(numbers_only)s
 
         Examples
         --------
-        >>> import sympy
-        >>> t = sympy.Symbol("t", real=True)
-        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        %(example)s
         >>> head.evaluate_at({t: 1}).numeric_keys()[1]
         (Fraction(0, 1), Fraction(1, 1), Fraction(0, 1))
         """
@@ -389,6 +393,7 @@ class SymbolicHead:
                                     "call evaluate_at({symbol: value, ...}) first")
         return (tuple(to_rational_vector(k, "keys") for k in self.keys), to_rational_vector(self.offsets, "offsets"))
 
+    @fill_doc(**_DOC)
     def numeric_head(self) -> Head:
         """The same head over ``QQ`` (no parameters left): it labels points, keeps ``d_k``.
 
@@ -397,16 +402,11 @@ class SymbolicHead:
         Head
             Keys, offsets and values as Fractions.
 
-        Raises
-        ------
-        InvalidInputError
-            When the head still has parameters (call :meth:`evaluate_at` first).
+        %(numbers_only)s
 
         Examples
         --------
-        >>> import sympy
-        >>> t = sympy.Symbol("t", real=True)
-        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        %(example)s
         >>> head.evaluate_at({t: 1}).numeric_head().label(["1/2"])    # x + 1 wins at x = 1/2
         1
         """
@@ -416,6 +416,7 @@ class SymbolicHead:
     def _require_numbers(self, what: str = "this") -> None:
         self.head._require_numbers(what)
 
+    @fill_doc(**_DOC)
     def numeric_polynomial(self) -> TropicalPolynomial:
         """The exact :class:`TropicalPolynomial` ``max_j (a_j . x + b_j)`` (no parameters left).
 
@@ -424,22 +425,18 @@ class SymbolicHead:
         TropicalPolynomial
             One term per key, in key order.
 
-        Raises
-        ------
-        InvalidInputError
-            When the head still has parameters.
+        %(numbers_only)s
 
         Examples
         --------
-        >>> import sympy
-        >>> t = sympy.Symbol("t", real=True)
-        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        %(example)s
         >>> head.evaluate_at({t: 1}).numeric_polynomial()
         TropicalPolynomial('max(0, x + 1, 2*x)', variables=('x',))
         """
         keys, offsets = self.numeric_keys()
         return TropicalPolynomial(keys, offsets, self.variables)
 
+    @fill_doc(**_DOC)
     def numeric_diagram(self) -> PowerDiagram:
         """The exact :class:`PowerDiagram` (no parameters left).
 
@@ -450,22 +447,18 @@ class SymbolicHead:
         PowerDiagram
             The head's power diagram, exact.
 
-        Raises
-        ------
-        InvalidInputError
-            When the head still has parameters.
+        %(numbers_only)s
 
         Examples
         --------
-        >>> import sympy
-        >>> t = sympy.Symbol("t", real=True)
-        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        %(example)s
         >>> head.evaluate_at({t: 1}).numeric_diagram().weights        # |a_j|^2 + 2 b_j
         (Fraction(0, 1), Fraction(3, 1), Fraction(4, 1))
         """
         return PowerDiagram.from_max_affine(*self.numeric_keys())
 
     # -------------------------------------------------------------- questions
+    @fill_doc(**_DOC)
     def redundancy_condition(self, j: int):
         """When key ``j`` has no cell; see :func:`redundancy_condition`.
 
@@ -486,14 +479,13 @@ class SymbolicHead:
 
         Examples
         --------
-        >>> import sympy
-        >>> t = sympy.Symbol("t", real=True)
-        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        %(example)s
         >>> head.redundancy_condition(1)                  # x + t never wins iff t <= 0
         t <= 0
         """
         return redundancy_condition(self.lifted_points(), j)
 
+    @fill_doc(**_DOC)
     def adjacency_condition(self, j: int, k: int):
         """When the cells of ``j`` and ``k`` share a wall; see :func:`adjacency_condition`.
 
@@ -514,14 +506,13 @@ class SymbolicHead:
 
         Examples
         --------
-        >>> import sympy
-        >>> t = sympy.Symbol("t", real=True)
-        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        %(example)s
         >>> head.adjacency_condition(0, 1)                # x + t has a cell next to 0 iff t > 0
         0 < t
         """
         return adjacency_condition(self.lifted_points(), j, k)
 
+    @fill_doc(**_DOC)
     def type_condition(self, redundant, edges):
         """Where the head has this combinatorial type; see :func:`type_condition`.
 
@@ -539,14 +530,13 @@ class SymbolicHead:
 
         Examples
         --------
-        >>> import sympy
-        >>> t = sympy.Symbol("t", real=True)
-        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        %(example)s
         >>> head.type_condition([], [(0, 1), (1, 2)])
         0 < t
         """
         return type_condition(self.lifted_points(), redundant, edges)
 
+    @fill_doc(**_DOC)
     def parameter_regions(self) -> tuple:
         """The combinatorial types along the parameter line; see :func:`parameter_regions`.
 
@@ -562,15 +552,14 @@ class SymbolicHead:
 
         Examples
         --------
-        >>> import sympy
-        >>> t = sympy.Symbol("t", real=True)
-        >>> head = SymbolicHead([[0], [1], [2]], [0, t, 0])          # scores 0, x + t, 2x
+        %(example)s
         >>> [(str(p.set), p.redundant) for p in head.parameter_regions()]
         [('Interval(-oo, 0)', (1,)), ('Interval.open(0, oo)', ())]
         """
         return parameter_regions(self.lifted_points())
 
 
+@fill_doc(**_DOC)
 def symbolic_product(heads) -> dict:
     """The lifted points of ``G_1 ⊙ ... ⊙ G_H``: ``{(j_1, ..., j_H): sum_h (a_hj, b_hj)}``.
 
@@ -595,8 +584,7 @@ def symbolic_product(heads) -> dict:
 
     Examples
     --------
-    >>> import sympy
-    >>> t = sympy.Symbol("t", real=True)
+    %(symbol)s
     >>> pts = symbolic_product([SymbolicHead([[0], [1]]), SymbolicHead([[0], [1]], [0, t])])
     >>> pts[(1, 1)]
     (2, t)
@@ -613,6 +601,7 @@ def symbolic_product(heads) -> dict:
     return out
 
 
+@fill_doc(**_DOC)
 def product_polynomial(heads):
     """``G_1(x) + ... + G_H(x)``, the tropical product of the heads' polynomials (sympy).
 
@@ -633,8 +622,7 @@ def product_polynomial(heads):
 
     Examples
     --------
-    >>> import sympy
-    >>> t = sympy.Symbol("t", real=True)
+    %(symbol)s
     >>> product_polynomial([SymbolicHead([[0], [1]]), SymbolicHead([[0], [1]], [0, t])])
     Max(0, x) + Max(0, t + x)
     """

@@ -122,12 +122,8 @@ def convention_check(raw_margin: float = 2.0, d_k: int = 64, n_keys: int = 2, ve
 
     Parameters
     ----------
-    raw_margin : float, optional
-        Margin ``Delta`` of the raw scores ``q . k`` (default 2).
-    d_k : int, optional
-        Key dimension (default 64).
-    n_keys : int, optional
-        Number of keys ``N >= 1`` (default 2).
+    raw_margin, d_k, n_keys
+        As :func:`tropattn.soft.compare_conventions` (defaults 2, 64 and 2).
     verbose : bool, optional
         Also print one line per convention (default False).
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._doc import fill_doc
 from .._lazy import lazy_import
 from ..errors import DegenerateInputError, InvalidInputError
 from ..soft import softmax
@@ -40,18 +41,29 @@ from ._sphere import check_beta
 __all__ = ["overlaps", "overlap_gap", "inter_cluster_mass", "inter_cluster_odds", "mass_bound", "detect_clusters",
            "cluster_sizes", "clustered_tokens"]
 
+#: Docstring fragments shared by the functions of this module (see tropattn._doc).
+_DOC = {
+    "X": """X : (n, d) array_like
+    Tokens.""",
+    "M": """M : (d, d) array_like, optional
+    Score matrix (default the identity).""",
+    "labels": """labels : (n,) array_like
+    Cluster labels.""",
+    "beta": """beta : float
+    Inverse temperature (> 0).""",
+}
+
 csgraph = lazy_import("scipy.sparse.csgraph")
 
 
+@fill_doc(**_DOC)
 def overlaps(X, M=None):
     """The overlap matrix ``s_ij = <x_i, M x_j>`` (``M = I`` if omitted).
 
     Parameters
     ----------
-    X : (n, d) array_like
-        Tokens.
-    M : (d, d) array_like, optional
-        Score matrix (default the identity).
+    %(X)s
+    %(M)s
 
     Returns
     -------
@@ -74,17 +86,16 @@ def _labels(labels, n):
     return lab
 
 
+@fill_doc(**_DOC)
 def overlap_gap(X, labels, M=None):
     """``Delta`` = least intra-cluster overlap minus largest inter-cluster overlap.
 
     Parameters
     ----------
-    X : (n, d) array_like
-        Tokens.
+    %(X)s
     labels : (n,) array_like
         One cluster label per token.
-    M : (d, d) array_like, optional
-        Score matrix (default the identity).
+    %(M)s
 
     Returns
     -------
@@ -109,19 +120,16 @@ def overlap_gap(X, labels, M=None):
     return float(S[same].min() - S[~same].max())
 
 
+@fill_doc(**_DOC)
 def inter_cluster_odds(X, labels, beta, M=None):
     """Per token: softmax weight outside its cluster divided by the weight inside it.
 
     Parameters
     ----------
-    X : (n, d) array_like
-        Tokens.
-    labels : (n,) array_like
-        Cluster labels.
-    beta : float
-        Inverse temperature (> 0).
-    M : (d, d) array_like, optional
-        Score matrix (default the identity).
+    %(X)s
+    %(labels)s
+    %(beta)s
+    %(M)s
 
     Returns
     -------
@@ -148,19 +156,16 @@ def inter_cluster_odds(X, labels, beta, M=None):
     return np.where(~same, W, 0).sum(axis=1) / np.where(same, W, 0).sum(axis=1)
 
 
+@fill_doc(**_DOC)
 def inter_cluster_mass(X, labels, beta, M=None):
     """Per token: the SA (softmax) attention mass on tokens outside its cluster.
 
     Parameters
     ----------
-    X : (n, d) array_like
-        Tokens.
-    labels : (n,) array_like
-        Cluster labels.
-    beta : float
-        Inverse temperature (> 0).
-    M : (d, d) array_like, optional
-        Score matrix (default the identity).
+    %(X)s
+    %(labels)s
+    %(beta)s
+    %(M)s
 
     Returns
     -------
@@ -183,13 +188,13 @@ def inter_cluster_mass(X, labels, beta, M=None):
     return odds / (1 + odds)
 
 
+@fill_doc(**_DOC)
 def cluster_sizes(labels):
     """Per token, the size ``n_a`` of its cluster.
 
     Parameters
     ----------
-    labels : (n,) array_like
-        Cluster labels.
+    %(labels)s
 
     Returns
     -------
@@ -206,19 +211,17 @@ def cluster_sizes(labels):
     return counts[inverse]
 
 
+@fill_doc(**_DOC)
 def mass_bound(X, labels, beta, M=None):
     """The bound ``((n - n_a)/n_a) e^{-beta Delta}`` per token (on the mass and on the odds).
 
     Parameters
     ----------
-    X : (n, d) array_like
-        Tokens.
+    %(X)s
     labels : (n,) array_like
         Cluster labels (at least two clusters).
-    beta : float
-        Inverse temperature (> 0).
-    M : (d, d) array_like, optional
-        Score matrix (default the identity).
+    %(beta)s
+    %(M)s
 
     Returns
     -------

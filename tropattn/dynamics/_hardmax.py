@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._doc import fill_doc
 from .._validate import bounded_float, float_array
 from ..geometry import PowerDiagram, convex_hull
 from ..soft import attend
@@ -44,6 +45,18 @@ from ._sphere import check_beta, check_heads
 __all__ = ["dominance_polynomial", "dominance_diagram", "hardmax_targets", "hardmax_step", "soft_step",
            "hardmax_flow", "soft_flow", "self_dominant", "vertex_count", "collinearity_residual",
            "deviation_time", "least_margin", "exponential_rate"]
+
+#: Docstring fragments shared by the functions of this module (see tropattn._doc).
+_DOC = {
+    "X": """X : (n, d) array_like
+    Tokens.""",
+    "B": """B : (d, d) array_like
+    The score matrix.""",
+    "gamma": """gamma : float
+    Step size in ``(0, 1]``.""",
+    "diagram": """diagram : PowerDiagram, optional
+    A precomputed :func:`dominance_diagram` of ``X``.""",
+}
 
 
 def _tokens(X):
@@ -85,6 +98,7 @@ def dominance_polynomial(X, B):
     return TropicalPolynomial(keys, [0] * len(X))
 
 
+@fill_doc(**_DOC)
 def dominance_diagram(X, B):
     """The dominance cells of the tokens as an exact :class:`PowerDiagram` (keys ``B^T x_j``, offsets 0).
 
@@ -93,10 +107,8 @@ def dominance_diagram(X, B):
 
     Parameters
     ----------
-    X : (n, d) array_like
-        Tokens.
-    B : (d, d) array_like
-        The score matrix.
+    %(X)s
+    %(B)s
 
     Returns
     -------
@@ -118,17 +130,15 @@ def dominance_diagram(X, B):
     return PowerDiagram.from_max_affine(F.exponents, F.coefficients)
 
 
+@fill_doc(**_DOC)
 def hardmax_targets(X, B, diagram=None):
     """Per token, the index of its Frank-Wolfe vertex ``s_i`` (decided exactly by the diagram).
 
     Parameters
     ----------
-    X : (n, d) array_like
-        Tokens.
-    B : (d, d) array_like
-        The score matrix.
-    diagram : PowerDiagram, optional
-        A precomputed :func:`dominance_diagram` of ``X``.
+    %(X)s
+    %(B)s
+    %(diagram)s
 
     Returns
     -------
@@ -152,19 +162,16 @@ def hardmax_targets(X, B, diagram=None):
     return np.array([diagram.locate(x.tolist()) for x in X])
 
 
+@fill_doc(**_DOC)
 def hardmax_step(X, B, gamma, diagram=None):
     """One Frank-Wolfe step ``x_i + gamma (s_i - x_i)``; returns (new tokens, target indices).
 
     Parameters
     ----------
-    X : (n, d) array_like
-        Tokens.
-    B : (d, d) array_like
-        The score matrix.
-    gamma : float
-        Step size in ``(0, 1]``.
-    diagram : PowerDiagram, optional
-        A precomputed :func:`dominance_diagram` of ``X``.
+    %(X)s
+    %(B)s
+    %(gamma)s
+    %(diagram)s
 
     Returns
     -------
@@ -191,6 +198,7 @@ def hardmax_step(X, B, gamma, diagram=None):
     return X + gamma * (X[t] - X), t
 
 
+@fill_doc(**_DOC)
 def soft_step(X, B, beta, gamma):
     """One finite-``beta`` step ``x_i + gamma (sum_j softmax_j(beta <B x_i, x_j>) x_j - x_i)`` (floats).
 
@@ -198,8 +206,7 @@ def soft_step(X, B, beta, gamma):
     ----------
     X : (n, d) ndarray
         Tokens.
-    B : (d, d) array_like
-        The score matrix.
+    %(B)s
     beta : float
         Inverse temperature.
     gamma : float
@@ -219,6 +226,7 @@ def soft_step(X, B, beta, gamma):
     return X + gamma * (attend(X @ np.asarray(B, dtype=float).T, X, X, beta) - X)
 
 
+@fill_doc(**_DOC)
 def self_dominant(X, B, diagram=None):
     """Indices of the tokens that lie in their own dominance cell (the fixed points of the step).
 
@@ -227,12 +235,9 @@ def self_dominant(X, B, diagram=None):
 
     Parameters
     ----------
-    X : (n, d) array_like
-        Tokens.
-    B : (d, d) array_like
-        The score matrix.
-    diagram : PowerDiagram, optional
-        A precomputed :func:`dominance_diagram` of ``X``.
+    %(X)s
+    %(B)s
+    %(diagram)s
 
     Returns
     -------
@@ -256,6 +261,7 @@ def self_dominant(X, B, diagram=None):
     return tuple(int(i) for i in range(len(X)) if np.array_equal(X[t[i]], X[i]))
 
 
+@fill_doc(**_DOC)
 def hardmax_flow(X0, B, gamma, steps):
     """``steps`` Frank-Wolfe steps; returns (states ``(steps+1, n, d)``, labels ``(steps+1, n)``).
 
@@ -265,10 +271,8 @@ def hardmax_flow(X0, B, gamma, steps):
     ----------
     X0 : (n, d) array_like
         Initial tokens.
-    B : (d, d) array_like
-        The score matrix.
-    gamma : float
-        Step size in ``(0, 1]``.
+    %(B)s
+    %(gamma)s
     steps : int
         Number of steps.
 
@@ -308,6 +312,7 @@ def hardmax_flow(X0, B, gamma, steps):
     return np.array(states), np.array(labels)
 
 
+@fill_doc(**_DOC)
 def soft_flow(X0, B, beta, gamma, steps):
     """``steps`` finite-``beta`` steps (floats); returns states ``(steps+1, n, d)``.
 
@@ -315,12 +320,10 @@ def soft_flow(X0, B, beta, gamma, steps):
     ----------
     X0 : (n, d) array_like
         Initial tokens.
-    B : (d, d) array_like
-        The score matrix.
+    %(B)s
     beta : float
         Inverse temperature (> 0).
-    gamma : float
-        Step size in ``(0, 1]``.
+    %(gamma)s
     steps : int
         Number of steps.
 
@@ -347,13 +350,13 @@ def soft_flow(X0, B, beta, gamma, steps):
     return np.array(out)
 
 
+@fill_doc(**_DOC)
 def vertex_count(X):
     """Vertices of ``conv X`` by the exact convex hull (:func:`tropattn.geometry.convex_hull`).
 
     Parameters
     ----------
-    X : (n, d) array_like
-        Tokens.
+    %(X)s
 
     Returns
     -------
@@ -409,6 +412,7 @@ def collinearity_residual(states, targets):
     return worst
 
 
+@fill_doc(**_DOC)
 def deviation_time(X0, B, beta, gamma, delta, max_steps):
     """First step at which the soft trajectory is more than ``delta`` from the hardmax one.
 
@@ -420,12 +424,10 @@ def deviation_time(X0, B, beta, gamma, delta, max_steps):
     ----------
     X0 : (n, d) array_like
         Initial tokens (self-dominant vertices for the comparison to be meaningful).
-    B : (d, d) array_like
-        The score matrix.
+    %(B)s
     beta : float
         Inverse temperature of the soft step (> 0).
-    gamma : float
-        Step size in ``(0, 1]``.
+    %(gamma)s
     delta : float
         Tolerance (largest coordinate difference).
     max_steps : int
@@ -459,6 +461,7 @@ def deviation_time(X0, B, beta, gamma, delta, max_steps):
     return int(max_steps)
 
 
+@fill_doc(**_DOC)
 def least_margin(X, B):
     """``min_i`` (largest minus second-largest of ``<B x_i, x_j>`` over distinct tokens ``x_j``), floats.
 
@@ -467,10 +470,8 @@ def least_margin(X, B):
 
     Parameters
     ----------
-    X : (n, d) array_like
-        Tokens.
-    B : (d, d) array_like
-        The score matrix.
+    %(X)s
+    %(B)s
 
     Returns
     -------

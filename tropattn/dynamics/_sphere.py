@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._config import config
+from .._doc import fill_doc
 from .._lazy import lazy_import
 from .._validate import choice, float_array, positive_float
 from ..errors import DegenerateInputError, InternalError, InvalidInputError
@@ -46,6 +47,18 @@ from ..soft import attend, softmax
 __all__ = ["MODES", "SCHEMES", "MAX_ANGLE_STEP", "check_beta", "check_positive", "check_tokens", "check_heads",
            "scores", "attention_weights", "head_velocities", "velocity", "energy", "energy_rate", "is_monotone",
            "random_tokens", "random_symmetric", "Trajectory", "simulate"]
+
+#: Docstring fragments shared by the functions of this module (see tropattn._doc).
+_DOC = {
+    "X": """X : (n, d) ndarray
+    Tokens.""",
+    "M": """M : (H, d, d) or (d, d) ndarray
+    Score matrices (one matrix is one head).""",
+    "M_scores": """M : (H, d, d) or (d, d) ndarray
+    Score matrices.""",
+    "beta": """beta : float
+    Inverse temperature.""",
+}
 
 integrate = lazy_import("scipy.integrate")
 
@@ -195,6 +208,7 @@ def _row_blocks(n, H):
     return [slice(a, a + step) for a in range(0, n, step)]
 
 
+@fill_doc(**_DOC)
 def scores(X, M):
     """``S[h, i, j] = <x_i, M_h x_j>`` for all heads at once, shape ``(H, n, n)``.
 
@@ -202,8 +216,7 @@ def scores(X, M):
     ----------
     X : (n, d) ndarray
         Tokens (unit rows; not checked).
-    M : (H, d, d) or (d, d) ndarray
-        Score matrices (one matrix is one head).
+    %(M)s
 
     Returns
     -------
@@ -219,17 +232,15 @@ def scores(X, M):
     return np.matmul(X, np.swapaxes(_values(X, _stack(M)), 1, 2))
 
 
+@fill_doc(**_DOC)
 def attention_weights(X, M, beta, mode="sa"):
     """Attention weights ``W[h, i, j]``: softmax rows (SA) or ``exp(beta S)/n`` (USA).
 
     Parameters
     ----------
-    X : (n, d) ndarray
-        Tokens.
-    M : (H, d, d) or (d, d) ndarray
-        Score matrices (one matrix is one head).
-    beta : float
-        Inverse temperature.
+    %(X)s
+    %(M)s
+    %(beta)s
     mode : {"sa", "usa"}, optional
         Softmax-normalised (rows sum to 1) or unnormalised.
 
@@ -267,17 +278,16 @@ def _project(X, V):
     return V - np.einsum("id,id->i", V, X)[:, None] * X
 
 
+@fill_doc(**_DOC)
 def head_velocities(X, M, beta, mode="sa"):
     """Per-head tangent velocities ``P_i(sum_j W[h,i,j] M_h x_j)``, shape ``(H, n, d)``.
 
     Parameters
     ----------
-    X : (n, d) ndarray
-        Tokens.
+    %(X)s
     M : (H, d, d) or (d, d) ndarray
         Score matrices (also the value maps; one matrix is one head).
-    beta : float
-        Inverse temperature.
+    %(beta)s
     mode : {"sa", "usa"}, optional
         The normalisation.
 
@@ -333,17 +343,15 @@ def velocity(X, M, beta, mode="sa"):
     return _project(X, U)
 
 
+@fill_doc(**_DOC)
 def energy(X, M, beta):
     """``E(X) = sum_h 1/(2 beta n^2) sum_{i,j} exp(beta <x_i, M_h x_j>)``.
 
     Parameters
     ----------
-    X : (n, d) ndarray
-        Tokens.
-    M : (H, d, d) or (d, d) ndarray
-        Score matrices.
-    beta : float
-        Inverse temperature.
+    %(X)s
+    %(M_scores)s
+    %(beta)s
 
     Returns
     -------
@@ -385,6 +393,7 @@ def is_monotone(rates, rel_tol: float = 1e-12) -> bool:
     return bool(r.size == 0 or r.min() >= -rel_tol * max(float(np.abs(r).max()), 1e-300))
 
 
+@fill_doc(**_DOC)
 def energy_rate(X, M, beta, mode="sa"):
     """``dE/dt`` along the flow at ``X``: ``sum_i <grad_i E, v_i>`` (exact chain rule, floats).
 
@@ -393,12 +402,9 @@ def energy_rate(X, M, beta, mode="sa"):
 
     Parameters
     ----------
-    X : (n, d) ndarray
-        Tokens.
-    M : (H, d, d) or (d, d) ndarray
-        Score matrices.
-    beta : float
-        Inverse temperature.
+    %(X)s
+    %(M_scores)s
+    %(beta)s
     mode : {"sa", "usa"}, optional
         The flow along which ``E`` is differentiated.
 

@@ -21,11 +21,23 @@ from .._validate import finite_float, positive_int
 from ..attention import Head
 from ..exact import to_rational_matrix
 from ._bounds import weight_bounds
+from .._doc import fill_doc
 
 __all__ = ["standard_temperature", "paper_temperature", "raw_score_form", "Convention", "ConventionComparison",
            "compare_conventions"]
 
+#: Docstring fragments shared by the functions of this module (see tropattn._doc).
+_DOC = {
+    "d_k": """d_k : int
+    Key dimension ``>= 1``.""",
+    "raises_dk": """Raises
+------
+InvalidInputError
+    ``d_k`` is not a positive integer.""",
+}
 
+
+@fill_doc(**_DOC)
 def standard_temperature(d_k: int) -> float:
     """Temperature of standard attention ``softmax(q.k / sqrt(d_k))`` on raw scores ``q.k``: ``sqrt(d_k)``.
 
@@ -39,10 +51,7 @@ def standard_temperature(d_k: int) -> float:
     float
         ``sqrt(d_k)``.
 
-    Raises
-    ------
-    InvalidInputError
-        ``d_k`` is not a positive integer.
+    %(raises_dk)s
 
     Examples
     --------
@@ -57,6 +66,7 @@ def standard_temperature(d_k: int) -> float:
     return math.sqrt(positive_int(d_k, "d_k", meaning="the key dimension"))
 
 
+@fill_doc(**_DOC)
 def paper_temperature(d_k: int) -> float:
     """The paper's "standard" temperature ``1/sqrt(d_k)`` on raw ``q.k`` (a ``d_k`` times sharper softmax).
 
@@ -65,18 +75,14 @@ def paper_temperature(d_k: int) -> float:
 
     Parameters
     ----------
-    d_k : int
-        Key dimension ``>= 1``.
+    %(d_k)s
 
     Returns
     -------
     float
         ``1 / sqrt(d_k)``.
 
-    Raises
-    ------
-    InvalidInputError
-        ``d_k`` is not a positive integer.
+    %(raises_dk)s
 
     Examples
     --------

@@ -116,11 +116,12 @@ def raw_temperature(h: HeadArrays, tau) -> float:
 
 
 # --------------------------------------------------------------------------- the one softmax
-def _normalise(Z, axis, inplace=False):
+def _normalise(Z, axis, inplace=False, lse=True):
     """``(lse, P)``: log-sum-exp along ``axis`` (kept as a length-1 axis) and the softmax weights.
 
     One shift by the maximum, one ``exp``, one sum; rows of only ``-inf`` give ``lse = -inf``
-    and weights 0.  With ``inplace`` the weights overwrite ``Z`` (a float array).
+    and weights 0.  With ``inplace`` the weights overwrite ``Z`` (a float array); with
+    ``lse=False`` only the weights are computed (``lse`` is returned as None).
     """
     m = np.max(Z, axis=axis, keepdims=True)
     finite = np.isfinite(m)
@@ -131,12 +132,14 @@ def _normalise(Z, axis, inplace=False):
     s = P.sum(axis=axis, keepdims=True)
     empty = s == 0
     if empty.any():
-        s = np.where(empty, 1.0, s)
+        s[empty] = 1.0
         P /= s
+        if not lse:
+            return None, P
         with np.errstate(divide="ignore"):
             return np.where(empty, -np.inf, m + np.log(s)), P
     P /= s
-    return m + np.log(s), P
+    return (m + np.log(s) if lse else None), P
 
 
 @fill_doc(**DOC)
@@ -212,7 +215,7 @@ def softmax(Z, axis: int = -1) -> np.ndarray:
     [[0.5, 0.5, 0.0]]
     """
     Z = np.array(Z, dtype=float)
-    return _normalise(Z, axis, inplace=True)[1]
+    return _normalise(Z, axis, inplace=True, lse=False)[1]
 
 
 def attend(Q, K, V, scale: float = 1.0, *, mask=None, beta: float = 1.0, hard: bool = False,
@@ -265,8 +268,8 @@ def attend(Q, K, V, scale: float = 1.0, *, mask=None, beta: float = 1.0, hard: b
         W = np.zeros_like(S)
         np.put_along_axis(W, np.argmax(S, axis=-1)[..., None], 1.0, axis=-1)
     else:
-        W = beta * S if beta != 1.0 else np.array(S)
-        _normalise(W, -1, inplace=True)
+        W = beta * S if beta != 1.0 else (np.array(S) if return_scores else S)
+        _normalise(W, -1, inplace=True, lse=False)
     out = np.matmul(W, V)
     return (out, S) if return_scores else out
 

@@ -51,13 +51,26 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..attention import Head, Layer, Transformer, head_arrays
+from .._doc import fill_doc
 from .._validate import bounded_float, positive_float, positive_int
+from ..attention import Head, Layer, Transformer, head_arrays
 from ..errors import InvalidInputError
 from ..soft import margin, soft_weights, weight_bounds
 
 __all__ = ["check_shape", "generate", "depths", "matches", "top_of_stack", "closing_positions",
            "format_sequence", "DyckModel", "hard_accuracy", "SoftRow", "soft_sweep"]
+
+#: Docstring fragments shared by the functions of this module (see tropattn._doc).
+_DOC = {
+    "w": """w : sequence of int
+    A balanced word.""",
+    "t": """t : int
+    Query position.""",
+    "knockout": """knockout : iterable of int, optional
+    Positions masked in layer 2.""",
+    "ablate_depth": """ablate_depth : bool, optional
+    Depth ablation.""",
+}
 
 _BRACKETS = "()[]{}<>"
 
@@ -174,13 +187,13 @@ def _check_word(w) -> tuple:
     return w
 
 
+@fill_doc(**_DOC)
 def depths(w) -> tuple:
     """``D_j``: unmatched opens after token ``j`` (the depth oracle).
 
     Parameters
     ----------
-    w : sequence of int
-        A balanced word.
+    %(w)s
 
     Returns
     -------
@@ -204,13 +217,13 @@ def depths(w) -> tuple:
     return tuple(out)
 
 
+@fill_doc(**_DOC)
 def matches(w) -> tuple:
     """``match[j]``: the index of the bracket paired with ``j`` (the match oracle).
 
     Parameters
     ----------
-    w : sequence of int
-        A balanced word.
+    %(w)s
 
     Returns
     -------
@@ -238,13 +251,13 @@ def matches(w) -> tuple:
     return tuple(out)
 
 
+@fill_doc(**_DOC)
 def top_of_stack(w) -> tuple:
     """``top[t]`` for ``t = 0..len(w)``: the latest unmatched open of ``w[:t]``, or -1.
 
     Parameters
     ----------
-    w : sequence of int
-        A balanced word.
+    %(w)s
 
     Returns
     -------
@@ -272,13 +285,13 @@ def top_of_stack(w) -> tuple:
     return tuple(out)
 
 
+@fill_doc(**_DOC)
 def closing_positions(w, min_distance=1) -> tuple:
     """Positions ``t`` of closes with ``t - match[t] >= min_distance`` (3: long-distance).
 
     Parameters
     ----------
-    w : sequence of int
-        A balanced word.
+    %(w)s
     min_distance : int, optional
         Least distance to the matching open (default 1: every close).
 
@@ -301,13 +314,13 @@ def closing_positions(w, min_distance=1) -> tuple:
     return tuple(t for t, x in enumerate(w) if x < 0 and t - mt[t] >= min_distance)
 
 
+@fill_doc(**_DOC)
 def format_sequence(w, k) -> str:
     """The word in brackets ``()[]{}<>`` (``k <= 4``) or as ``+c``/``-c`` tokens.
 
     Parameters
     ----------
-    w : sequence of int
-        A balanced word.
+    %(w)s
     k : int
         Number of bracket types (bracket characters for ``k <= 4``).
 
@@ -411,6 +424,7 @@ class DyckModel:
         return Head([(j,) for j in range(t)],
                     values=[(0 if ablate_depth else D[j], 1) for j in range(t)])
 
+    @fill_doc(**_DOC)
     def layer2_head(self, w, t, knockout=(), ablate_depth=False) -> tuple:
         """``(head, opens)``: the top-of-stack head over the opens ``j < t`` not knocked out.
 
@@ -419,10 +433,8 @@ class DyckModel:
 
         Parameters
         ----------
-        w : sequence of int
-            A balanced word.
-        t : int
-            Query position.
+        %(w)s
+        %(t)s
         knockout : iterable of int, optional
             Positions whose keys are removed.
         ablate_depth : bool, optional
@@ -458,19 +470,16 @@ class DyckModel:
         values = [tuple(int(c == w[j] - 1) for c in range(self.k)) for j in opens]
         return Head(keys, offsets, values), opens
 
+    @fill_doc(**_DOC)
     def transformer(self, w, t, knockout=(), ablate_depth=False) -> tuple:
         """``(Transformer, opens)``: the two layers for the query at position ``t``.
 
         Parameters
         ----------
-        w : sequence of int
-            A balanced word.
-        t : int
-            Query position.
-        knockout : iterable of int, optional
-            Positions masked in layer 2.
-        ablate_depth : bool, optional
-            Depth ablation.
+        %(w)s
+        %(t)s
+        %(knockout)s
+        %(ablate_depth)s
 
         Returns
         -------
@@ -494,15 +503,14 @@ class DyckModel:
         h2, opens = self.layer2_head(w, t, knockout, ablate_depth)
         return Transformer((Layer([h1], residual=False), Layer([h2], residual=False))), opens
 
+    @fill_doc(**_DOC)
     def layer2_query(self, w, t, ablate_depth=False) -> tuple:
         """``x1 = (d_t, 1)``, computed exactly by layer 1.
 
         Parameters
         ----------
-        w : sequence of int
-            A balanced word.
-        t : int
-            Query position.
+        %(w)s
+        %(t)s
         ablate_depth : bool, optional
             Depth ablation (then ``d_t`` reads 0).
 
@@ -523,19 +531,16 @@ class DyckModel:
         """
         return Layer([self.layer1_head(w, t, ablate_depth)], residual=False).evaluate(self.query)[0]
 
+    @fill_doc(**_DOC)
     def attend(self, w, t, knockout=(), ablate_depth=False) -> int:
         """The position layer 2 attends to at query ``t`` (exact).
 
         Parameters
         ----------
-        w : sequence of int
-            A balanced word.
-        t : int
-            Query position.
-        knockout : iterable of int, optional
-            Positions masked in layer 2.
-        ablate_depth : bool, optional
-            Depth ablation.
+        %(w)s
+        %(t)s
+        %(knockout)s
+        %(ablate_depth)s
 
         Returns
         -------
@@ -557,6 +562,7 @@ class DyckModel:
         _, pattern = T.evaluate(self.query)
         return opens[pattern[1][0][0]]
 
+    @fill_doc(**_DOC)
     def predict(self, w, t, knockout=(), ablate_depth=False) -> int:
         """The predicted type of the close at ``t``: the argmax of the exact output.
 
@@ -565,14 +571,11 @@ class DyckModel:
 
         Parameters
         ----------
-        w : sequence of int
-            A balanced word.
+        %(w)s
         t : int
             Query position (a close, for the prediction to be scored).
-        knockout : iterable of int, optional
-            Positions masked in layer 2.
-        ablate_depth : bool, optional
-            Depth ablation.
+        %(knockout)s
+        %(ablate_depth)s
 
         Returns
         -------
@@ -597,6 +600,7 @@ class DyckModel:
         return max(range(self.k), key=lambda c: out[c])
 
 
+@fill_doc(**_DOC)
 def hard_accuracy(model, words, knockout=False, ablate_depth=False) -> dict:
     """Exact closing-type accuracy: over all closes and over long-distance ones (distance >= 3).
 
@@ -610,8 +614,7 @@ def hard_accuracy(model, words, knockout=False, ablate_depth=False) -> dict:
         Balanced words the model reads.
     knockout : bool, optional
         Mask the true top-of-stack edge.
-    ablate_depth : bool, optional
-        Depth ablation.
+    %(ablate_depth)s
 
     Returns
     -------

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._doc import fill_doc
 from .._lazy import lazy_import
 from .._validate import bounded_float, choice, positive_float, positive_int
 from ..errors import InvalidInputError
@@ -48,6 +49,18 @@ from ..soft import softmax
 __all__ = ["target", "plateau_levels", "loss", "vector_field", "initial_state", "Trajectory", "simulate",
            "Plateau", "detect_plateaus", "stage_times", "head_distances", "attention_entropy", "harden",
            "hardening_gap", "hardening_bound", "sharpen", "StageRow", "stage_table", "Teacher", "markov_teacher"]
+
+#: Docstring fragments shared by the functions of this module (see tropattn._doc).
+_DOC = {
+    "G": """G : (h, T) ndarray
+    The target.""",
+    "V": """V : (H, h) ndarray
+    Head values.""",
+    "S": """S : (H, T) ndarray
+    Head attention.""",
+    "rows": """S : (..., T) array_like
+    Attention rows.""",
+}
 
 integrate = lazy_import("scipy.integrate")
 
@@ -125,15 +138,14 @@ def plateau_levels(h, m) -> list:
     return [0.5 * sum(w[i:]) for i in range(h + 1)]
 
 
+@fill_doc(**_DOC)
 def loss(G, V, S) -> float:
     """``1/2 ||G - sum_k V_k s_k^T||_F^2`` (``V``: ``(H, h)``, ``S``: ``(H, T)``).
 
     Parameters
     ----------
-    G : (h, T) ndarray
-        The target.
-    V : (H, h) ndarray
-        Head values.
+    %(G)s
+    %(V)s
     S : (H, T) ndarray
         Head attention (rows on the simplex).
 
@@ -151,17 +163,15 @@ def loss(G, V, S) -> float:
     return float(0.5 * np.sum(R * R))
 
 
+@fill_doc(**_DOC)
 def vector_field(G, V, S) -> tuple:
     """``(dV, dS)`` of the gradient flow (module docstring); ``dS`` sums to 0 per head.
 
     Parameters
     ----------
-    G : (h, T) ndarray
-        The target.
-    V : (H, h) ndarray
-        Head values.
-    S : (H, T) ndarray
-        Head attention.
+    %(G)s
+    %(V)s
+    %(S)s
 
     Returns
     -------
@@ -483,13 +493,13 @@ def attention_entropy(S) -> np.ndarray:
         return np.sum(np.where(S > 0, -S * np.log(S), 0.0), axis=-1) + 0.0
 
 
+@fill_doc(**_DOC)
 def harden(S) -> np.ndarray:
     """The hard skeleton: each head's attention snapped to its argmax vertex of the simplex.
 
     Parameters
     ----------
-    S : (..., T) array_like
-        Attention rows.
+    %(rows)s
 
     Returns
     -------
@@ -507,17 +517,15 @@ def harden(S) -> np.ndarray:
     return out
 
 
+@fill_doc(**_DOC)
 def hardening_gap(G, V, S) -> float:
     """``L(V, harden(S)) - L(V, S)``: what the hard skeleton changes in the loss (same values).
 
     Parameters
     ----------
-    G : (h, T) ndarray
-        The target.
-    V : (H, h) ndarray
-        Head values.
-    S : (H, T) ndarray
-        Head attention.
+    %(G)s
+    %(V)s
+    %(S)s
 
     Returns
     -------
@@ -533,6 +541,7 @@ def hardening_gap(G, V, S) -> float:
     return loss(G, V, harden(S)) - loss(G, V, S)
 
 
+@fill_doc(**_DOC)
 def hardening_bound(G, V, S) -> float:
     """A bound on ``|hardening_gap|`` that vanishes with the attention entropy.
 
@@ -542,12 +551,9 @@ def hardening_bound(G, V, S) -> float:
 
     Parameters
     ----------
-    G : (h, T) ndarray
-        The target.
-    V : (H, h) ndarray
-        Head values.
-    S : (H, T) ndarray
-        Head attention.
+    %(G)s
+    %(V)s
+    %(S)s
 
     Returns
     -------
@@ -564,13 +570,13 @@ def hardening_bound(G, V, S) -> float:
     return D * (math.sqrt(2 * loss(G, V, S)) + D / 2)
 
 
+@fill_doc(**_DOC)
 def sharpen(S, beta) -> np.ndarray:
     """``s^beta / sum s^beta`` per head: lower entropy, same argmax (``beta -> inf``: :func:`harden`).
 
     Parameters
     ----------
-    S : (..., T) array_like
-        Attention rows.
+    %(rows)s
     beta : float
         Exponent (> 0; 1 keeps ``S``).
 

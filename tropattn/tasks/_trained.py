@@ -4,7 +4,7 @@ Optional: needs torch (imported on first use: ``pip install 'tropattn[torch]'``)
 transformer (learned token and position embeddings, pre-norm residual blocks with a ReLU
 MLP) reads a Dyck word and, at position ``t - 1``, predicts the type of the close at ``t``
 (cross-entropy on those positions only).  Trained in floats on a seeded stream of words
-from :func:`tropattn.tasks._dyck.generate`; everything here is a float simulation.
+from :func:`tropattn.tasks.generate`; everything here is a float simulation.
 
 After training, :func:`measure_trained` reports for each layer the mean attention weight
 from the query ``t - 1`` to the true top of the stack ``top[t]`` (from the oracle), the

@@ -50,6 +50,7 @@ from itertools import combinations
 from .._lazy import lazy_import
 from ..errors import InvalidInputError
 from ._semialgebraic import ParameterLine, sample_value
+from .._doc import fill_doc
 
 __all__ = ["to_expression", "ParameterPiece", "redundancy_condition", "adjacency_condition", "node_condition",
            "type_condition", "parameter_regions"]
@@ -57,7 +58,23 @@ __all__ = ["to_expression", "ParameterPiece", "redundancy_condition", "adjacency
 sp = lazy_import("sympy")
 polyerrors = lazy_import("sympy.polys.polyerrors")
 
+#: Docstring fragments shared by the functions of this module (see tropattn._doc).
+_DOC = {
+    "points": """points : sequence of sequence of number or sympy expression, shape (N, d + 1)
+    Lifted points ``(a_j..., b_j)``; the last coordinate is the offset ``b_j``.
+    Entries must be rational functions of the symbols with rational coefficients.""",
+    "raises": """Raises
+------
+InvalidInputError
+    When the points are empty or ragged, an entry is not a rational expression,
+    or an index is out of range; with one parameter, also when an entry has a
+    pole on the parameter line.""",
+    "symbol": """>>> import sympy
+>>> t = sympy.Symbol("t", real=True)""",
+}
 
+
+@fill_doc(**_DOC)
 def to_expression(value, name: str = "value"):
     """One exact sympy entry: numbers become Rationals, expressions must be rational in their symbols.
 
@@ -86,8 +103,7 @@ def to_expression(value, name: str = "value"):
 
     Examples
     --------
-    >>> import sympy
-    >>> t = sympy.Symbol("t", real=True)
+    %(symbol)s
     >>> to_expression(0.5), to_expression("1/3"), to_expression((t ** 2 - 1) / (t - 1))
     (1/2, 1/3, t + 1)
     >>> to_expression(sympy.sqrt(2) * t, "keys[0][0]")        # doctest: +ELLIPSIS
@@ -161,6 +177,7 @@ def _redundancy(P, j):
     return sp.Or(*clauses)
 
 
+@fill_doc(**_DOC)
 def redundancy_condition(points, j: int):
     """The exact condition on the symbols under which term ``j`` has no cell.
 
@@ -187,8 +204,7 @@ def redundancy_condition(points, j: int):
 
     Examples
     --------
-    >>> import sympy
-    >>> t = sympy.Symbol("t", real=True)
+    %(symbol)s
     >>> redundancy_condition([(0, 0), (1, t), (2, 0)], 1)
     t <= 0
     """
@@ -197,6 +213,7 @@ def redundancy_condition(points, j: int):
     return _simplified(_redundancy(P, j))
 
 
+@fill_doc(**_DOC)
 def node_condition(points, j: int):
     """The condition under which ``j`` is a node of the adjacency graph.
 
@@ -205,9 +222,7 @@ def node_condition(points, j: int):
 
     Parameters
     ----------
-    points : sequence of sequence of number or sympy expression, shape (N, d + 1)
-        Lifted points ``(a_j..., b_j)``; the last coordinate is the offset ``b_j``.
-        Entries must be rational functions of the symbols with rational coefficients.
+    %(points)s
     j : int
         The term, ``0 <= j < N``.
 
@@ -217,17 +232,11 @@ def node_condition(points, j: int):
         True exactly for the parameter values where ``j`` is a node (simplified to
         intervals and points for one parameter).
 
-    Raises
-    ------
-    InvalidInputError
-        When the points are empty or ragged, an entry is not a rational expression,
-        or an index is out of range; with one parameter, also when an entry has a
-        pole on the parameter line.
+    %(raises)s
 
     Examples
     --------
-    >>> import sympy
-    >>> t = sympy.Symbol("t", real=True)
+    %(symbol)s
     >>> node_condition([(0, t), (0, 0)], 1)
     t < 0
     >>> node_condition([(0, 0), (1, t), (2, 0)], 1)        # at t = 0 the point is on the segment
@@ -242,6 +251,7 @@ def _node(P, j):
     return sp.And(sp.Not(_redundancy(P, j)), *[_differs(P[l], P[j]) for l in range(j)])
 
 
+@fill_doc(**_DOC)
 def adjacency_condition(points, j: int, k: int):
     """The condition under which the cells of ``j`` and ``k`` share a facet (a wall).
 
@@ -252,9 +262,7 @@ def adjacency_condition(points, j: int, k: int):
 
     Parameters
     ----------
-    points : sequence of sequence of number or sympy expression, shape (N, d + 1)
-        Lifted points ``(a_j..., b_j)``; the last coordinate is the offset ``b_j``.
-        Entries must be rational functions of the symbols with rational coefficients.
+    %(points)s
     j, k : int
         Two different terms.
 
@@ -263,18 +271,12 @@ def adjacency_condition(points, j: int, k: int):
     sympy Boolean
         True exactly where the two cells are adjacent.
 
-    Raises
-    ------
-    InvalidInputError
-        When the points are empty or ragged, an entry is not a rational expression,
-        or an index is out of range; with one parameter, also when an entry has a
-        pole on the parameter line.
+    %(raises)s
         Also when ``j == k``.
 
     Examples
     --------
-    >>> import sympy
-    >>> t = sympy.Symbol("t", real=True)
+    %(symbol)s
     >>> adjacency_condition([(0, 0), (1, t), (2, 0)], 0, 2)     # the wall 0|2 exists iff x + t is hidden
     t <= 0
     """
@@ -297,6 +299,7 @@ def _adjacency(P, j, k):
     return sp.And(_node(P, j), _node(P, k), sp.Or(*pivots))
 
 
+@fill_doc(**_DOC)
 def type_condition(points, redundant, edges):
     """The exact region of parameter space where the combinatorial type is ``(redundant, edges)``.
 
@@ -310,9 +313,7 @@ def type_condition(points, redundant, edges):
 
     Parameters
     ----------
-    points : sequence of sequence of number or sympy expression, shape (N, d + 1)
-        Lifted points ``(a_j..., b_j)``; the last coordinate is the offset ``b_j``.
-        Entries must be rational functions of the symbols with rational coefficients.
+    %(points)s
     redundant : iterable of int
         The terms without a cell.
     edges : iterable of pairs of int
@@ -323,12 +324,7 @@ def type_condition(points, redundant, edges):
     sympy Boolean
         True exactly where the head has this type.
 
-    Raises
-    ------
-    InvalidInputError
-        When the points are empty or ragged, an entry is not a rational expression,
-        or an index is out of range; with one parameter, also when an entry has a
-        pole on the parameter line.
+    %(raises)s
 
     Examples
     --------
@@ -389,6 +385,7 @@ class ParameterPiece:
     sample: object
 
 
+@fill_doc(**_DOC)
 def parameter_regions(points) -> tuple:
     """Cut the line of one parameter into pieces of constant combinatorial type, exactly.
 
@@ -417,8 +414,7 @@ def parameter_regions(points) -> tuple:
 
     Examples
     --------
-    >>> import sympy
-    >>> t = sympy.Symbol("t", real=True)
+    %(symbol)s
     >>> for p in parameter_regions([(0, 0), (1, t), (2, 0)]):
     ...     print(p.set, p.redundant, p.edges)
     Interval(-oo, 0) (1,) ((0, 2),)
