@@ -43,8 +43,7 @@ _PUBLIC = {
     "region_bounds": ("Bounds", "bounds", "product_bound", "arrangement_bound", "line_bound", "layer_bound",
                       "ffn_factor", "deep_bound"),
     "temperature": ("weight_bounds", "measure", "stability_report", "convention_check"),
-    "io": ("load_json", "load_model", "save_model", "model_from_json", "model_to_json", "load_npz", "save_npz",
-           "load_sites", "from_torch", "load_gpt2", "Skeleton"),
+    "io": ("load", "save", "model_from_json", "model_to_json", "from_torch", "load_gpt2", "Skeleton"),
 }
 _ALIASES = {"slice": "slice_model"}
 _OWNER = {name: module for module, names in _PUBLIC.items() for name in names}
