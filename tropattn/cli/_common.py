@@ -32,7 +32,7 @@ from ..exact import format_point, format_rational, to_rational, unlimited_int_di
 
 __all__ = ["emit", "json_default", "parse_pair", "add_command", "format_point", "format_rational",
            "glue_negative_values", "output_path", "progress_enabled", "add_progress_argument", "progress_from_args",
-           "as_flags", "EXIT_CODES", "BOX_HELP"]
+           "as_flags", "registers", "EXIT_CODES", "BOX_HELP"]
 
 _fmt = format_rational
 
@@ -366,3 +366,52 @@ def add_command(sub, name, func, help_text, json_output=True, examples=()):
     if json_output:
         parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     return parser
+
+
+_REGISTER_DOC = """Add {what} to the ``tropattn`` sub-command parsers.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``tropattn`` sub-command table.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> sub = argparse.ArgumentParser(prog="tropattn").add_subparsers()
+    >>> register(sub); sorted(sub.choices)
+    {commands}
+    """
+
+
+def registers(what: str, *commands):
+    """Decorator: the one docstring of every command module's ``register(sub)``, naming its commands.
+
+    Parameters
+    ----------
+    what : str
+        What ``register`` adds, for the first line (``"``count``"``).
+    *commands : str
+        The sub-commands it registers (its doctest checks them).
+
+    Returns
+    -------
+    callable
+        A decorator that sets ``register.__doc__``.
+
+    Examples
+    --------
+    >>> @registers("``hello``", "hello")
+    ... def register(sub):
+    ...     add_command(sub, "hello", print, "say hello")
+    >>> register.__doc__.splitlines()[0], register.__doc__.rstrip().splitlines()[-1].strip()
+    ('Add ``hello`` to the ``tropattn`` sub-command parsers.', "['hello']")
+    """
+    def decorate(fn):
+        fn.__doc__ = _REGISTER_DOC.format(what=what, commands=sorted(commands))
+        return fn
+    return decorate

@@ -6,7 +6,7 @@ from ..attention import random_model, sawtooth_model
 from ..region_bounds import bounds
 from ..regions import count_regions
 from ..tropical import parse_polynomial
-from ._common import add_command
+from ._common import add_command, registers
 from ._polynomials import DEMO_POLYNOMIAL, polynomial_report
 
 __all__ = ["register"]
@@ -35,24 +35,7 @@ def cmd_demo(args):
           f" N^H = {b.product} is not attainable, H(N-1)+1 = {b.line}")
 
 
+@registers("``demo``", "demo")
 def register(sub):
-    """Add ``demo`` to the sub-command parsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The ``tropattn`` sub-command table.
-
-    Returns
-    -------
-    None
-
-    Examples
-    --------
-    >>> import argparse
-    >>> sub = argparse.ArgumentParser(prog="tropattn").add_subparsers()
-    >>> register(sub); sorted(sub.choices)
-    ['demo']
-    """
     add_command(sub, "demo", cmd_demo, "run the main job on a built-in example", json_output=False,
                 examples=("tropattn demo",))

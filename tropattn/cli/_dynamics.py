@@ -25,7 +25,7 @@ from ..dynamics import (clustering_time, collinearity_residual, critical_beta, c
 from ..errors import InvalidInputError
 from ..plot import plot_energy, plot_hardmax, plot_order_parameter, plot_trajectories
 from .._progress import Progress
-from ._common import EXIT_CODES, add_command, emit
+from ._common import EXIT_CODES, add_command, emit, registers
 
 __all__ = ["register"]
 
@@ -231,25 +231,8 @@ def _sub(dsub, name, examples, help):
     return dsub.add_parser(name, help=help, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
+@registers("``dynamics`` (token flows, clusters, thresholds, hardmax, Wasserstein)", "dynamics")
 def register(sub):
-    """Add ``dynamics`` (token flows, clusters, thresholds, hardmax, Wasserstein) to the sub-command parsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The ``tropattn`` sub-command table.
-
-    Returns
-    -------
-    None
-
-    Examples
-    --------
-    >>> import argparse
-    >>> sub = argparse.ArgumentParser(prog="tropattn").add_subparsers()
-    >>> register(sub); sorted(sub.choices)
-    ['dynamics']
-    """
     p = add_command(sub, "dynamics", lambda a: a.run(a), "attention as a dynamical system: token flows, "
                     "clustering, thresholds, the hardmax skeleton, Wasserstein flows", json_output=False,
                     examples=("tropattn dynamics flow --plot flow.png", "tropattn dynamics hardmax --json"))

@@ -19,7 +19,7 @@ from ..regions import count_regions
 from ..table import write_region_table
 from ._checkpoint import add_checkpoint_arguments, draw_slice, is_checkpoint, model_from_args
 from ._common import (BOX_HELP, add_command, add_progress_argument, as_flags, emit, format_point as _point,
-                     format_rational as _fmt, output_path, parse_pair, progress_from_args)
+                     format_rational as _fmt, output_path, parse_pair, progress_from_args, registers)
 from ._run_options import add_run_arguments, run_kwargs
 from ._stability import convention_check, stability_report
 
@@ -224,25 +224,9 @@ MODEL_HELP = ("a model file: tropattn.model/1 JSON (score form with keys/offsets
               "form with W_Q/W_K/W_V/W_O and a context) or .npz arrays of the same names")
 
 
+@registers("the model, shape and temperature sub-commands", "bounds", "conventions", "count", "diagram", "power",
+           "stability", "table")
 def register(sub):
-    """Add the model, shape and temperature sub-commands.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The ``tropattn`` sub-command table.
-
-    Returns
-    -------
-    None
-
-    Examples
-    --------
-    >>> import argparse
-    >>> sub = argparse.ArgumentParser(prog="tropattn").add_subparsers()
-    >>> register(sub); sorted(sub.choices)
-    ['bounds', 'conventions', 'count', 'diagram', 'power', 'stability', 'table']
-    """
     s = add_command(sub, "count", cmd_count, "exact region count of a model file", examples=(
         "tropattn count examples/model.json", "tropattn count examples/model.json --box -1 1 --json",
         "tropattn count examples/model.json --method dual      # one FFN-free layer, all of R^d",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ..exact import load_json
 from ..tropical import parse_polynomial, polynomial_from_json
-from ._common import add_command, emit, format_point as _point, format_rational as _fmt
+from ._common import add_command, emit, format_point as _point, format_rational as _fmt, registers
 
 __all__ = ["DEMO_POLYNOMIAL", "polynomial_report", "register"]
 
@@ -90,25 +90,8 @@ def cmd_regions(args):
     emit(obj, args.json, lines)
 
 
+@registers("``regions``", "regions")
 def register(sub):
-    """Add ``regions`` to the sub-command parsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The ``tropattn`` sub-command table.
-
-    Returns
-    -------
-    None
-
-    Examples
-    --------
-    >>> import argparse
-    >>> sub = argparse.ArgumentParser(prog="tropattn").add_subparsers()
-    >>> register(sub); sorted(sub.choices)
-    ['regions']
-    """
     s = add_command(sub, "regions", cmd_regions, "linear regions of a tropical polynomial", examples=(
         'tropattn regions "max(0, x + 1, 2*y - 1/2)"', "tropattn regions examples/poly.json --json"))
     s.add_argument("poly", help='a string such as "max(0, x + 1, 2*y - 1/2)" or a JSON file')

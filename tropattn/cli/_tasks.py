@@ -12,7 +12,7 @@ from ..plot import plot_dyck_accuracy, plot_dyck_partition, plot_markov_run
 from ..tasks import (DyckModel, attention_entropy, closing_positions, detect_plateaus, generate, hard_accuracy,
                      hardening_bound, hardening_gap, head_distances, measure_trained, plateau_levels, simulate,
                      soft_sweep, stage_times, train_dyck)
-from ._common import add_command, emit
+from ._common import add_command, emit, registers
 
 __all__ = ["register", "dyck_report", "markov_report"]
 
@@ -194,25 +194,8 @@ def cmd_markov(args):
     emit({k: v for k, v in rep.items() if not k.startswith("_")}, args.json, lines)
 
 
+@registers("``dyck`` and ``markov``", "dyck", "markov")
 def register(sub):
-    """Add ``dyck`` and ``markov`` to the sub-command parsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The ``tropattn`` sub-command table.
-
-    Returns
-    -------
-    None
-
-    Examples
-    --------
-    >>> import argparse
-    >>> sub = argparse.ArgumentParser(prog="tropattn").add_subparsers()
-    >>> register(sub); sorted(sub.choices)
-    ['dyck', 'markov']
-    """
     s = add_command(sub, "dyck", cmd_dyck, "Dyck-(k, m) top-of-stack attention: exact model, softmax, knockouts",
                     examples=("tropattn dyck --k 3 --m 4 --plot dyck.png", "tropattn dyck --partition partition.png --json",
                               "tropattn dyck --k 2 --m 3 --length 16 --n 40 --train 1500   # needs torch"))

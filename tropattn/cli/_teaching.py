@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..plot import plot_tropical_curve
 from ..tropical import curve_edges
-from ._common import BOX_HELP, add_command, emit, format_point as _point, format_rational as _fmt, parse_pair
+from ._common import BOX_HELP, add_command, emit, format_point as _point, format_rational as _fmt, parse_pair, registers
 from ._polynomials import _load_polynomial
 
 __all__ = ["curve_report", "register"]
@@ -60,25 +60,8 @@ def cmd_curve(args):
     emit(obj, args.json, lines)
 
 
+@registers("``curve``", "curve")
 def register(sub):
-    """Add ``curve`` to the sub-command parsers.
-
-    Parameters
-    ----------
-    sub : argparse._SubParsersAction
-        The ``tropattn`` sub-command table.
-
-    Returns
-    -------
-    None
-
-    Examples
-    --------
-    >>> import argparse
-    >>> sub = argparse.ArgumentParser(prog="tropattn").add_subparsers()
-    >>> register(sub); sorted(sub.choices)
-    ['curve']
-    """
     s = add_command(sub, "curve", cmd_curve, "draw a tropical curve beside its dual subdivision (d = 2), "
                     "or a tropical surface (d = 3)", examples=(
                         'tropattn curve "max(3, x + 2, y + 2, x + y + 3, 2*x, 2*y)" -o conic.png',

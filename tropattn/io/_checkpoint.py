@@ -66,13 +66,12 @@ def slice_checkpoint(checkpoint, context, *, tokens=None, x0=None, directions=No
     Examples
     --------
     >>> import numpy as np
-    >>> rng, d = np.random.default_rng(0), 4
-    >>> shapes = {"ln_1.weight": (d,), "ln_1.bias": (d,), "attn.c_attn.weight": (d, 3 * d), "attn.c_attn.bias": (3 * d,),
-    ...           "attn.c_proj.weight": (d, d), "attn.c_proj.bias": (d,), "ln_2.weight": (d,), "ln_2.bias": (d,),
-    ...           "mlp.c_fc.weight": (d, 6), "mlp.c_fc.bias": (6,), "mlp.c_proj.weight": (6, d), "mlp.c_proj.bias": (d,)}
-    >>> state = {f"h.0.{k}": rng.normal(size=s) for k, s in shapes.items()}
-    >>> state.update({"wte.weight": rng.normal(size=(5, d)), "wpe.weight": rng.normal(size=(8, d)),
-    ...               "ln_f.weight": np.ones(d), "ln_f.bias": np.zeros(d)})
+    >>> rng, d, m = np.random.default_rng(0), 4, 6                  # a one-block GPT-2 with d_model = 4
+    >>> linear = {"attn.c_attn": (d, 3 * d), "attn.c_proj": (d, d), "mlp.c_fc": (d, m), "mlp.c_proj": (m, d)}
+    >>> state = {f"h.0.{name}.{part}": rng.normal(size=shape if part == "weight" else shape[1:])
+    ...          for name, shape in linear.items() for part in ("weight", "bias")}
+    >>> state |= {f"{norm}.{part}": np.ones(d) for norm in ("h.0.ln_1", "h.0.ln_2", "ln_f") for part in ("weight", "bias")}
+    >>> state |= {"wte.weight": rng.normal(size=(5, d)), "wpe.weight": rng.normal(size=(8, d))}
     >>> cut = slice_checkpoint(state, [1, 2, 3], tokens=[0, 1, 4], n_head=2, layernorm="drop", self_key="exclude",
     ...                        activation="relu")
     >>> cut.model.dim, cut.skeleton.dim                # the plane through three tokens, in R^4

@@ -8,8 +8,9 @@
 * :class:`RegionWriter` -- every region streamed to JSON lines or CSV as it is found;
 * :func:`brute_force_regions` -- the independent oracle (every label tuple, one LP each).
 
-A head with keys ``0, 1, 2`` in one dimension is ``max(0, x, 2x)`` shifted: three pieces of
-the line; a sawtooth model of depth ``L`` folds ``N`` of them ``L`` times (``N^(dL)`` regions):
+A head's argmax cuts the query space into power cells; each layer of a sawtooth model folds
+every coordinate into ``N`` pieces again, so ``L`` layers in ``d`` dimensions make ``N^(dL)``
+regions, each certified by an exact interior point:
 
 >>> from tropattn.attention import sawtooth_model
 >>> len(enumerate_regions(sawtooth_model(1, 3, 2)).activation_regions)   # N^(dL) = 9

@@ -31,7 +31,7 @@ import time
 
 from .._lazy import lazy_import
 from .._progress import Progress
-from .._validate import positive_int
+from .._validate import choice, positive_int
 from ..attention import Layer, Transformer
 from ..backends import get_executor
 from ..errors import Interrupted, InvalidInputError
@@ -52,9 +52,8 @@ def check_keep(keep):
     >>> check_keep("counts")
     'counts'
     """
-    if not (keep in ("all", "counts") or callable(keep)):
-        raise InvalidInputError(f"keep = {keep!r}; use 'all', 'counts' or a function called with (id, region)")
-    return keep
+    return keep if callable(keep) else choice(keep, "keep", ("all", "counts"),
+                                              meaning="or give a function called with (id, region)")
 
 
 def check_progress(progress):
