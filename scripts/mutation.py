@@ -32,14 +32,14 @@ ROOT = Path(__file__).resolve().parents[1]
 #: module name -> (source file, targeted tests)
 MODULES = {
     "predicates": ("tropattn/exact/_predicates.py",
-                   ["tests/test_predicates_cancelling.py", "tests/test_exact.py"]),
-    "lp": ("tropattn/exact/_lp.py", ["tests/test_exact.py"]),
+                   ["tests/exact/test_predicates_cancelling.py", "tests/exact/test_exact.py"]),
+    "lp": ("tropattn/exact/_lp.py", ["tests/exact/test_exact.py"]),
     "steps": ("tropattn/regions/_steps.py",
-              ["tests/test_oracles.py", "tests/test_ties.py", "tests/test_regions.py"]),
+              ["tests/regions/test_oracles.py", "tests/regions/test_ties.py", "tests/regions/test_regions.py"]),
     "search": ("tropattn/regions/_search.py",
-               ["tests/test_oracles.py", "tests/test_regions.py", "tests/test_regions_planar.py"]),
+               ["tests/regions/test_oracles.py", "tests/regions/test_regions.py", "tests/regions/test_regions_planar.py"]),
     "region_bounds": ("tropattn/region_bounds.py", ["tests/test_bounds_nondegenerate.py", "tests/test_bounds.py"]),
-    "soft": ("tropattn/attention/_soft.py", ["tests/test_attention.py", "tests/test_temperature.py"]),
+    "soft": ("tropattn/soft/_kernel.py", ["tests/attention/test_attention.py", "tests/soft/test_soft.py"]),
 }
 
 SKIP = {".git", ".venv", "mutants", "__pycache__", ".hypothesis", ".pytest_cache", "build"}

@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
 
 _spec = importlib.util.spec_from_file_location(
-    "real_model_example", Path(__file__).resolve().parents[1] / "scripts" / "real_model_example.py")
+    "real_model_example", Path(__file__).resolve().parents[2] / "scripts" / "real_model_example.py")
 example = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(example)
 

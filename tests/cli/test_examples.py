@@ -17,7 +17,7 @@ import pytest
 from extras import importable
 from tropattn.cli import build_parser, main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 FILES = ("model.json", "model_weights.json", "model.npz", "sites.json", "poly.json")
 #: Examples too slow for every test run, and why (they still parse: test_slow_examples_parse).
