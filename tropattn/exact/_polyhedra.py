@@ -149,7 +149,7 @@ def facets_overlap(u: WallFacet, v: WallFacet, key, d) -> bool:
         lo = lo1 if lo2 is None else lo2 if lo1 is None else max(lo1, lo2)
         hi = hi1 if hi2 is None else hi2 if hi1 is None else min(hi1, hi2)
         return lo is None or hi is None or lo < hi
-    if _separated(_facet_box(u, key, d), _facet_box(v, key, d)) or _row_separates(u, v, key, d) \
+    if _separated(_facet_box(u, key, d), _facet_box(v, key, d), key) or _row_separates(u, v, key, d) \
             or _row_separates(v, u, key, d):
         return False
     if _common_point(u, v, key, d):
@@ -263,9 +263,17 @@ def _vertices_of(u: WallFacet, key, d):
     return u.vertices[0]
 
 
-def _separated(box1, box2) -> bool:
-    """Two exact boxes (per coordinate: low, high; None = unbounded) meet in no open set."""
-    for (lo1, hi1), (lo2, hi2) in zip(box1, box2):
+def _separated(box1, box2, key) -> bool:
+    """Two facets' exact boxes (per coordinate: low, high; None = unbounded) meet in no open set of ``key``.
+
+    A coordinate that is constant on the hyperplane (its normal is that axis) has
+    ``low = high`` on both facets and separates nothing: it is skipped.
+    """
+    a = key[:-1]
+    axis = [j for j, c in enumerate(a) if c]
+    for j, ((lo1, hi1), (lo2, hi2)) in enumerate(zip(box1, box2)):
+        if axis == [j]:
+            continue
         if (hi1 is not None and lo2 is not None and hi1 <= lo2) or (hi2 is not None and lo1 is not None and hi2 <= lo1):
             return True
     return False
