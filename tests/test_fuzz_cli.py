@@ -151,3 +151,14 @@ def test_known_float_edge_files_exit_0_or_2(tmp_path, capsys, keys, regions):
     """Zero offsets: the regions are the cones of the vertices of conv{a_j} (counted by hand)."""
     obj = {"format": "tropattn.model/1", "dim": len(keys[0]), "layers": [{"heads": [{"keys": keys}]}]}
     assert _run(tmp_path, capsys, obj) == regions
+
+
+@pytest.mark.parametrize("command,wrap", [("count", "{}"), ("power", '{{"sites": {}}}')])
+def test_deeply_nested_json_is_one_error_line(tmp_path, capsys, command, wrap):
+    path = tmp_path / "deep.json"
+    path.write_text(wrap.format("[" * 2000 + "]" * 2000))
+    capsys.readouterr()
+    assert main([command, str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and "nests arrays or objects too deeply" in err
+    assert len(err.strip().splitlines()) == 1
