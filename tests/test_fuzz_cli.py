@@ -162,3 +162,16 @@ def test_deeply_nested_json_is_one_error_line(tmp_path, capsys, command, wrap):
     out, err = capsys.readouterr()
     assert "Traceback" not in err and "nests arrays or objects too deeply" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_ties_first_overrides_a_files_duplicate_key_refusal(tmp_path, capsys):
+    # --ties's help: "tie rule for every head, overriding the file's"; a duplicate key is refused only under refuse
+    head = {"keys": [[0], [1], [1]], "values": [[0], [1], [2]], "ties": "refuse"}
+    path = tmp_path / "dup.json"
+    path.write_text(json.dumps({"format": "tropattn.model/1", "dim": 1, "layers": [{"heads": [head]}]}))
+    capsys.readouterr()
+    assert main(["count", str(path), "--json", "--progress", "never"]) == 2
+    assert "are equal" in capsys.readouterr().err
+    assert main(["count", str(path), "--json", "--progress", "never", "--ties", "first"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["activation_regions"] == 2 and out["ties"] == "first"
