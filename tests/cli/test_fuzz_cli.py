@@ -151,3 +151,27 @@ def test_known_float_edge_files_exit_0_or_2(tmp_path, capsys, keys, regions):
     """Zero offsets: the regions are the cones of the vertices of conv{a_j} (counted by hand)."""
     obj = {"format": "tropattn.model/1", "dim": len(keys[0]), "layers": [{"heads": [{"keys": keys}]}]}
     assert _run(tmp_path, capsys, obj) == regions
+
+
+@pytest.mark.parametrize("command,wrap", [("count", "{}"), ("power", '{{"sites": {}}}')])
+def test_deeply_nested_json_is_one_error_line(tmp_path, capsys, command, wrap):
+    path = tmp_path / "deep.json"
+    path.write_text(wrap.format("[" * 2000 + "]" * 2000))
+    capsys.readouterr()
+    assert main([command, str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and "nests arrays or objects too deeply" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_ties_first_overrides_a_files_duplicate_key_refusal(tmp_path, capsys):
+    # --ties's help: "tie rule for every head, overriding the file's"; a duplicate key is refused only under refuse
+    head = {"keys": [[0], [1], [1]], "values": [[0], [1], [2]], "ties": "refuse"}
+    path = tmp_path / "dup.json"
+    path.write_text(json.dumps({"format": "tropattn.model/1", "dim": 1, "layers": [{"heads": [head]}]}))
+    capsys.readouterr()
+    assert main(["count", str(path), "--json", "--progress", "never"]) == 2
+    assert "are equal" in capsys.readouterr().err
+    assert main(["count", str(path), "--json", "--progress", "never", "--ties", "first"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["activation_regions"] == 2 and out["ties"] == "first"

@@ -134,7 +134,7 @@ def model_from_args(args):
     True
     """
     if not is_checkpoint(args):
-        model = load(args.model, kind="model")
+        model = load(args.model, kind="model", ties=getattr(args, "ties", None))
         if args.slice is None:
             return model
         spec = _slice_spec(args.slice)

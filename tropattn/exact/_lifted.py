@@ -405,7 +405,9 @@ def _rest_below(pts, flt, T, planes) -> bool:
         w = -pf[:, [0, 1, 3]] / pf[:, 2:3]                 # height over (x, y, 1)
         k = min(12, len(T))
         _, near = spatial.cKDTree(flt[T, :2].mean(axis=1)).query(flt[rest, :2], k=k)
-        near = near.reshape(len(rest), k)
+        # squared distances past the float range come back as "no neighbour" (index len(T)):
+        # any triangle will do for those, the guess is only checked
+        near = np.minimum(near.reshape(len(rest), k), len(T) - 1)
         h = w[near, 0] * flt[rest, 0:1] + w[near, 1] * flt[rest, 1:2] + w[near, 2]
         unsure = rest[~_below_triangle(pts, T, planes, rest, near[np.arange(len(rest)), np.argmin(h, axis=1)])]
         if len(unsure):
@@ -682,7 +684,9 @@ def _rest_under_simplices(hull, flt, E, rest, d) -> bool:
     if np.all(np.isfinite(E)):
         k = min(16, len(S))
         _, near = spatial.cKDTree(X[S, :d].mean(axis=1)).query(X[rest, :d], k=k)
-        near = near.reshape(len(rest), k)
+        # squared distances past the float range come back as "no neighbour" (index len(T)):
+        # any triangle will do for those, the guess is only checked
+        near = np.minimum(near.reshape(len(rest), k), len(T) - 1)
         En = E[near]                                                  # (points, k, d + 2)
         gap = -(np.einsum("rki,ri->rk", En[:, :, :d + 1], X[rest]) + En[:, :, d + 1]) / En[:, :, d]
         guess = near[np.arange(len(rest)), np.argmin(gap, axis=1)]

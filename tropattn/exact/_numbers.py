@@ -111,6 +111,9 @@ def load_json(path):
                              "such as \"123...\" or \"1e-5000\"") from None
     except IsADirectoryError:
         raise ModelFileError(f"{path} is a directory; give the path of a JSON file") from None
+    except RecursionError:
+        raise ModelFileError(f"{path} nests arrays or objects too deeply to be read as JSON "
+                             "(no tropattn file needs more than a few levels)") from None
 
 def to_rational(value, name: str = "value", *, allow_neg_inf: bool = False):
     """Convert one number to a :class:`~fractions.Fraction`, exactly.

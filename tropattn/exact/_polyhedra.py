@@ -32,6 +32,7 @@ from itertools import combinations
 
 import numpy as np
 
+from ._counters import record
 from ._facets_batch import planar_facets, small_facets
 from ._linalg import determinants
 from ._lp import relative_interior_point
@@ -149,7 +150,7 @@ def facets_overlap(u: WallFacet, v: WallFacet, key, d) -> bool:
         lo = lo1 if lo2 is None else lo2 if lo1 is None else max(lo1, lo2)
         hi = hi1 if hi2 is None else hi2 if hi1 is None else min(hi1, hi2)
         return lo is None or hi is None or lo < hi
-    if _separated(_facet_box(u, key, d), _facet_box(v, key, d)) or _row_separates(u, v, key, d) \
+    if _separated(_facet_box(u, key, d), _facet_box(v, key, d), key) or _row_separates(u, v, key, d) \
             or _row_separates(v, u, key, d):
         return False
     if _common_point(u, v, key, d):
@@ -246,9 +247,11 @@ def _row_separates(u: WallFacet, v: WallFacet, key, d) -> bool:
         return False
     subsets, V = found
     for q in v.rows:
-        a = np.array([float(c) for c in q[:-1]])
-        values = V @ a
-        if values.min() < float(q[-1]) - _SLACK * (1 + abs(float(q[-1]))):
+        Q = _floats([q])
+        if Q is None:                      # beyond the float range: no proposal, the LP decides
+            continue
+        values = V @ Q[0, :-1]
+        if values.min() < Q[0, -1] - _SLACK * (1 + abs(Q[0, -1])):
             continue
         best = subsets[int(np.argmin(values))]
         bound = _dual_bounds([[u.rows[i] for i in best]], key, [[-c for c in q[:-1]]], d)[0]
@@ -263,9 +266,17 @@ def _vertices_of(u: WallFacet, key, d):
     return u.vertices[0]
 
 
-def _separated(box1, box2) -> bool:
-    """Two exact boxes (per coordinate: low, high; None = unbounded) meet in no open set."""
-    for (lo1, hi1), (lo2, hi2) in zip(box1, box2):
+def _separated(box1, box2, key) -> bool:
+    """Two facets' exact boxes (per coordinate: low, high; None = unbounded) meet in no open set of ``key``.
+
+    A coordinate that is constant on the hyperplane (its normal is that axis) has
+    ``low = high`` on both facets and separates nothing: it is skipped.
+    """
+    a = key[:-1]
+    axis = [j for j, c in enumerate(a) if c]
+    for j, ((lo1, hi1), (lo2, hi2)) in enumerate(zip(box1, box2)):
+        if axis == [j]:
+            continue
         if (hi1 is not None and lo2 is not None and hi1 <= lo2) or (hi2 is not None and lo1 is not None and hi2 <= lo1):
             return True
     return False
@@ -302,8 +313,11 @@ def _hyperplane_vertices(rows, key, d):
     """Float vertices of ``{x : key . x = beta, rows}``: (the d - 1 rows active at each, the vertices), or None."""
     if len(rows) < d - 1 or len(rows) > _MAX_ROWS:
         return None
-    G = np.array([[float(v) for v in r] for r in rows])
-    h = np.array([float(v) for v in key])
+    G, h = _floats(rows), _floats([key])
+    if G is None or h is None:
+        record("declined", where="facets_overlap")        # beyond the float range: the LP decides
+        return None
+    h = h[0]
     subsets = np.array(list(combinations(range(len(rows)), d - 1)), dtype=np.intp)
     M = np.concatenate([G[subsets][:, :, :-1], np.broadcast_to(h[:-1], (len(subsets), 1, d))], axis=1)
     rhs = np.concatenate([G[subsets][:, :, -1], np.full((len(subsets), 1), h[-1])], axis=1)
@@ -321,14 +335,26 @@ def _hyperplane_vertices(rows, key, d):
     return subsets[ok][feasible], V[feasible]
 
 
+def _floats(rows):
+    """The integer rows as a float array, or None when an entry is beyond the float range."""
+    try:
+        return np.array([[float(v) for v in r] for r in rows])
+    except OverflowError:
+        return None
+
+
 def _common_point(u: WallFacet, v: WallFacet, key, d) -> bool:
     """A rational point on ``key`` strictly inside both facets' rows, from the mean of float vertices."""
     rows = u.rows + v.rows
     found = _hyperplane_vertices(rows, key, d)
     if found is None or len(found[1]) < d:
         return False
-    y = found[1].mean(axis=0)
     scale = 1 << _POINT_BITS
+    with np.errstate(over="ignore", invalid="ignore"):
+        y = found[1].mean(axis=0)
+        finite = np.all(np.isfinite(y * float(scale)))
+    if not finite:
+        return False
     num = [round(c * scale) for c in y]
     a, beta = key[:-1], key[-1]
     norm2 = sum(c * c for c in a)

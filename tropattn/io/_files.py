@@ -48,7 +48,7 @@ _MARKS = (("format", "model"), ("layers", "model"), ("sites", "sites"), ("terms"
 
 
 def load(path, kind=None, *, context=None, n_head=None, layernorm=None, self_key=None, activation=None,
-         reference=None):
+         reference=None, ties=None):
     """Read a tropattn file: a model, sites, a tropical polynomial, a slice or a checkpoint.
 
     Parameters
@@ -63,6 +63,9 @@ def load(path, kind=None, *, context=None, n_head=None, layernorm=None, self_key
         Checkpoints only (required there): the context token ids; the query is the next position.
     n_head, layernorm, self_key, activation, reference
         Checkpoints only: as in :func:`~tropattn.io.load_gpt2`.
+    ties : {"refuse", "first"}, optional
+        Model files only: the tie rule for every head, overriding the file's
+        (:func:`~tropattn.io.model_from_json`).
 
     Returns
     -------
@@ -105,11 +108,11 @@ def load(path, kind=None, *, context=None, n_head=None, layernorm=None, self_key
     if suffix == ".npz":
         if kind not in (None, "model"):
             raise InvalidInputError(f"{path} is an .npz model file, not a {kind} file")
-        return load_npz(path)
+        return load_npz(path, ties=ties)
     obj = load_json(path)
     kind = kind or _kind_of(obj, path)
     if kind == "model":
-        return model_from_json(obj)
+        return model_from_json(obj, ties=ties)
     if kind == "sites":
         return load_sites(obj)
     if kind == "polynomial":

@@ -240,13 +240,17 @@ def _layer(obj, path, dim, ties):
                  ffn=_ffn(ffn, f"{path}.ffn", dim) if ffn is not None else None)
 
 
-def model_from_json(obj):
+def model_from_json(obj, *, ties=None):
     """Build a :class:`~tropattn.attention.Transformer` from a parsed ``tropattn.model/1`` object.
 
     Parameters
     ----------
     obj : dict
         The parsed JSON (score form, or ``"form": "weights"``).
+    ties : {"refuse", "first"}, optional
+        The tie rule for the model and every head, overriding the file's (``--ties``):
+        under ``"first"`` duplicate keys with different values are read, the lower index
+        winning, instead of refused.
 
     Returns
     -------
@@ -284,6 +288,8 @@ def model_from_json(obj):
     dim = _field(obj, "dim", "", int)
     if dim < 1:
         raise ModelFileError(f"must be a positive integer, got {dim}", "dim")
+    if ties is not None:
+        obj = _override_ties(obj, choice(ties, "ties", ("refuse", "first")))
     ties = _ties(obj, "", "refuse")
     layers_json = _field(obj, "layers", "", list)
     if not layers_json:
@@ -291,6 +297,17 @@ def model_from_json(obj):
     if form == "weights":
         return _weights_model(obj, dim, layers_json, ties)
     return Transformer([_layer(l, f"layers[{i}]", dim, ties) for i, l in enumerate(layers_json)])
+
+
+def _override_ties(obj, ties):
+    """A copy of the model object with ``ties`` as the model's rule and no head's own rule."""
+    out = dict(obj, ties=ties)
+    layers = out.get("layers")
+    if isinstance(layers, list):
+        out["layers"] = [dict(l, heads=[{k: v for k, v in h.items() if k != "ties"} if isinstance(h, dict) else h
+                                        for h in l["heads"]])
+                         if isinstance(l, dict) and isinstance(l.get("heads"), list) else l for l in layers]
+    return out
 
 
 def _weights_model(obj, dim, layers_json, ties):

@@ -98,7 +98,7 @@ def _check_float_exact(x, where):
                                  ".json to keep it exact", where)
 
 
-def load_npz(path):
+def load_npz(path, *, ties=None):
     """Read ``.npz`` arrays: the score form, or a transformer's weights (floats converted exactly).
 
     Score form (what :func:`save_npz` writes): ``dim`` and ``layers.<l>.heads.<h>.keys``,
@@ -177,7 +177,7 @@ def load_npz(path):
         spec = layers[l]
         spec["heads"] = [spec["heads"][h] for h in sorted(spec["heads"])]
         obj["layers"].append(spec)
-    return model_from_json(obj)
+    return model_from_json(obj, ties=ties)
 
 
 def _array(data, key, path):
