@@ -684,9 +684,9 @@ def _rest_under_simplices(hull, flt, E, rest, d) -> bool:
     if np.all(np.isfinite(E)):
         k = min(16, len(S))
         _, near = spatial.cKDTree(X[S, :d].mean(axis=1)).query(X[rest, :d], k=k)
-        # squared distances past the float range come back as "no neighbour" (index len(T)):
+        # squared distances past the float range come back as "no neighbour" (index len(S)):
         # any triangle will do for those, the guess is only checked
-        near = np.minimum(near.reshape(len(rest), k), len(T) - 1)
+        near = np.minimum(near.reshape(len(rest), k), len(S) - 1)
         En = E[near]                                                  # (points, k, d + 2)
         gap = -(np.einsum("rki,ri->rk", En[:, :, :d + 1], X[rest]) + En[:, :, d + 1]) / En[:, :, d]
         guess = near[np.arange(len(rest)), np.argmin(gap, axis=1)]

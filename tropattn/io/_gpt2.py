@@ -71,7 +71,7 @@ def read_state_dict(path) -> dict:
     """
     if not Path(path).is_file():
         raise ModelFileError(f"no such file: {path}")
-    load_file = safetensors_numpy.load_file      # MissingDependencyError here if safetensors is not installed
+    _ = safetensors_numpy.load_file      # MissingDependencyError here if safetensors is not installed
     try:
         raw = safetensors_numpy.load_file(str(path))
     except MissingDependencyError:
