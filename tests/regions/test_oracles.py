@@ -220,7 +220,7 @@ def test_random_models_with_coordinate_walls(rnd, d, boxed):
     assert not found["missing_edges"] and not found["extra_edges"], (obj, box, found)
 
 
-@pytest.mark.slow
+@pytest.mark.long
 @settings(phases=NO_SHRINK, max_examples=60)
 @given(rnd=st.randoms(use_true_random=False), d=st.integers(2, 3), layers=st.integers(1, 2),
        boxed=st.booleans())
@@ -231,7 +231,7 @@ def test_random_models_with_coordinate_walls_more(rnd, d, layers, boxed):
     assert not found["missing_edges"] and not found["extra_edges"], (obj, box, found)
 
 
-@pytest.mark.slow
+@pytest.mark.long
 @settings(phases=NO_SHRINK, max_examples=25)
 @given(rnd=st.randoms(use_true_random=False), d=st.integers(1, 3), layers=st.integers(1, 2),
        boxed=st.booleans())
