@@ -35,6 +35,7 @@ import math
 from dataclasses import dataclass
 from math import comb, prod
 
+from ._display import html_fields
 from ._validate import positive_int
 from .errors import InvalidInputError
 
@@ -306,6 +307,15 @@ class Bounds:
         (9, 9, 'grid')
         """
         return dict(self.__dict__)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's summary: one row per field of :meth:`as_dict`.
+
+        >>> bounds(2, 2, 3)._repr_html_().count("<tr>")     # the header and 15 fields
+        16
+        """
+        return html_fields(self.as_dict().items(), caption=f"bounds for d={self.dim}, H={self.heads}, "
+                           f"N={self.keys}, L={self.layers}")
 
 
 def bounds(dim: int, heads: int, keys: int, layers: int = 1) -> Bounds:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._display import latex_math
 from .._doc import fill_doc
 from .._lazy import lazy_import
 from ..errors import InvalidInputError
@@ -332,6 +333,10 @@ class SymbolicHead:
         \max\left(0, 2 x, t + x\right)
         """
         return sp.latex(self.tropical_polynomial())
+
+    def _repr_latex_(self) -> str:
+        """Jupyter's typeset form: ``G(x) = `` :meth:`to_latex`, in ``$...$``."""
+        return latex_math("G(x) = " + self.to_latex())
 
     # -------------------------------------------------------------- numbers
     @fill_doc(**_DOC)

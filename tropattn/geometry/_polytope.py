@@ -47,6 +47,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import exact
+from .._display import convex_order, svg_picture
 from ..errors import InvalidInputError
 from ..exact import Hull, certified_hull, homogeneous_row, lex_order, rows_to_fractions
 
@@ -130,6 +131,22 @@ class Polytope:
     def __repr__(self):
         return (f"Polytope(dim={self.dim}, ambient_dim={self.ambient_dim}, "
                 f"vertices={self.vertex_count}, facets={self.facet_count})")
+
+    def _repr_svg_(self):
+        """Jupyter's picture of a polytope in the plane (a polygon, a segment or a point); None otherwise.
+
+        >>> svg = Polytope.from_points([[0, 0], [2, 0], [0, 2], [1, 1]])._repr_svg_()   # (1, 1) is on an edge
+        >>> svg.count('class="cell"'), svg.count('class="site"')
+        (1, 3)
+        """
+        if self.ambient_dim != 2:
+            return None
+        lo = [min(v[i] for v in self.vertices) for i in range(2)]
+        hi = [max(v[i] for v in self.vertices) for i in range(2)]
+        pad = max(max(h - l for l, h in zip(lo, hi)) / 10, Fraction(1, 2))
+        box = ([l - pad for l in lo], [h + pad for h in hi])
+        return svg_picture([("polytope", convex_order(self.vertices))], box, points=self.vertices,
+                           title=f"{self.dim}-dimensional polytope, {self.vertex_count} vertices")
 
     @property
     def vertex_count(self) -> int:

@@ -48,6 +48,7 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from .._display import grow_box, svg_picture
 from .._lazy import lazy_import
 from ..errors import InvalidInputError, TieError
 from ..exact import format_point, homogeneous_point, to_rational_matrix, to_rational_vector
@@ -445,6 +446,11 @@ class PowerDiagram:
             raise InvalidInputError(f"clip_to_box draws cells in the plane; this diagram lives in R^{self.dim}. "
                                     "Project the sites to 2 coordinates first, or use cells() for exact "
                                     "inequalities in any dimension")
+        return {j: shapely_geometry.Polygon([(float(x), float(y)) for x, y in poly])
+                for j, poly in self._clip_exact(lo, hi).items()}
+
+    def _clip_exact(self, lo, hi) -> dict:
+        """``{site: exact corners}`` of the 2-D cells with area inside the box ``[lo, hi]``."""
         box = [(lo[0], lo[1]), (hi[0], lo[1]), (hi[0], hi[1]), (lo[0], hi[1])]
         out = {}
         for c in self.cells():
@@ -456,8 +462,74 @@ class PowerDiagram:
                 if len(poly) < 3:
                     break
             if len(poly) >= 3 and _area2(poly) > 0:
-                out[c.site] = shapely_geometry.Polygon([(float(x), float(y)) for x, y in poly])
+                out[c.site] = poly
         return out
+
+    def showing_box(self) -> tuple:
+        """A box (exact corners) that meets every nonempty cell: the sites' box, doubled until it does.
+
+        Returns
+        -------
+        lo, hi : tuple of Fraction
+            Opposite corners.
+
+        Raises
+        ------
+        InvalidInputError
+            For a diagram in ``R^d`` with ``d > 2`` (as :meth:`clip_to_box`).
+
+        Examples
+        --------
+        >>> pd = PowerDiagram.from_max_affine([[0], [1]], [0, -10])     # the wall is at x = 10
+        >>> pd.showing_box()
+        ((Fraction(-23, 2),), (Fraction(25, 2),))
+        """
+        lo = [min(s[i] for s in self.sites) - 1 for i in range(self.dim)]
+        hi = [max(s[i] for s in self.sites) + 1 for i in range(self.dim)]
+        want = len(self.nonempty)
+        return grow_box(lo, hi, lambda lo, hi: len(self.clip_to_box(lo, hi)) == want)
+
+    def svg(self, title=None, sites: bool = True) -> str:
+        """The cells in a box that shows all of them (:meth:`showing_box`), as an SVG picture (d = 2).
+
+        One filled polygon per nonempty cell (its tooltip names the site), the sites as dots.
+        The clipping is exact; the corners are drawn in floats.
+
+        Parameters
+        ----------
+        title : str, optional
+            The caption (default: the numbers of cells and hidden sites).
+        sites : bool, optional
+            Mark the sites (default True).
+
+        Returns
+        -------
+        str
+            A standalone ``<svg>`` element.
+
+        Raises
+        ------
+        InvalidInputError
+            For a diagram that does not live in the plane.
+
+        Examples
+        --------
+        >>> svg = PowerDiagram.voronoi([[0, 0], [2, 0], [0, 2]]).svg()
+        >>> svg.count('class="cell"'), svg.count('class="site"')
+        (3, 3)
+        """
+        if self.dim != 2:
+            raise InvalidInputError(f"an SVG picture shows a diagram in the plane; this one lives in R^{self.dim}. "
+                                    "Use tropattn.plot.plot_3d for d = 3, or slice it first")
+        lo, hi = self.showing_box()
+        cells = self._clip_exact(lo, hi)
+        title = title or f"power diagram: {len(cells)} cells, {len(self.hidden)} hidden sites"
+        return svg_picture([(f"cell of site {j}", poly) for j, poly in cells.items()], (lo, hi),
+                           points=self.sites if sites else (), title=title)
+
+    def _repr_svg_(self):
+        """Jupyter's picture: :meth:`svg` in the plane, None (no picture) otherwise."""
+        return self.svg() if self.dim == 2 else None
 
 
 def clip_polygon(poly, a, b):

@@ -22,6 +22,7 @@ from .._lazy import lazy_import
 from ..errors import InvalidInputError
 from ..exact import to_rational_vector
 from ._affine import AffineMap
+from ._export import regions_frame, regions_html, regions_svg
 
 nx = lazy_import("networkx")
 
@@ -146,6 +147,26 @@ class RegionSet:
     def graph(self):
         """The facet-adjacency graph on region indices (``keep="all"`` only)."""
         return self._kept("adjacency graph of the regions", 2)
+
+    def to_pandas(self):
+        """The regions as a pandas DataFrame, one row each, in the schema of the JSONL/CSV/Parquet export.
+
+        See :func:`tropattn.regions._export.regions_frame` (``keep="all"`` only; needs pandas).
+
+        >>> from tropattn.attention import sawtooth_model
+        >>> from tropattn.regions import enumerate_regions
+        >>> enumerate_regions(sawtooth_model(1, 3, 2)).to_pandas().shape
+        (9, 6)
+        """
+        return regions_frame(self)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's summary: the counts, the first regions and (d = 2) their picture."""
+        return regions_html(self)
+
+    def _repr_svg_(self):
+        """Jupyter's picture of the kept regions in the plane (None otherwise)."""
+        return regions_svg(self)
 
 
 def box_rows(box, d: int):

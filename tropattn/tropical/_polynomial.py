@@ -64,8 +64,10 @@ from functools import cached_property
 import numpy as np
 
 from .. import exact
+from .._display import latex_math
 from .._lazy import lazy_import
 from ..errors import InvalidInputError
+from ..geometry import PowerDiagram
 from ._cells import _upper_hull, linear_regions, redundant_terms
 from ._export import affine_latex, affine_text, polynomial_to_json
 from ._subdivision import dual_subdivision, hypersurface_cells, lifted_polytope, newton_polytope
@@ -562,6 +564,30 @@ class TropicalPolynomial:
         """
         parts = [affine_latex(a, c, self.variables) for a, c in self.terms]
         return parts[0] if len(parts) == 1 else r"\max(" + r",\; ".join(parts) + ")"
+
+    def _repr_latex_(self) -> str:
+        r"""Jupyter's typeset form: :meth:`to_latex` in ``$...$`` (``max`` and ``+``, not ``⊕`` and ``⊙``).
+
+        >>> from tropattn.tropical import parse_polynomial
+        >>> parse_polynomial("max(0, x)")._repr_latex_()
+        '$\\max(0,\\; x)$'
+        """
+        return latex_math(self.to_latex())
+
+    def _repr_svg_(self):
+        """The tropical curve of a polynomial in two variables: its linear regions, one filled polygon each.
+
+        The walls between the polygons are the curve; the box shows every region (exact
+        clipping of the regions, drawn in floats).  None (no picture) in other dimensions.
+
+        >>> from tropattn.tropical import parse_polynomial
+        >>> parse_polynomial("max(0, x, y)")._repr_svg_().count('class="cell"')   # a tropical line
+        3
+        """
+        if self.dim != 2:
+            return None
+        diagram = PowerDiagram.from_max_affine(self.exponents, self.coefficients)
+        return diagram.svg(title=f"tropical curve: {len(diagram.nonempty)} linear regions", sites=False)
 
     def to_json(self) -> dict:
         """The JSON form read by :func:`polynomial_from_json`; see :func:`polynomial_to_json`.

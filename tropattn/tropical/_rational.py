@@ -14,6 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .._display import latex_math
 from .._lazy import lazy_import
 from ..errors import InvalidInputError
 from ._polynomial import TropicalPolynomial
@@ -265,6 +266,10 @@ class TropicalRationalFunction:
             right = f"({right})"                  # an affine denominator such as (x - 1)
         return f"{self.numerator.to_latex()} - {right}"
 
+    def _repr_latex_(self) -> str:
+        """Jupyter's typeset form: :meth:`to_latex` in ``$...$``."""
+        return latex_math(self.to_latex())
+
 
 @dataclass(frozen=True, init=False)
 class TropicalRationalMap:
@@ -427,3 +432,7 @@ class TropicalRationalMap:
         \begin{pmatrix} \max(0,\; x) \\ x - 1 \end{pmatrix}
         """
         return r"\begin{pmatrix} " + r" \\ ".join(c.to_latex() for c in self.components) + r" \end{pmatrix}"
+
+    def _repr_latex_(self) -> str:
+        """Jupyter's typeset form: :meth:`to_latex` in ``$...$``."""
+        return latex_math(self.to_latex())
