@@ -35,7 +35,7 @@ __all__ = ["lazy_import", "is_available"]
 
 #: The extra of setup.cfg that installs each optional top-level package.
 _EXTRAS = {"torch": "torch", "dask": "dask", "distributed": "dask", "safetensors": "safetensors",
-           "plotly": "plotly", "pyarrow": "parquet", "transformers": "test"}
+           "plotly": "plotly", "pyarrow": "parquet", "pandas": "parquet", "transformers": "test"}
 
 
 class _LazyModule(types.ModuleType):

@@ -52,8 +52,8 @@ def add_run_arguments(parser, regions: bool = False) -> None:
                              "`dask scheduler` (workers: `dask worker tcp://host:8786`)")
     if regions:
         parser.add_argument("--regions", metavar="FILE", default=None,
-                            help="write every activation region to FILE.jsonl or FILE.csv as it is found "
-                                 "(schema tropattn.regions/1: pattern, interior point, inequalities, map, "
+                            help="write every activation region to FILE.jsonl, FILE.csv or FILE.parquet (the "
+                                 "parquet extra) as it is found (schema tropattn.regions/1: pattern, interior point, inequalities, map, "
                                  "linear-region id)")
 
 

@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING
 
 from .._display import html_fields, html_table, svg_picture
 from .._lazy import lazy_import
+from .._validate import positive_int
 from ..errors import InvalidInputError
 from ..exact import format_rational
 from ..geometry import clip_polygon
@@ -125,7 +126,11 @@ class RegionWriter:
     Parameters
     ----------
     path : str or Path
-        The output file; its directory must exist.  The format follows the suffix.
+        The output file; its directory must exist.  The format follows the suffix
+        (``.jsonl``/``.json``, ``.csv``, ``.parquet``).
+    row_group : int, optional
+        Regions per Parquet row group (default :data:`PARQUET_ROW_GROUP`): what the second
+        pass holds in memory at once.
 
     Raises
     ------
@@ -133,8 +138,9 @@ class RegionWriter:
         An unknown suffix or a missing directory.
     """
 
-    def __init__(self, path):
+    def __init__(self, path, row_group: int = PARQUET_ROW_GROUP):
         self.path = Path(path)
+        self.row_group = positive_int(row_group, "row_group")
         suffix = self.path.suffix.lower()
         if suffix not in (".jsonl", ".json", ".csv", ".parquet"):
             raise InvalidInputError(f"--regions {path}: write regions to a .jsonl, .csv or .parquet file")
@@ -206,7 +212,7 @@ class RegionWriter:
                 out.write(json.dumps(_summary(result)) + "\n")
 
     def _write_parquet(self, ids, result) -> None:
-        """Stream ``FILE.part`` (JSON lines) into row groups of at most :data:`PARQUET_ROW_GROUP` regions."""
+        """Stream ``FILE.part`` (JSON lines) into row groups of at most ``row_group`` regions."""
         meta = {"header": {"type": "header", "schema": REGION_SCHEMA, "dim": self.dim}, "summary": _summary(result)}
         schema = pa.schema([("id", pa.int64())] + [(c, pa.string()) for c in JSON_COLUMNS]
                            + [("linear_region", pa.int64())], metadata={"tropattn": json.dumps(meta)})
@@ -214,7 +220,7 @@ class RegionWriter:
             batch = []
             for line in src:
                 batch.append(json.loads(line))
-                if len(batch) == PARQUET_ROW_GROUP:
+                if len(batch) == self.row_group:
                     out.write_table(_parquet_group(batch, ids, schema))
                     batch = []
             if batch or not ids:
