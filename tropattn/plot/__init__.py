@@ -27,6 +27,13 @@ beside the overlay of their power diagrams (:func:`plot_minkowski_heads`).
 * :func:`plot_slice` -- the exact activation regions of a 1- or 2-D slice of a deep
   model (e.g. a real checkpoint), labelled by the tokens each head attends to.
 
+and the interactive 3-D page (:mod:`tropattn.plot._plotly`, the optional extra ``plotly``):
+:func:`plot_3d` (or :func:`plot` with ``backend="plotly"``) writes a self-contained HTML file
+with one turnable ``Mesh3d`` per exact cell -- power cells in ``d = 3``, the linear regions of a
+tropical surface, a lifted polytope, the regions of a 3-D slice; :func:`plotly_figure` gives the
+figure itself.  In a notebook, 2-D objects also draw themselves as SVG (``_repr_svg_``, see
+:mod:`tropattn._display`).
+
 The cell geometry is exact (rational clipping in :mod:`tropattn.power`); only the
 drawing is in floats.  Queries in ``d > 2`` have no picture: project them or pick two
 coordinates first (:class:`~tropattn.errors.InvalidInputError` says so).
@@ -40,6 +47,7 @@ True
 
 from ._dynamics import plot_energy, plot_hardmax, plot_order_parameter, plot_trajectories
 from ._curves import curve_box, plot_minkowski_heads, plot_tropical_curve
+from ._plotly import plot, plot_3d, plotly_figure
 from ._power import plot_overlay, plot_power_diagram
 from ._slices import plot_slice
 from ._soft import plot_soft_weights
@@ -47,4 +55,5 @@ from ._tasks import plot_dyck_accuracy, plot_dyck_partition, plot_markov_run
 
 __all__ = ["plot_power_diagram", "plot_overlay", "plot_soft_weights", "curve_box", "plot_tropical_curve",
            "plot_minkowski_heads", "plot_dyck_accuracy", "plot_dyck_partition", "plot_markov_run",
-           "plot_trajectories", "plot_hardmax", "plot_energy", "plot_order_parameter", "plot_slice"]
+           "plot_trajectories", "plot_hardmax", "plot_energy", "plot_order_parameter", "plot_slice", "plot",
+           "plot_3d", "plotly_figure"]
