@@ -1,5 +1,10 @@
 """Progress of long computations: a bar on stderr, shown on a terminal unless told otherwise, or a callback.
 
+The bar is drawn by tqdm when it is installed (``bar="auto"``, the default; tqdm formats the
+line, its elapsed time and the time left) and by the plain writer below otherwise (or with
+``bar="plain"``); both draw the same line, ``stage [####......] done/total unit, N regions
+(R/s)``, at the same moments, so what a caller or a test sees does not depend on which.
+
 ``--progress auto|always|never`` on the command line maps to ``enabled`` = None (only
 when stderr is a terminal), True, False.  The bar counts units of work of one stage (the
 parent regions of a sub-layer, the models of a table) and shows the regions found so far
@@ -25,10 +30,17 @@ from __future__ import annotations
 import sys
 import time
 
-__all__ = ["Progress", "PROGRESS_CHOICES"]
+from ._lazy import is_available, lazy_import
+from ._validate import choice
+
+tqdm = lazy_import("tqdm")
+
+__all__ = ["Progress", "PROGRESS_CHOICES", "BARS"]
 
 #: The values of ``--progress``.
 PROGRESS_CHOICES = ("auto", "always", "never")
+#: Who draws: tqdm if installed ("auto"), tqdm, or the plain writer.
+BARS = ("auto", "tqdm", "plain")
 
 
 class Progress:
@@ -43,14 +55,19 @@ class Progress:
         Number of stages (sub-layers); each has a known number of units.
     stage, unit : str
         How the line names a stage and a unit (``"sub-layer"`` and ``"parents"``).
+    bar : {"auto", "tqdm", "plain"}, optional
+        Who draws: tqdm when it is installed (default), tqdm, or the plain writer.
     """
 
-    def __init__(self, enabled=None, steps=1, stage="sub-layer", unit="parents"):
+    def __init__(self, enabled=None, steps=1, stage="sub-layer", unit="parents", bar="auto"):
         self.callback = enabled if callable(enabled) else None
         self.enabled = sys.stderr.isatty() if enabled is None else bool(enabled) and self.callback is None
         self.steps, self.stage, self.unit = steps, stage, unit
         self.index, self.parents, self.done, self.found = 0, 1, 0, 0
         self.start = self.last = 0.0
+        bar = choice(bar, "bar", BARS, "tqdm draws the bar when it is installed; plain is the built-in writer")
+        self.tqdm = bar == "tqdm" or (bar == "auto" and is_available("tqdm"))
+        self._bar = None
 
     def start_step(self, index, parents):
         """Start stage ``index`` with ``parents`` units of work (the counters restart at 0).
@@ -109,13 +126,35 @@ class Progress:
             self.callback(self.done, self.parents, self.found)
         if not self.enabled:
             return
-        filled = int(30 * self.done / max(self.parents, 1))
         rate = self.found / max(now - self.start, 1e-9)
-        end = "\n" if self.done == self.parents else ""
         where = f"{self.stage} {self.index + 1}/{self.steps}" if self.steps > 1 else self.stage
+        regions = f"{self.found} regions ({rate:,.0f}/s)"
+        if self.tqdm:
+            self._draw_tqdm(where, regions)
+            return
+        filled = int(30 * self.done / max(self.parents, 1))
+        end = "\n" if self.done == self.parents else ""
         sys.stderr.write(f"\r{where} [{'#' * filled}{'.' * (30 - filled)}] "
-                         f"{self.done}/{self.parents} {self.unit}, {self.found} regions ({rate:,.0f}/s){end}")
+                         f"{self.done}/{self.parents} {self.unit}, {regions}{end}")
         sys.stderr.flush()
+
+    def _draw_tqdm(self, where, regions):
+        """One drawing by tqdm (made at a stage's first drawing, closed when the stage is done)."""
+        if self._bar is None:          # tqdm draws once when it is made; its own timer never redraws
+            self._bar = tqdm.tqdm(total=self.parents, initial=self.done, desc=where, file=sys.stderr, ascii=".#",
+                                  bar_format="{desc} [{bar:30}] {n_fmt}/{total_fmt} " + self.unit + "{postfix} "
+                                  "[{elapsed}<{remaining}]", postfix=regions, mininterval=0, miniters=1,
+                                  leave=True)
+            made = True
+        else:
+            self._bar.n = self.done
+            self._bar.set_postfix_str(regions, refresh=False)
+            made = False
+        if self.done == self.parents:
+            self._bar.close()          # draws the finished line (once) and ends it
+            self._bar = None
+        elif not made:
+            self._bar.refresh()
 
     def close(self):
         """End the line if the stage did not finish (an interruption).
@@ -129,5 +168,8 @@ class Progress:
         >>> bar = Progress(enabled=False)
         >>> bar.start_step(0, 3); bar.advance(1); bar.close()      # nothing is written when disabled
         """
-        if self.enabled and self.done != self.parents:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+        elif self.enabled and self.done != self.parents:
             sys.stderr.write("\n")
