@@ -29,7 +29,7 @@ __all__ = ["main", "build_parser", "COMMANDS"]
 
 #: Every sub-command and the module of this package that registers it, in ``--help`` order.
 COMMANDS = {
-    "demo": "demo", "regions": "polynomials",
+    "demo": "demo", "new": "new", "regions": "polynomials",
     "count": "models", "power": "models", "diagram": "models", "bounds": "models", "table": "models",
     "conventions": "models", "stability": "models",
     "curve": "teaching", "dyck": "tasks", "markov": "tasks", "dynamics": "dynamics",
