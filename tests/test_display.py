@@ -7,6 +7,7 @@ box), LaTeX is checked by a small balance reader, HTML by the standard library's
 
 import html.parser
 import re
+from pathlib import Path
 import xml.etree.ElementTree as ET
 from fractions import Fraction
 
@@ -176,3 +177,17 @@ def test_region_set_html_lists_at_most_ten():
 def test_counts_only_html_has_no_region_table():
     result = enumerate_regions(sawtooth_model(1, 3, 2), keep="counts")
     assert len(Cells(result._repr_html_()).rows) == 6 and result._repr_svg_() is None
+
+
+def test_the_display_page_runs(tmp_path, monkeypatch):
+    """Every ```python block of docs/display.md, in order, in one namespace."""
+    pytest.importorskip("plotly")
+    pytest.importorskip("pyarrow")
+    monkeypatch.setattr("tempfile.mkdtemp", lambda *a, **k: str(tmp_path))
+    page = (Path(__file__).resolve().parents[1] / "docs" / "display.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```python\n(.*?)^```", page, flags=re.S | re.M)
+    assert len(blocks) == 2
+    namespace = {"__name__": "display_page"}
+    for block in blocks:
+        exec(compile(block, "docs/display.md", "exec"), namespace)
+    assert (tmp_path / "head.html").is_file() and (tmp_path / "regions.parquet").is_file()

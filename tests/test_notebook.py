@@ -53,5 +53,7 @@ def test_notebook_executes(tmp_path):
     assert time.perf_counter() - start < 180
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors
+    shown = {kind for c in nb.cells if c.cell_type == "code" for o in c.outputs for kind in o.get("data", {})}
+    assert {"text/latex", "image/svg+xml", "text/html"} <= shown     # the objects draw themselves (docs/display.md)
     assert sorted(p.name for p in tmp_path.rglob("*.png")) == ["conic.png", "double_line.png", "minkowski.png",
                                                                 "soft.png"]
