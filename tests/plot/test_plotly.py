@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from tropattn.attention import Head
+from tropattn.attention import Head, Layer, Transformer, slice_model
 from tropattn.errors import InvalidInputError
 from tropattn.geometry import Polytope
 from tropattn.plot import plot, plot_3d, plotly_figure
@@ -122,3 +122,12 @@ def test_page_opens_in_headless_chromium(tmp_path):
     start = dom.index('<pre id="report">') + len('<pre id="report">')
     report = json.loads(dom[start:dom.index("</pre>", start)].replace("&quot;", '"'))
     assert report == {"traces": 8, "meshes": 8, "errors": []}
+
+
+def test_a_3d_slice_of_a_deeper_model():
+    heads = [Head([[1, 0, 0, 0], [-1, 0, 0, 0]]), Head([[0, 1, 0, 0], [0, -1, 0, 0]]),
+             Head([[0, 0, 1, 0], [0, 0, -1, 0]]), Head([[0, 0, 0, 1], [0, 0, 0, -1]])]
+    model = Transformer([Layer(heads, residual=False)])                   # the 16 orthants of R^4
+    cut = slice_model(model, [0, 0, 0, 5], [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]])   # x_4 = 5 > 0
+    assert_tiles(plotly_figure(cut, box=2), 8)                           # the 8 octants where x_4 > 0
+    assert_tiles(plotly_figure(cut), 8)

@@ -7,7 +7,8 @@ What is drawn, one ``Mesh3d`` trace per exact cell:
   walls are the tropical surface;
 * a :class:`~tropattn.geometry.Polytope` in ``R^3`` (e.g. a lifted Newton polytope,
   :func:`tropattn.tropical.lifted_polytope` of a polynomial in two variables): the polytope;
-* a :class:`~tropattn.regions.RegionSet` of a 3-D model or slice (regions kept): its activation regions.
+* a :class:`~tropattn.regions.RegionSet` of a 3-D model or slice (regions kept), or the model
+  itself (searched here): its activation regions.
 
 Each cell is cut to the box exactly (:meth:`tropattn.geometry.Polytope.from_inequalities`) and its
 boundary triangulated exactly (the vertices of each facet ordered by cross products); only the
@@ -32,6 +33,7 @@ from .._validate import choice
 from ..attention import default_box, resolve_box
 from ..errors import InvalidInputError
 from ..geometry import Polytope, PowerDiagram
+from ..regions import enumerate_regions
 from ._common import as_diagram, as_head, save
 from ._curves import plot_tropical_curve
 from ._power import plot_power_diagram
@@ -84,11 +86,13 @@ def cell_polytopes(obj, box=None) -> tuple:
 
     Parameters
     ----------
-    obj : Head, PowerDiagram, head form, TropicalPolynomial, Polytope or RegionSet
-        Something in ``R^3`` (see the module docstring).
+    obj : Head, PowerDiagram, head form, TropicalPolynomial, Polytope, RegionSet or model
+        Something in ``R^3`` (see the module docstring); a model (e.g. ``slice_model(T, x0, U)``
+        with three directions) is searched with :func:`~tropattn.regions.enumerate_regions`.
     box : None, R or (lo, hi), optional
         The window; None grows a box until every cell has interior in it (a polytope is shown whole;
-        a RegionSet uses its regions' own box rows or the box around their interior points).
+        a RegionSet is shown in the box around its interior points, widened by 1; a model is
+        searched in this box).
 
     Returns
     -------
@@ -116,8 +120,11 @@ def cell_polytopes(obj, box=None) -> tuple:
         lo = [min(v[i] for v in obj.vertices) for i in range(3)]
         hi = [max(v[i] for v in obj.vertices) for i in range(3)]
         return [("polytope", obj)], lo, hi, f"{obj.dim}-dimensional polytope, {obj.vertex_count} vertices"
+    if hasattr(obj, "layers") and hasattr(obj, "evaluate"):       # a model, e.g. a 3-D slice of a deep one
+        _need_3d(obj.dim, "this model")
+        obj = enumerate_regions(obj, box=None if box is None else _region_box(box))
     if hasattr(obj, "activation_regions") and hasattr(obj, "n_linear"):
-        return _region_cells(obj)
+        return _region_cells(obj, None if box is None else _region_box(box))
     if hasattr(obj, "exponents") and hasattr(obj, "coefficients"):
         _need_3d(obj.dim, "this polynomial")
         cells, lo, hi = _diagram_cells(PowerDiagram.from_max_affine(obj.exponents, obj.coefficients), box)
@@ -128,15 +135,24 @@ def cell_polytopes(obj, box=None) -> tuple:
     return cells, lo, hi, f"power diagram: {len(cells)} cells of {diagram.N} sites"
 
 
-def _region_cells(result):
+def _region_box(box):
+    """The box ``(lo, hi)`` of a plot box for regions in R^3: a number R is [-R, R]^3 (exact corners)."""
+    if isinstance(box, (int, float, str, Fraction)):
+        box = (-abs(Fraction(box)), abs(Fraction(box)))
+    lo, hi = box
+    return tuple([Fraction(c)] * 3 if not isinstance(c, (list, tuple)) else [Fraction(v) for v in c] for c in (lo, hi))
+
+
+def _region_cells(result, box):
     regions = result.activation_regions
     if not regions:
         raise InvalidInputError("this RegionSet has no regions to draw")
     _need_3d(len(regions[0].interior_point), "these regions")
     points = [r.interior_point for r in regions]
-    lo = [min(p[i] for p in points) - 1 for i in range(3)]
-    hi = [max(p[i] for p in points) + 1 for i in range(3)]
+    lo, hi = box if box is not None else ([min(p[i] for p in points) - 1 for i in range(3)],
+                                          [max(p[i] for p in points) + 1 for i in range(3)])
     cells = [(f"region {i}: pattern {r.pattern}", _cut(r.A, r.b, lo, hi)) for i, r in enumerate(regions)]
+    cells = [(label, P) for label, P in cells if P is not None]
     return cells, lo, hi, f"{result.n_activation} activation regions, {result.n_linear} linear regions"
 
 
