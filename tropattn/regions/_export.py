@@ -408,4 +408,5 @@ def regions_svg(result):
             poly = clip_polygon(poly, a, b)
         shown.append((f"region {i}: pattern {r.pattern}", poly))
     return svg_picture(shown, (lo, hi), points=points,
-                       title=f"{result.n_activation} activation regions, {result.n_linear} linear regions")
+                       title=f"{result.n_activation} activation regions, {result.n_linear} linear regions "
+                             "(dots: interior points)")
