@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from tropattn.attention import Head, Layer, Transformer, sawtooth_model
-from tropattn.errors import InvalidInputError
+from tropattn.errors import Interrupted, InvalidInputError
 from tropattn.io import save
 from tropattn.regions import RegionWriter, enumerate_regions
 
@@ -81,3 +81,17 @@ def test_cli_writes_parquet(tmp_path):
                           "--progress", "never"], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert len(pd.read_parquet(out)) == 3
+
+
+def test_ctrl_c_before_any_region_leaves_an_empty_table(tmp_path):
+    def ctrl_c(done, total, found):
+        raise KeyboardInterrupt
+
+    path = tmp_path / "r.parquet"
+    with pytest.raises(Interrupted):
+        enumerate_regions(sawtooth_model(1, 3, 2), keep=RegionWriter(path), progress=ctrl_c)
+    frame = pd.read_parquet(path)
+    assert len(frame) == 0 and list(frame.columns) == ["id", "pattern", "interior_point", "inequalities", "map",
+                                                       "linear_region"]
+    summary = json.loads(pq.ParquetFile(path).schema_arrow.metadata[b"tropattn"])["summary"]
+    assert summary == {"type": "summary", "activation_regions": 0, "linear_regions": 0, "complete": False}
