@@ -35,8 +35,12 @@ def _model_summary(model):
 def cmd_count(args):
     model = model_from_args(args)
     box = parse_pair(args.box, "--box") if args.box else None
+    if args.graph and args.regions:
+        raise InvalidInputError("--graph counts the adjacency of regions held in memory, --regions FILE streams "
+                                "them out; give one of the two")
     try:
-        c = count_regions(model, args.method, box, args.ties, progress=progress_from_args(args), **run_kwargs(args))
+        c = count_regions(model, args.method, box, args.ties, progress=progress_from_args(args), graph=args.graph,
+                          **run_kwargs(args))
     except Interrupted as exc:
         _print_partial(model, exc.partial, args.json)
         exc.reported = True
@@ -45,6 +49,8 @@ def cmd_count(args):
         raise InvalidInputError(as_flags(str(exc))) from None
     out = _model_summary(model)
     out.update(activation_regions=c.n_activation, linear_regions=c.n_linear, method=c.method)
+    if args.graph:
+        out["adjacency_edges"] = c.n_edges
     if c.method == "primal":
         out["certificates"] = c.counters
     out["box"] = None if box is None else [_fmt(box[0]), _fmt(box[1])]
@@ -56,6 +62,8 @@ def cmd_count(args):
              f"activation regions: {out['activation_regions']}"]
     lines.append(f"linear regions:     {out['linear_regions']}" if out["linear_regions"] is not None
                  else "linear regions:     not computed by the dual method (use --method primal)")
+    if args.graph:
+        lines.append(f"adjacency edges:    {out['adjacency_edges']} (pairs of regions sharing a facet)")
     lines.append(f"time: {out['seconds']} s")
     emit(out, args.json, lines)
 
@@ -241,6 +249,9 @@ def register(sub):
     s.add_argument("--ties", choices=("refuse", "first"), default=None,
                    help="tie rule for every head, overriding the file's: refuse (an error where distinct keys tie "
                         "on a whole region) or first (the lowest index wins, as argmax)")
+    s.add_argument("--graph", action="store_true",
+                   help="also count the pairs of regions that share a facet (the adjacency graph: in d >= 3 one "
+                        "certified LP per pair of facets on a wall, work a plain count does not do)")
     add_run_arguments(s, regions=True)
     add_progress_argument(s)
     add_checkpoint_arguments(s)

@@ -11,6 +11,8 @@ the hull of these points?") and gets answers certified in rational arithmetic.  
   :func:`homogeneous_row`, :func:`rows_to_fractions`, :func:`lex_order`;
 * linear algebra over Q -- :func:`rank`, :func:`nullspace`, :func:`solve`, :func:`determinants`
   (stacks), :func:`integer_determinant` (one small integer matrix);
+* integer matrices -- :func:`integer_matrix` (one common denominator), :func:`int_matmul`
+  (exact products: int64 where a bound proves it safe, else Python ints), :func:`int_bits`;
 * filtered signs -- :func:`dot_signs` (floats first, exact where unsure);
 * certified LP -- :class:`Certificate`, :func:`interior_point`, :func:`relative_interior_point`,
   :func:`exact_lp_max`;
@@ -35,6 +37,7 @@ True
 from .._face import face
 from ._counters import COUNTERS, Counters, counting, merge, record
 from ._hull import Hull, certified_hull
+from ._intmat import int_bits, int_matmul, integer_matrix
 from ._lifted import upper_facets
 from ._linalg import determinants, integer_determinant, nullspace, rank, solve
 from ._lp import Certificate, exact_lp_max, interior_point, relative_interior_point
@@ -50,7 +53,7 @@ __all__ = [
     "NEG_INF", "to_rational", "to_rational_vector", "to_rational_matrix", "to_float_array", "common_denominator",
     "json_number", "format_rational", "format_point", "unlimited_int_digits", "load_json",
     "integer_row", "primitive_row", "homogeneous_point", "homogeneous_row", "rows_to_fractions", "lex_order",
-    "rank", "nullspace", "solve", "determinants", "integer_determinant",
+    "rank", "nullspace", "solve", "determinants", "integer_determinant", "integer_matrix", "int_matmul", "int_bits",
     "dot_signs",
     "Certificate", "interior_point", "relative_interior_point", "exact_lp_max",
     "FacetSet", "facets", "integer_facets", "region_facets", "WallFacet", "facets_overlap", "overlapping_pairs",

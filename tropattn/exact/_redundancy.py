@@ -227,17 +227,23 @@ def _scale(int_rows, point) -> float:
     return float(max(np.max(reach[np.isfinite(reach)], initial=0.0), size)) or 1.0
 
 
+#: How far (in the normalised float system) the interior point must be from every halfspace for
+#: Qhull: it needs a point clearly inside, and crashed on one 1e-301 from a wall (issue 23).
+_QHULL_CLEARANCE = 1e-9
+
+
 def _qhull_facets(distinct, d, point, sigma=1.0):
     """Float claim: which rows are facets, and a float point inside each facet."""
     G = float_rows([list(r[:-1]) + [-r[-1]] for _, r in distinct])
     z0 = float_point(list(point) + [1])
     if d == 0 or z0 is None:
         return None
-    G[:, :-1] *= sigma  # x = sigma x': size ~1 in the primed coordinates
-    if not np.all(np.isfinite(G)):
-        return None
-    z0[:-1] /= sigma
-    norms = np.linalg.norm(G, axis=1)
+    with np.errstate(all="ignore"):  # an overflow is no float claim (below), not a warning
+        G[:, :-1] *= sigma  # x = sigma x': size ~1 in the primed coordinates
+        if not np.all(np.isfinite(G)):
+            return None
+        z0[:-1] /= sigma
+        norms = np.linalg.norm(G, axis=1)
     if not np.all(norms > 0):  # a row underflowed at this scale: no float claim
         return None
     G /= norms[:, None]
@@ -247,6 +253,9 @@ def _qhull_facets(distinct, d, point, sigma=1.0):
     trow[0, D - 1] = -1.0
     H = np.vstack([np.hstack([G, np.zeros((len(G), 1))]), trow, box])
     z0 /= 2 * np.max(np.abs(z0))
+    if not np.max(H[:, :-1] @ z0 + H[:, -1]) < -_QHULL_CLEARANCE:
+        record("declined", where="integer_facets")  # the point is inside in exact terms, on a wall in floats:
+        return None                         # Qhull would fail (or crash); the exact path decides
     try:
         with np.errstate(all="ignore"):
             hs = spatial.HalfspaceIntersection(H, z0)

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 from fractions import Fraction
@@ -73,6 +74,40 @@ class AffineMap:
         (Fraction(3, 4),)
         """
         return tuple(sum((m * xi for m, xi in zip(row, x)), ci) for row, ci in zip(self.M, self.c))
+
+    @staticmethod
+    def from_integers(Mi, ci, m) -> "AffineMap":
+        """The map ``x -> (Mi x + ci) / m`` from integers (``m > 0``), its integer form kept.
+
+        Parameters
+        ----------
+        Mi : sequence of sequences of int
+            Numerator matrix (rows).
+        ci : sequence of int
+            Numerator offset.
+        m : int
+            Positive common denominator.
+
+        Returns
+        -------
+        AffineMap
+            With Fraction ``M`` and ``c`` (equal maps compare equal however they were made)
+            and :attr:`_integers` reduced by the gcd of all entries and ``m``.
+
+        Examples
+        --------
+        >>> f = AffineMap.from_integers([[2, 4]], [6], 4)               # (2x + 4y + 6) / 4
+        >>> f == AffineMap(((Fraction(1, 2), Fraction(1)),), (Fraction(3, 2),)), f._integers
+        (True, (((1, 2),), (3,), 2))
+        """
+        Mi = [[int(v) for v in row] for row in Mi]
+        ci = [int(v) for v in ci]
+        g = math.gcd(m, *ci, *(v for row in Mi for v in row))
+        if g > 1:
+            Mi, ci, m = [[v // g for v in row] for row in Mi], [v // g for v in ci], m // g
+        f = AffineMap(tuple(tuple(Fraction(v, m) for v in row) for row in Mi), tuple(Fraction(v, m) for v in ci))
+        f.__dict__["_integers"] = (tuple(map(tuple, Mi)), tuple(ci), m)   # the cached_property, filled in
+        return f
 
     @cached_property
     def _integers(self):

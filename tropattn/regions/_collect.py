@@ -6,8 +6,11 @@ depth are held.  A :class:`Collector` takes the final regions: it numbers them, 
 pieces across the facets crossed inside a parent, and keeps the facets that lie on a wall
 of an *earlier* sub-layer waiting (the two sides of such a wall were cut differently)
 until every piece inside their common ancestor is done, then matches them across the wall
-with :func:`tropattn.exact.overlapping_pairs`.  Linear regions are an
-:class:`~tropattn.exact.UnionFind` on the ids (8 bytes per region).
+only where their maps are equal (the linear regions, an :class:`~tropattn.exact.UnionFind`
+on the ids, 8 bytes per region).  The facet-adjacency graph is work a count never needs
+(one certified LP per pair of facets on a wall in d >= 3): with ``keep="all"`` the matched
+walls are kept and :func:`adjacency_edges` pairs them with
+:func:`tropattn.exact.overlapping_pairs` only when the graph is asked for.
 
 :func:`run` refines the first sub-layers breadth first until there are enough parents to
 keep every worker busy (``tropattn.config.search_frontier``), then hands chunks of them to
@@ -33,7 +36,7 @@ from ..exact import UnionFind, WallFacet, facets_overlap, overlapping_pairs
 from ._affine import AffineMap
 from ._refine import refine, region_of, row_key
 
-__all__ = ["Collector", "ChunkOut", "descend", "descend_chunk", "run"]
+__all__ = ["Collector", "ChunkOut", "descend", "descend_chunk", "run", "adjacency_edges"]
 
 
 @dataclass(slots=True)
@@ -51,8 +54,9 @@ class _Pending(WallFacet):
 class Collector:
     """Takes the final regions of a descent: ids, counts, adjacency, linear regions.
 
-    ``keep``: ``"all"`` stores every region and edge; ``"regions"`` stores regions but no
-    edges beyond those linear regions need; ``"counts"`` stores neither.  ``callback``
+    ``keep``: ``"all"`` stores every region, the edges crossed inside a parent and the
+    walls matched across (``walls``: the graph's other edges, paired only when asked for,
+    :func:`adjacency_edges`); ``"regions"`` and ``"counts"`` store neither.  ``callback``
     (optional) is called with ``(id, region)`` as each region is found.  Facets on walls of
     an earlier sub-layer wait in ``pending[s]`` until every piece inside their common
     ancestor is done (:meth:`close`), then are matched across the wall.
@@ -62,7 +66,8 @@ class Collector:
         self.keep, self.callback, self.d = keep, callback, d
         self.n = 0
         self.found = []     # (piece, facet points), when regions are kept
-        self.edges = []     # (id, id), when keep == "all"
+        self.edges = []     # (id, id) crossed inside a parent, when keep == "all"
+        self.walls = []     # (key, plus, minus) matched across a wall of an earlier sub-layer, when keep == "all"
         self.uf = UnionFind()
         self.unions = 0
         self.pending = {}   # sub-layer -> {hyperplane key: ([+ side], [- side])}
@@ -101,6 +106,11 @@ class Collector:
                 self.callback(off + i, region_of(piece, fpoints))
         if self.keep == "all":
             self.edges.extend((off + i, off + j) for i, j in out.edges)
+            for wall in out.walls:
+                for side in wall[1:]:
+                    for e in side:
+                        e.id += off
+                self.walls.append(wall)
         for level, keys in out.pending.items():
             mine = self.pending.setdefault(level, {})
             for key, sides in keys.items():
@@ -127,19 +137,19 @@ class Collector:
             self.close(level)
 
     def match(self, key, plus, minus):
+        """Join the linear regions across a wall: only equal maps can merge, paired through a dict."""
         if not plus or not minus:
             return
-        if self.keep != "all":  # only equal maps can merge linear regions: pair them through a dict
-            by_map = {}
-            for v in minus:
-                by_map.setdefault(v.map, []).append(v)
-            for u in plus:
-                for v in by_map.get(u.map, ()):
-                    if self.uf.find(u.id) != self.uf.find(v.id) and facets_overlap(u, v, key, self.d):
-                        self.join(u.id, v.id, True)
-            return
-        for u, v in overlapping_pairs(plus, minus, key, self.d):
-            self.join(u.id, v.id, u.map == v.map)
+        if self.keep == "all":
+            self.walls.append((key, plus, minus))
+        by_map = {}
+        for v in minus:
+            by_map.setdefault(v.map, []).append(v)
+        for u in plus:
+            for v in by_map.get(u.map, ()):
+                if self.uf.find(u.id) != self.uf.find(v.id) and facets_overlap(u, v, key, self.d):
+                    if self.uf.union(u.id, v.id):
+                        self.unions += 1
 
     @property
     def linear(self) -> int:
@@ -172,6 +182,7 @@ class ChunkOut:
     unions: int
     uf: object
     pending: dict
+    walls: list
 
 
 def descend_chunk(steps, s, keep, d, parents):
@@ -180,7 +191,44 @@ def descend_chunk(steps, s, keep, d, parents):
     for parent in parents:
         descend(parent, steps, s, sink)
         sink.close(s)
-    return ChunkOut(sink.n, sink.found, sink.edges, sink.unions, sink.uf.parent, sink.pending)
+    return ChunkOut(sink.n, sink.found, sink.edges, sink.unions, sink.uf.parent, sink.pending, sink.walls)
+
+
+def adjacency_edges(edges, walls, d, bar=None) -> list:
+    """The facet-adjacency edges: those crossed inside a parent and every overlapping pair on a wall.
+
+    Parameters
+    ----------
+    edges : list of (int, int)
+        The pairs of regions found across a facet inside one parent (``Collector.edges``).
+    walls : list of (key, plus, minus)
+        The facets waiting on each wall of an earlier sub-layer, by side (``Collector.walls``).
+    d : int
+        The dimension.
+    bar : Progress, optional
+        Advanced by one unit per wall.
+
+    Returns
+    -------
+    list of (int, int)
+        Every edge once, ``i < j``, sorted.
+
+    Examples
+    --------
+    >>> from tropattn.attention import sawtooth_model
+    >>> from ._refine import root_piece
+    >>> from ._steps import model_steps
+    >>> sink = Collector("all", None, 1)
+    >>> descend(root_piece(None, 1), model_steps(sawtooth_model(1, 2, 2)), 0, sink); sink.close(0)
+    >>> adjacency_edges(sink.edges, sink.walls, 1)       # 4 intervals in a row
+    [(0, 1), (1, 2), (2, 3)]
+    """
+    out = {(i, j) if i < j else (j, i) for i, j in edges}
+    for key, plus, minus in walls:
+        out.update((min(u.id, v.id), max(u.id, v.id)) for u, v in overlapping_pairs(plus, minus, key, d))
+        if bar is not None:
+            bar.advance(1)
+    return sorted(out)
 
 
 def run(root, steps, sink, runner, bar):

@@ -56,6 +56,8 @@ class RegionCount:
         The exact-path counts of the primal search (empty for the dual).
     complete : bool
         Always True (an interrupted count raises :class:`~tropattn.errors.Interrupted`).
+    n_edges : int or None
+        Pairs of activation regions that share a facet (with ``graph=True``), else None.
     """
 
     n_activation: int
@@ -66,6 +68,7 @@ class RegionCount:
     seconds: float = 0.0
     counters: dict = field(default_factory=dict, repr=False)
     complete: bool = True
+    n_edges: int | None = None
 
 
 def dual_refusal(model, box=None) -> str | None:
@@ -103,7 +106,7 @@ def dual_refusal(model, box=None) -> str | None:
 
 
 def count_regions(model, method="auto", box=None, ties=None, *, keep="counts", progress=None, workers=1,
-                  executor="serial", scheduler=None) -> RegionCount:
+                  executor="serial", scheduler=None, graph=False) -> RegionCount:
     """The number of activation (and linear) regions of ``model``, exactly.
 
     Parameters
@@ -126,6 +129,10 @@ def count_regions(model, method="auto", box=None, ties=None, *, keep="counts", p
         :class:`~tropattn.regions.RegionWriter`).  Anything but ``"counts"`` needs the primal.
     progress, workers, executor, scheduler
         Where and how the primal search runs (see :func:`~tropattn.regions.enumerate_regions`).
+    graph : bool, optional
+        Also count the facet-adjacency edges (``n_edges``): the primal search then keeps
+        the regions and builds their graph, in d >= 3 one certified LP per pair of facets
+        on a wall (a count without it does none of that work).
 
     Returns
     -------
@@ -137,8 +144,8 @@ def count_regions(model, method="auto", box=None, ties=None, *, keep="counts", p
     ------
     InvalidInputError
         An unknown ``method`` or ``ties``, ``method="dual"`` for a model it cannot count
-        (several layers, an FFN, a box) or with a ``keep`` other than ``"counts"``, or a bad
-        argument of the search.
+        (several layers, an FFN, a box) or with a ``keep`` other than ``"counts"`` or ``graph``,
+        ``graph`` with a ``keep`` other than ``"counts"``, or a bad argument of the search.
     TieError
         A whole-region tie at a head with ``ties="refuse"``.
     Interrupted
@@ -150,6 +157,8 @@ def count_regions(model, method="auto", box=None, ties=None, *, keep="counts", p
     >>> c = count_regions(sawtooth_model(2, 3, 2), box=(0, 1))
     >>> c.n_activation, c.n_linear, c.method                 # N^(dL) = 3^4, also inside the unit box
     (81, 81, 'primal')
+    >>> count_regions(sawtooth_model(1, 3, 1), graph=True).n_edges       # 3 intervals in a row
+    2
     >>> count_regions(sawtooth_model(2, 3, 2), method="dual")
     Traceback (most recent call last):
     ...
@@ -159,6 +168,9 @@ def count_regions(model, method="auto", box=None, ties=None, *, keep="counts", p
     choice(ties, "ties", TIE_RULES, meaning="'refuse' raises where distinct keys tie on a whole region, 'first' "
            "lets the lowest index win")
     check_keep(keep)
+    if graph and keep != "counts":
+        raise InvalidInputError(f"graph=True keeps the regions to count their adjacency edges; leave keep='counts' "
+                                f"(got keep={keep!r}) or call enumerate_regions(keep='all', graph=True)")
     if ties is not None:
         model = model.with_ties(ties)
     t0 = time.perf_counter()
@@ -167,14 +179,18 @@ def count_regions(model, method="auto", box=None, ties=None, *, keep="counts", p
         if refused:
             raise InvalidInputError(f"method='dual' cannot count this model: {refused}; use method='primal' "
                                     "(or 'auto')")
+        if graph:
+            raise InvalidInputError("the adjacency graph (graph=True) needs the regions of the primal search; "
+                                    "method='dual' only counts them; use method='primal' (or 'auto')")
         if keep != "counts":
             raise InvalidInputError(f"keep = {keep!r} needs the regions of the primal search, and method='dual' only "
                                     "counts them; use method='primal' (or 'auto')")
-    use_dual = method == "dual" or (method == "auto" and refused is None and keep == "counts")
+    use_dual = method == "dual" or (method == "auto" and refused is None and keep == "counts" and not graph)
     if use_dual:
         n = model.layers[0].count_dual()
         return RegionCount(n, None, "dual", None, model.ties, time.perf_counter() - t0)
-    result = enumerate_regions(model, box=box, progress=progress, workers=workers, executor=executor, keep=keep,
-                               scheduler=scheduler)
+    result = enumerate_regions(model, box=box, progress=progress, workers=workers, executor=executor,
+                               keep="all" if graph else keep, scheduler=scheduler, graph=graph)
     return RegionCount(result.n_activation, result.n_linear, "primal", None if box is None else tuple(box),
-                       model.ties, time.perf_counter() - t0, result.counters)
+                       model.ties, time.perf_counter() - t0, result.counters,
+                       n_edges=result.graph.number_of_edges() if graph else None)

@@ -26,7 +26,7 @@ from ._export import regions_frame, regions_html, regions_svg
 
 nx = lazy_import("networkx")
 
-__all__ = ["ActivationRegion", "RegionSet", "group_linear_regions", "box_rows"]
+__all__ = ["ActivationRegion", "RegionSet", "LazyGraph", "group_linear_regions", "box_rows"]
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,8 @@ class RegionSet:
     graph : networkx.Graph
         On the region indices, an edge for every pair of regions that share a facet (a
         (d-1)-dimensional piece of boundary), across walls of every sub-layer (only with
-        ``keep="all"``).
+        ``keep="all"``).  Built on first read unless the search was asked for it
+        (``graph=True``): in d >= 3 it costs a certified LP per pair of facets on a wall.
     """
 
     n_activation: int
@@ -145,8 +146,34 @@ class RegionSet:
 
     @property
     def graph(self):
-        """The facet-adjacency graph on region indices (``keep="all"`` only)."""
-        return self._kept("adjacency graph of the regions", 2)
+        """The facet-adjacency graph on region indices (``keep="all"`` only; built when first read)."""
+        graph = self._kept("adjacency graph of the regions", 2)
+        return graph.get() if isinstance(graph, LazyGraph) else graph
+
+
+class LazyGraph:
+    """A graph on ``range(n)`` whose edges ``build(bar)`` gives, built once, when first asked for.
+
+    >>> g = LazyGraph(3, lambda bar=None: [(0, 1)])
+    >>> g.built, sorted(g.get().edges), g.built
+    (False, [(0, 1)], True)
+    """
+
+    def __init__(self, n, build):
+        self.n, self._build, self._graph = n, build, None
+
+    @property
+    def built(self) -> bool:
+        return self._graph is not None
+
+    def get(self, bar=None):
+        """The graph (``bar``: a progress bar for the build, advanced by ``build``)."""
+        if self._graph is None:
+            graph = nx.Graph()
+            graph.add_nodes_from(range(self.n))
+            graph.add_edges_from(self._build(bar=bar))
+            self._graph, self._build = graph, None
+        return self._graph
 
     def to_pandas(self):
         """The regions as a pandas DataFrame, one row each, in the schema of the JSONL/CSV/Parquet export.

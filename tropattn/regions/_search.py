@@ -27,21 +27,19 @@ point in its relative interior (see :func:`tropattn.exact.region_facets`).
 
 from __future__ import annotations
 
+import functools
 import time
 
-from .._lazy import lazy_import
 from .._progress import Progress
 from .._validate import choice, positive_int
 from ..attention import Layer, Transformer
 from ..backends import get_executor
 from ..errors import Interrupted, InvalidInputError
 from ..exact import counting
-from ._collect import Collector, run
+from ._collect import Collector, adjacency_edges, run
 from ._refine import region_of, root_piece
-from ._results import RegionSet
+from ._results import LazyGraph, RegionSet
 from ._steps import model_steps
-
-nx = lazy_import("networkx")
 
 __all__ = ["enumerate_regions", "overlay_regions", "check_keep", "check_progress"]
 
@@ -69,7 +67,7 @@ def check_progress(progress):
 
 
 def enumerate_regions(model, box=None, progress=None, workers: int = 1,
-                      executor="serial", keep="all", scheduler=None) -> RegionSet:
+                      executor="serial", keep="all", scheduler=None, graph: bool = False) -> RegionSet:
     """All activation regions of ``model`` over ``R^d`` (or inside ``box``), exactly.
 
     The sub-layers are refined depth first: a parent's pieces are refined to the last
@@ -110,6 +108,11 @@ def enumerate_regions(model, box=None, progress=None, workers: int = 1,
     scheduler : str, optional
         For ``executor="dask"``: ``None`` or ``"local"`` (a LocalCluster here) or a
         ``"tcp://host:port"`` address.
+    graph : bool, optional
+        Build the facet-adjacency ``graph`` during the search (``keep="all"`` only; the
+        progress bar shows it as its own stage).  By default it is built when
+        ``result.graph`` is first read: in d >= 3 it costs a certified LP per pair of
+        facets on a wall of an earlier sub-layer, work that counts never need.
 
     Returns
     -------
@@ -124,7 +127,8 @@ def enumerate_regions(model, box=None, progress=None, workers: int = 1,
         On Ctrl-C; its ``partial`` holds the regions of the completed chunks
         (``complete=False``): every one of them is a certified region.
     InvalidInputError
-        A bad ``workers``, ``executor``, ``keep``, ``progress`` or ``box``.
+        A bad ``workers``, ``executor``, ``keep``, ``progress`` or ``box``, or
+        ``graph=True`` without ``keep="all"``.
 
     Examples
     --------
@@ -139,6 +143,9 @@ def enumerate_regions(model, box=None, progress=None, workers: int = 1,
     workers = positive_int(workers, "workers", meaning="the number of worker processes")
     check_keep(keep)
     check_progress(progress)
+    if graph and keep != "all":
+        raise InvalidInputError(f"graph=True needs keep='all' (got keep={keep!r}): the adjacency graph is "
+                                "built on the regions it keeps")
     kind = executor
     if executor == "serial":
         kind = "dask" if scheduler is not None else "processes" if workers > 1 else "serial"
@@ -166,7 +173,7 @@ def enumerate_regions(model, box=None, progress=None, workers: int = 1,
             _done(callback, partial)
             raise Interrupted(f"interrupted; the partial result holds the {partial.n_activation} regions "
                               "certified so far (a lower bound on the count)", partial) from None
-        result = _result(sink, t0, scope, complete=True)
+        result = _result(sink, t0, scope, complete=True, graph=graph, progress=progress)
         _done(callback, result)
         return result
 
@@ -194,23 +201,30 @@ class _closing:
         return False
 
 
-def _result(sink, t0, scope, complete) -> RegionSet:
+def _result(sink, t0, scope, complete, graph=False, progress=None) -> RegionSet:
+    """The RegionSet of a search; with ``graph`` its adjacency graph is built now (a stage of the bar)."""
     sink.close_all()
     linear_ids = sink.uf.numbering()
     keep = {"all": "all", "counts": "counts", "regions": "callback"}[sink.keep]
-    seconds, counters = time.perf_counter() - t0, scope.snapshot()
     if sink.keep != "all":
+        seconds, counters = time.perf_counter() - t0, scope.snapshot()
         return RegionSet(sink.n, sink.linear, linear_ids, complete, seconds, counters, keep)
     regions = tuple(region_of(p, f) for p, f in sink.found)
-    graph = nx.Graph()
-    graph.add_nodes_from(range(len(regions)))
-    graph.add_edges_from(sink.edges)
+    lazy = LazyGraph(len(regions), functools.partial(adjacency_edges, sink.edges, sink.walls, sink.d))
+    if graph:
+        bar = Progress(progress, 1, stage="adjacency graph", unit="walls")
+        bar.start_step(0, len(sink.walls))
+        try:
+            lazy.get(bar)
+        finally:
+            bar.close()
+    seconds, counters = time.perf_counter() - t0, scope.snapshot()
     groups = {}
     for i, lin in enumerate(linear_ids):  # the union-find joined exactly the graph's equal-map edges
         groups.setdefault(lin, []).append(i)
     linear = tuple(frozenset(g) for g in groups.values())  # ordered by smallest member (the roots)
     return RegionSet(len(regions), len(linear), linear_ids, complete, seconds, counters, keep,
-                     (regions, linear, graph))
+                     (regions, linear, lazy))
 
 
 def overlay_regions(heads, box=None, progress=None) -> RegionSet:

@@ -16,7 +16,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..errors import InvalidInputError
-from ..exact import common_denominator, integer_row
+import numpy as np
+
+from ..exact import common_denominator, int_bits, int_matmul, integer_matrix
 from ._affine import AffineMap
 
 
@@ -111,10 +113,24 @@ class AttentionStep:
         """
         A, b, walls = [], [], []
         for h, (head, j) in enumerate(zip(self.heads, labels)):
-            cell = self.cells[h][j] if self.cells[h] is not None else None
-            rivals = cell.neighbors if cell is not None else distinct_rivals(head, j)  # hidden or high-dim
-            wall_rows(head, j, rivals, f, ("head", self.index, h), A, b, walls)
+            wall_rows(head, j, self.rivals(h, j), f, ("head", self.index, h), A, b, walls)
         return A, b, walls
+
+    def rivals(self, h, j) -> list:
+        """The keys that label ``j`` of head ``h`` must beat: its power-diagram neighbours, or
+        every distinct key where the head has no diagram (it reads more than
+        :data:`DIAGRAM_MAX_DIM` coordinates) or ``j`` has no cell (hidden, won only by a tie).
+
+        Examples
+        --------
+        >>> from tropattn.attention import Head, Layer
+        >>> step = AttentionStep(Layer([Head([[0], [1], [2]], [0, 0, -1])]), 0)   # scores 0, x, 2x - 1
+        >>> sorted(step.rivals(0, 0)), sorted(step.rivals(0, 1))
+        ([1], [0, 2])
+        """
+        cells = self.cells[h]
+        cell = cells[j] if cells is not None else None
+        return list(cell.neighbors) if cell is not None else distinct_rivals(self.heads[h], j)
 
     def realisable(self, labels) -> bool:
         """Every label has a cell (or, for a head without a diagram, is no repeated key), or wins a
@@ -226,11 +242,45 @@ def _integer_values(heads, projection):
 
 
 class ReluStep:
-    """The ReLU FFN of one layer: ``y -> y + W2 relu(W1 y + b1) + b2``."""
+    """The ReLU FFN of one layer: ``y -> y + W2 relu(W1 y + b1) + b2``.
+
+    The weights are kept as integer matrices over one denominator each (a power of two for
+    float weights, :func:`tropattn.exact.integer_matrix`); inside a parent with map
+    ``f = (Mi x + ci) / m`` the pre-activations ``t1 m (W1 f(x) + b1) = H x + h`` are one
+    exact integer product (:func:`tropattn.exact.int_matmul`), computed once per parent and
+    shared by the labels, the rows and the output maps of its pieces.
+    """
 
     def __init__(self, ffn, index):
         self.ffn, self.index = ffn, index
-        self.units = [integer_row(list(row) + [bi]) for row, bi in zip(ffn.W1, ffn.b1)]  # positive multiples
+        W1, self._t1 = integer_matrix([list(row) + [bi] for row, bi in zip(ffn.W1, ffn.b1)])
+        self._W1, self._b1 = W1[:, :-1], W1[:, -1]
+        self._W1_bits = int_bits(self._W1)
+        W2, self._t2 = integer_matrix([list(row) + [bi] for row, bi in zip(ffn.W2, ffn.b2)])
+        self._W2, self._b2 = W2[:, :-1], W2[:, -1]
+        self._W2_bits = int_bits(self._W2)
+        self._last = None  # (f, H, h) of the last parent
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_last"] = None
+        return state
+
+    def _hidden(self, f: AffineMap):
+        """``(H, h)``: integer arrays with ``t1 m (W1 f(x) + b1) = H x + h`` (one product per parent)."""
+        last = self._last
+        if last is not None and last[0] is f:
+            return last[1], last[2]
+        Mi, ci, m = f._integers
+        d = len(Mi[0]) if Mi else 0
+        MC = np.empty((len(Mi), d + 1), dtype=object)
+        for r, (row, c) in enumerate(zip(Mi, ci)):
+            MC[r, :d] = row
+            MC[r, d] = c
+        P = int_matmul(self._W1, MC, self._W1_bits)
+        H, h = P[:, :d], P[:, d] + self._b1 * m
+        self._last = (f, H, h)
+        return H, h
 
     def labels_at(self, f: AffineMap, X, D):
         """On/off bit of every unit at ``f(X / D)``, or None where a pre-activation is 0.
@@ -260,21 +310,18 @@ class ReluStep:
         >>> step.labels_at(AffineMap.identity(1), (3,), 1), step.labels_at(AffineMap.identity(1), (1,), 1)
         ((1,), None)
         """
-        Z, E = f.apply_homogeneous(X, D)
+        H, h = self._hidden(f)
         bits = []
-        for i, r in enumerate(self.units):
-            p = sum(w * z for w, z in zip(r, Z)) + r[-1] * E
-            if p == 0 and not self._constant_zero(f, i):
+        for i in range(len(h)):
+            row = H[i]
+            p = sum(int(a) * x for a, x in zip(row, X)) + int(h[i]) * D   # same sign as the pre-activation
+            if p == 0 and (h[i] != 0 or any(row)):
                 return None
             bits.append(int(p > 0))
         return tuple(bits)
 
-    def _constant_zero(self, f: AffineMap, i) -> bool:
-        a, beta = f.pull_back(self.ffn.W1[i], -self.ffn.b1[i])
-        return beta == 0 and all(v == 0 for v in a)
-
     def rows(self, bits, f: AffineMap):
-        """Pulled-back rows of the piece where the units have the given bits.
+        """Pulled-back rows of the piece where the units have the given bits (integers).
 
         Parameters
         ----------
@@ -285,9 +332,9 @@ class ReluStep:
 
         Returns
         -------
-        A : list of tuple
+        A : list of tuple of int
             Row normals of ``a . x <= beta``.
-        b : list
+        b : list of int
             Right-hand sides.
         walls : list of tuple
             One tag per row: ``("relu", layer, unit, bit)``.
@@ -296,16 +343,17 @@ class ReluStep:
         --------
         >>> from tropattn.attention import FFN
         >>> ReluStep(FFN([[1]], [-1], [[1]], [0]), 0).rows((1,), AffineMap.identity(1))   # on: -x <= -1
-        ([(Fraction(-1, 1),)], [Fraction(-1, 1)], [('relu', 0, 0, 1)])
+        ([(-1,)], [-1], [('relu', 0, 0, 1)])
         """
+        H, h = self._hidden(f)
         A, b, walls = [], [], []
-        for i, (row, bi, bit) in enumerate(zip(self.ffn.W1, self.ffn.b1, bits)):
-            sign = -1 if bit else 1  # on: -(W1 y + b1) <= 0 ; off: W1 y + b1 <= 0
-            a, beta = f.pull_back(tuple(sign * w for w in row), -sign * bi)
-            if beta == 0 and all(v == 0 for v in a):  # identically 0 here: off by convention
+        for i, bit in enumerate(bits):
+            sign = -1 if bit else 1  # on: -(H x + h) <= 0 ; off: H x + h <= 0
+            a, beta = tuple(sign * int(v) for v in H[i]), sign * -int(h[i])
+            if beta == 0 and not any(a):  # identically 0 here: off by convention
                 if not bit:
                     continue
-                a, beta = a, Fraction(-1)                # "on" is then impossible: 0 <= -1
+                beta = -1                 # "on" is then impossible: 0 <= -1
             A.append(a)
             b.append(beta)
             walls.append(("relu", self.index, i, bit))
@@ -335,6 +383,11 @@ class ReluStep:
     def output_map(self, bits, f: AffineMap) -> AffineMap:
         """The affine map of the FFN's output on the piece of the given bits.
 
+        With ``W1 = W1n / t1``, ``W2 = W2n / t2`` (and the biases over the same
+        denominators) and ``f = (Mi x + ci) / m``, the output is
+        ``(t1 t2 (Mi x + ci) + W2n diag(bits) (H x + h) + t1 m b2n) / (t1 t2 m)``: integer
+        products only.
+
         Parameters
         ----------
         bits : tuple of int
@@ -353,16 +406,20 @@ class ReluStep:
         >>> ReluStep(FFN([[1]], [-1], [[1]], [0]), 0).output_map((1,), AffineMap.identity(1))   # x + (x - 1)
         AffineMap(M=((Fraction(2, 1),),), c=(Fraction(-1, 1),))
         """
-        W1, b1, W2, b2 = self.ffn.W1, self.ffn.b1, self.ffn.W2, self.ffn.b2
-        d = len(f.M[0]) if f.M else 0
-        # hidden = D (W1 f(x) + b1)
-        hid_M = [tuple(sum(W1[i][r] * f.M[r][k] for r in range(len(f.M))) * bits[i] for k in range(d))
-                 for i in range(len(W1))]
-        hid_c = [(sum(W1[i][r] * f.c[r] for r in range(len(f.c))) + b1[i]) * bits[i] for i in range(len(W1))]
-        M = tuple(tuple(f.M[o][k] + sum(W2[o][i] * hid_M[i][k] for i in range(len(W1))) for k in range(d))
-                  for o in range(len(f.M)))
-        c = tuple(f.c[o] + sum(W2[o][i] * hid_c[i] for i in range(len(W1))) + b2[o] for o in range(len(f.M)))
-        return AffineMap(M, c)
+        H, h = self._hidden(f)
+        Mi, ci, m = f._integers
+        on = [i for i, bit in enumerate(bits) if bit]
+        t = self._t1 * self._t2
+        d = len(Mi[0]) if Mi else 0
+        base = np.empty((len(Mi), d + 1), dtype=object)
+        for r, (row, c) in enumerate(zip(Mi, ci)):
+            base[r, :d] = [v * t for v in row]
+            base[r, d] = c * t + int(self._b2[r]) * self._t1 * m
+        if on:
+            Hh = np.empty((len(on), d + 1), dtype=object)
+            Hh[:, :d], Hh[:, d] = H[on], h[on]
+            base = base + int_matmul(self._W2[:, on], Hh, self._W2_bits)
+        return AffineMap.from_integers(base[:, :d], base[:, d], t * m)
 
 
 def model_steps(model):
