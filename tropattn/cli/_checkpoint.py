@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..attention import slice_model
 from ..errors import InvalidInputError
-from ..io import load, slice_checkpoint
+from ..io import is_checkpoint_path, load, slice_checkpoint
 from ..plot import plot_slice
 from ._common import parse_pair
 
@@ -55,7 +55,7 @@ def add_checkpoint_arguments(parser):
 
 
 def is_checkpoint(args) -> bool:
-    """Whether ``args.model`` names a checkpoint (a ``.safetensors`` file) rather than a model file.
+    """Whether ``args.model`` names a checkpoint (``.safetensors``, a shard index, a model directory), not a model file.
 
     Parameters
     ----------
@@ -73,7 +73,7 @@ def is_checkpoint(args) -> bool:
     >>> is_checkpoint(argparse.Namespace(model="gpt2.safetensors")), is_checkpoint(argparse.Namespace(model="m.json"))
     (True, False)
     """
-    return str(args.model).endswith(".safetensors")
+    return is_checkpoint_path(args.model)
 
 
 def _context_ids(text):

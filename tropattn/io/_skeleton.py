@@ -57,7 +57,9 @@ class Attention:
 
     ``W_Q, W_K: (H, d_k, d)``, ``W_V: (H, d_v, d)``, biases ``(H, d_k)`` / ``(H, d_v)``,
     out-projection ``W_O: (d, H d_v)`` (head ``h`` reads columns ``h d_v .. (h+1) d_v``)
-    and ``b_O: (d,)``; scores are ``q . k / sqrt(d_k)``.
+    and ``b_O: (d,)``; scores are ``q . k / sqrt(d_k)`` with ``d_k`` the head dimension, or
+    the ``d_k`` given (GPT-2's ``scale_attn_weights=False`` is ``d_k = 1``, its
+    ``scale_attn_by_inverse_layer_idx`` multiplies ``d_k`` by ``(layer + 1)^2``).
     """
 
     W_Q: np.ndarray
@@ -68,6 +70,12 @@ class Attention:
     b_V: np.ndarray
     W_O: np.ndarray
     b_O: np.ndarray
+    d_k: int = None
+
+    @property
+    def scale(self) -> float:
+        """The score scale ``1 / sqrt(d_k)`` (floats)."""
+        return 1 / math.sqrt(self.W_Q.shape[1] if self.d_k is None else self.d_k)
 
     @property
     def heads(self) -> int:
@@ -127,7 +135,17 @@ def _gelu(z):
     return 0.5 * z * (1 + special.erf(z / math.sqrt(2)))
 
 
-ACTIVATIONS = {"relu": lambda z: np.maximum(z, 0), "gelu": _gelu, "gelu_tanh": _gelu_tanh}
+def _gelu_fast(z):
+    return 0.5 * z * (1 + np.tanh(z * 0.7978845608 * (1 + 0.044715 * z * z)))
+
+
+def _sigmoid(z):
+    return 0.5 * (1 + np.tanh(z / 2))
+
+
+#: The FFN activations of the context's soft forward (floats); only ReLU is piecewise linear.
+ACTIVATIONS = {"relu": lambda z: np.maximum(z, 0), "gelu": _gelu, "gelu_tanh": _gelu_tanh, "gelu_fast": _gelu_fast,
+               "quick_gelu": lambda z: z * _sigmoid(1.702 * z), "silu": lambda z: z * _sigmoid(z)}
 
 
 def layer_norm(X, norm: Norm, sigma=None):
@@ -258,7 +276,7 @@ def attention_forward(attn: Attention, Z, Y, *, mask=None, sharpness=1.0):
     labels = []
     for h, (K, V) in enumerate(attn.keys_values(Y)):
         Q = Z @ attn.W_Q[h].T + attn.b_Q[h]
-        o, S = attend(Q, K, V, 1 / math.sqrt(K.shape[1]), mask=mask, beta=1.0 if sharpness is None else sharpness,
+        o, S = attend(Q, K, V, attn.scale, mask=mask, beta=1.0 if sharpness is None else sharpness,
                       hard=sharpness is None, return_scores=True)
         out += o
         labels.append(S.argmax(axis=1))
@@ -343,8 +361,8 @@ def query_path(blocks, Ys, X, layernorm="drop", sigmas=None, sharpness=None, act
         Frozen scales per LayerNorm site (``"freeze"``).
     sharpness : float, optional
         Soft attention ``softmax(c * score)``; None for hard.
-    activation : str, optional
-        The FFN activation (default ``"relu"``).
+    activation : str or None, optional
+        The FFN activation (default ``"relu"``); None: each block's own (the real model).
 
     Returns
     -------
@@ -388,7 +406,7 @@ def query_path(blocks, Ys, X, layernorm="drop", sigmas=None, sharpness=None, act
         if blk.ffn is not None:
             W1, b1, W2, b2 = blk.ffn
             Z = norm(X, blk.norm2) if blk.norm_first else X
-            X = X + ACTIVATIONS[activation](Z @ W1.T + b1) @ W2.T + b2
+            X = X + ACTIVATIONS[activation or blk.activation](Z @ W1.T + b1) @ W2.T + b2
             if not blk.norm_first:
                 X = norm(X, blk.norm2)
     sig = np.stack(used, axis=1) if used else np.zeros((n, 0))
@@ -421,7 +439,7 @@ def _heads(attn: Attention, Y):
     """Exact heads of one attention block on the context inputs ``Y`` (values through ``W_O``, no bias)."""
     dv = attn.W_V.shape[1]
     return [Head.from_weights(attn.W_Q[h], attn.W_K[h], attn.W_V[h], attn.W_O[:, h * dv:(h + 1) * dv], Y,
-                              attn.b_Q[h], attn.b_K[h], attn.b_V[h]) for h in range(attn.heads)]
+                              attn.b_Q[h], attn.b_K[h], attn.b_V[h], d_k=attn.d_k) for h in range(attn.heads)]
 
 
 def _scaled_values(head, A, c=None):
