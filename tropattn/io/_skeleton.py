@@ -33,8 +33,9 @@ import numpy as np
 from .._lazy import lazy_import
 from ..attention import FFN, Head, Layer, Transformer, precompose_head, precompose_layer
 from ..errors import InvalidInputError, QuadraticWallError
-from ..exact import to_rational, to_rational_matrix, to_rational_vector
+from ..exact import to_rational, to_rational_vector
 from ..soft import attend
+from ._dyadic import Dyadic, float_fractions
 
 __all__ = ["Norm", "Attention", "Block", "Skeleton", "check_options", "attention_forward", "context_forward",
            "build_skeleton", "layer_norm", "ACTIVATIONS", "query_path", "slice_grid", "make_skeleton"]
@@ -435,11 +436,28 @@ def _matvec(M, x):
     return tuple(sum((m * xi for m, xi in zip(row, x)), to_rational(0)) for row in M)
 
 
-def _heads(attn: Attention, Y):
-    """Exact heads of one attention block on the context inputs ``Y`` (values through ``W_O``, no bias)."""
+def _heads(attn: Attention, Y, with_bias: bool):
+    """Exact heads of one attention block on the context inputs ``Y`` (values through ``W_O``).
+
+    The same heads as :meth:`~tropattn.attention.Head.from_weights` (keys ``W_Q^T k_j``,
+    offsets ``b_Q . k_j``, values ``W_O (W_V y_j + b_V)``), computed as integer matrix
+    products over one power of two (:class:`~tropattn.io._dyadic.Dyadic`); with
+    ``with_bias`` head 0's values also carry ``b_O`` (exactly one value per head is picked,
+    so the block's output gains ``b_O`` once).
+    """
     dv = attn.W_V.shape[1]
-    return [Head.from_weights(attn.W_Q[h], attn.W_K[h], attn.W_V[h], attn.W_O[:, h * dv:(h + 1) * dv], Y,
-                              attn.b_Q[h], attn.b_K[h], attn.b_V[h], d_k=attn.d_k) for h in range(attn.heads)]
+    d_k = to_rational(attn.W_Q.shape[1] if attn.d_k is None else attn.d_k, "d_k")
+    Yd = Dyadic.of(Y, "the context's attention inputs")
+    heads = []
+    for h in range(attn.heads):
+        K = Yd @ Dyadic.of(attn.W_K[h], "W_K").T + Dyadic.of(attn.b_K[h], "b_K")
+        V = (Yd @ Dyadic.of(attn.W_V[h], "W_V").T + Dyadic.of(attn.b_V[h], "b_V")) \
+            @ Dyadic.of(attn.W_O[:, h * dv:(h + 1) * dv], "W_O").T
+        if with_bias and h == 0:
+            V = V + Dyadic.of(attn.b_O, "b_O")
+        heads.append(Head((K @ Dyadic.of(attn.W_Q[h], "W_Q")).fractions(),
+                          (K @ Dyadic.of(attn.b_Q[h], "b_Q")).fractions(), V.fractions(), d_k=d_k, domain="QQ"))
+    return heads
 
 
 def _scaled_values(head, A, c=None):
@@ -479,29 +497,26 @@ def build_skeleton(blocks, Ys, layernorm=None, sigmas=None) -> tuple:
     """
     layers, pending, site = [], None, 0
     for blk, Y in zip(blocks, Ys):
-        heads = _heads(blk.attn, Y)
-        bO = to_rational_vector(blk.attn.b_O, "b_O")
         residual = blk.residual
         if blk.norm_first:
+            heads = _heads(blk.attn, Y, True)
             read = _frozen_read(layernorm, blk.norm1, None if sigmas is None else sigmas[site])
             site += blk.norm1 is not None
             if read is not None:
                 heads = [precompose_head(h, *read) for h in heads]
-            heads[0] = _scaled_values(heads[0], _eye(len(bO)), bO)
         else:
             post = _frozen_read(layernorm, blk.norm1, None if sigmas is None else sigmas[site])
             site += blk.norm1 is not None
-            if post is None:
-                heads[0] = _scaled_values(heads[0], _eye(len(bO)), bO)
-            else:
+            heads = _heads(blk.attn, Y, post is None)
+            if post is not None:
                 A, c = post
+                bO = to_rational_vector(blk.attn.b_O, "b_O")
                 shift = tuple(a + b for a, b in zip(_matvec(A, bO), c))
                 heads = [_scaled_values(h, A, shift if i == 0 else None) for i, h in enumerate(heads)]
                 residual = A if residual else False
         ffn = None
         if blk.ffn is not None:
-            W1, b1, W2, b2 = (to_rational_matrix(blk.ffn[0], "W1"), to_rational_vector(blk.ffn[1], "b1"),
-                              to_rational_matrix(blk.ffn[2], "W2"), to_rational_vector(blk.ffn[3], "b2"))
+            W1, b1, W2, b2 = (float_fractions(w, name) for w, name in zip(blk.ffn, ("W1", "b1", "W2", "b2")))
             read = _frozen_read(layernorm, blk.norm2, None if sigmas is None else sigmas[site])
             site += blk.norm2 is not None
             if blk.norm_first and read is not None:
@@ -519,11 +534,6 @@ def build_skeleton(blocks, Ys, layernorm=None, sigmas=None) -> tuple:
         d = len(c)
         layers.append(Layer([Head([[0] * d], [0], [c])], residual=A))
     return layers
-
-
-def _eye(d):
-    one, zero = to_rational(1), to_rational(0)
-    return tuple(tuple(one if i == k else zero for k in range(d)) for i in range(d))
 
 
 def _matmul(A, B):
