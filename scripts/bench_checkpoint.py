@@ -118,7 +118,8 @@ def describe(spec, res) -> str:
                      f"{rate:8.1f} regions/CPU-s")
     peak = max((r["mem"] for r in res.values() if isinstance(r, dict) and "mem" in r), default=None)
     if peak is not None:
-        parts.append(f"peak {peak:6.0f} MiB")
+        base = res.get("start", {}).get("mem", 0)
+        parts.append(f"peak {peak:6.0f} MiB ({peak - base:+.0f} over the imports and the model build)")
     if "stopped" in res:
         parts.append(f"did not finish in {res['stopped']:.0f} s")
     if "error" in res:
