@@ -135,7 +135,7 @@ class _StepRows:
                 scores = self.scores.get(h)
                 if scores is None:
                     scores = self.scores[h] = pulled_back_scores(step.heads[h], self.f)
-                wall_rows(step.heads[h], j, step.cells[h][j].neighbors, self.f, ("head", step.index, h), A, b, tags,
+                wall_rows(step.heads[h], j, step.rivals(h, j), self.f, ("head", step.index, h), A, b, tags,
                           scores)
                 part = self.cache[(h, j)] = (tuple(integer_row(a + (bi,)) for a, bi in zip(A, b)), tuple(tags))
             rows += part[0]

@@ -111,10 +111,24 @@ class AttentionStep:
         """
         A, b, walls = [], [], []
         for h, (head, j) in enumerate(zip(self.heads, labels)):
-            cell = self.cells[h][j] if self.cells[h] is not None else None
-            rivals = cell.neighbors if cell is not None else distinct_rivals(head, j)  # hidden or high-dim
-            wall_rows(head, j, rivals, f, ("head", self.index, h), A, b, walls)
+            wall_rows(head, j, self.rivals(h, j), f, ("head", self.index, h), A, b, walls)
         return A, b, walls
+
+    def rivals(self, h, j) -> list:
+        """The keys that label ``j`` of head ``h`` must beat: its power-diagram neighbours, or
+        every distinct key where the head has no diagram (it reads more than
+        :data:`DIAGRAM_MAX_DIM` coordinates) or ``j`` has no cell (hidden, won only by a tie).
+
+        Examples
+        --------
+        >>> from tropattn.attention import Head, Layer
+        >>> step = AttentionStep(Layer([Head([[0], [1], [2]], [0, 0, -1])]), 0)   # scores 0, x, 2x - 1
+        >>> sorted(step.rivals(0, 0)), sorted(step.rivals(0, 1))
+        ([1], [0, 2])
+        """
+        cells = self.cells[h]
+        cell = cells[j] if cells is not None else None
+        return list(cell.neighbors) if cell is not None else distinct_rivals(self.heads[h], j)
 
     def realisable(self, labels) -> bool:
         """Every label has a cell (or, for a head without a diagram, is no repeated key), or wins a
