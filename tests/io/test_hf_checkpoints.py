@@ -80,7 +80,7 @@ def test_context_and_query_match_hf(tmp_path, act, n_layer):
     for blk, Y, H in zip(model.transformer.h, sk.Ys, out.hidden_states):
         with torch.no_grad():
             np.testing.assert_allclose(Y, blk.ln_1(H[0]).numpy(), rtol=1e-10, atol=1e-10)
-    X = _grid(sk)
+    X = _grid(sk, n=4)
     states, labels = _hf_query(model, IDS, X)
     mine, my_labels, _ = query_path(sk.blocks, sk.Ys, X, "true", sharpness=1.0, activation=None)
     np.testing.assert_allclose(mine, states, rtol=1e-9, atol=1e-9)
@@ -190,7 +190,7 @@ def test_directory_errors_name_the_problem(tmp_path):
 
 
 def test_cli_counts_a_model_directory(tmp_path, capsys):
-    _hf(tmp_path, seed=7, n_layer=1, activation_function="relu")
+    _hf(tmp_path, seed=7, n_layer=2, activation_function="relu", n_inner=4)
     args = ["count", str(tmp_path), "--context", "3,1,4", "--slice", "tokens:0,1,2", "--layernorm", "drop",
             "--self-key", "exclude", "--box=-1/2,1/2", "--json"]
     assert main(args) in (0, None)
