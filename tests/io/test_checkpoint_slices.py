@@ -15,7 +15,9 @@ import copy
 import numpy as np
 import pytest
 
+import tropattn.plot._slices as slices_mod
 from tropattn.attention import slice_through, token_points
+from tropattn.cli import main
 from tropattn.io import slice_checkpoint
 from tropattn.regions import brute_force_regions, enumerate_regions
 
@@ -128,3 +130,20 @@ def test_slice_plane_is_the_three_tokens_at_the_query_position(tmp_path):
     np.testing.assert_array_equal(np.array([float(v) for v in cut.x0]), P[0])
     np.testing.assert_array_equal(np.array([[float(v) for v in u] for u in cut.directions]),
                                   [P[1] - P[0], P[2] - P[0]])
+
+
+def test_checkpoint_diagram_marks_the_three_tokens_and_names_its_axes(tmp_path, monkeypatch):
+    _model(tmp_path / "ck", 16, 2, 2, 2, seed=2)
+    kept, real = [], slices_mod.save
+    monkeypatch.setattr(slices_mod, "save", lambda fig, path, dpi: (kept.append(fig), real(fig, path, dpi)))
+    png = tmp_path / "slice.png"
+    assert main(["diagram", str(tmp_path / "ck"), "--context", "3,1,4", "--slice", "tokens:5,0,2", "--layernorm",
+                 "drop", "--self-key", "exclude", "--box=-3/2,3/2", "-o", str(png)]) == 0
+    ax = kept[0].axes[0]
+    assert ax.get_xlabel().startswith("t1: token 5 -> token 0, at query position 3")
+    assert ax.get_ylabel().startswith("t2: token 5 -> token 2, at query position 3")
+    stars = sorted((float(line.get_xdata()[0]), float(line.get_ydata()[0])) for line in ax.lines
+                   if line.get_marker() == "*")
+    assert stars == [(0.0, 0.0), (0.0, 1.0), (1.0, 0.0)]
+    notes = {t.get_text(): tuple(float(v) for v in t.xy) for t in ax.texts if hasattr(t, "xy")}
+    assert notes == {"token 5": (0.0, 0.0), "token 0": (1.0, 0.0), "token 2": (0.0, 1.0)}
