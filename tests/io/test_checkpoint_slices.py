@@ -43,12 +43,13 @@ def _model(folder, d, L, heads, inner, seed):
     return context, _query_model(folder)
 
 
-def _query_model(folder):
+def _query_model(folder, drop_norms=True):
     """HF's GPT2Model from ``folder`` as the query sees it: no LayerNorm, queries scaled by ``SHARP``."""
     hf = transformers.GPT2Model.from_pretrained(folder, attn_implementation="eager", dtype=torch.float64).eval()
     with torch.no_grad():
         for blk in hf.h:
-            blk.ln_1, blk.ln_2 = torch.nn.Identity(), torch.nn.Identity()
+            if drop_norms:
+                blk.ln_1, blk.ln_2 = torch.nn.Identity(), torch.nn.Identity()
             d = blk.attn.c_attn.weight.shape[0]
             blk.attn.c_attn.weight[:, :d] *= SHARP
             blk.attn.c_attn.bias[:d] *= SHARP
@@ -161,3 +162,14 @@ def test_checkpoint_diagram_marks_the_three_tokens_and_names_its_axes(tmp_path):
     assert "t2: token 5 -> token 2, at query position 3 (slice coordinate)" in texts
     assert {"token 5", "token 0", "token 2"} <= set(texts)
     assert marks == [(0.0, 0.0), (0.0, 1.0), (1.0, 0.0)]          # the stars at t = 0, e_2, e_1
+
+
+@pytest.mark.parametrize("d,L", [(16, 2), (64, 3)])
+def test_frozen_layernorm_slice_is_exact_at_its_origin(tmp_path, d, L):
+    hf, _ = _model(tmp_path, d, L, 4, 4, seed=11 + L)
+    true_norms = _query_model(tmp_path, drop_norms=False)          # HF with its real LayerNorms on the query
+    cut = slice_checkpoint(tmp_path, IDS, tokens=[0, 1, 2], layernorm="freeze", self_key="exclude")
+    y, labels, one_hot = _query_state(_context_cache(hf), true_norms, np.array([float(v) for v in cut.x0]))
+    exact, pattern = cut.model.evaluate([0, 0])
+    assert one_hot > 1 - 1e-9 and labels == [p[0] for p in pattern]
+    np.testing.assert_allclose([float(v) for v in exact], y, rtol=1e-7, atol=1e-7)

@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from tropattn.attention import Head
+from tropattn.attention import Head, precompose_head
 from tropattn.errors import InvalidInputError
 from tropattn.io._dyadic import Dyadic, float_fractions
-from tropattn.io._skeleton import Attention, _heads
+from tropattn.io._skeleton import Attention, Norm, _frozen_affine, _frozen_scale, _heads, _pull_head, _times_frozen
 
 FLOATS = st.one_of(st.floats(allow_nan=False, allow_infinity=False, width=64, min_value=-1e150, max_value=1e150),
                    st.sampled_from([0.0, -0.0, 5e-324, -2.5e-310, 1e-300, 3.0, 1e150]))
@@ -56,3 +56,17 @@ def test_non_finite_weights_are_named():
         Dyadic.of([1.0, float("nan")], "W_K")
     with pytest.raises(InvalidInputError, match="W1 has a NaN"):
         float_fractions([[float("inf")]], "W1")
+
+
+def test_frozen_layernorm_structure_equals_the_full_matrix():
+    rng = np.random.default_rng(3)
+    d = 5
+    norm = Norm(rng.normal(size=d), rng.normal(size=d), 1e-5)
+    A, c = _frozen_affine(norm, 0.7)                         # the d x d matrix, entry by entry
+    w, c2 = _frozen_scale("freeze", norm, 0.7)
+    assert c2 == c
+    head = Head(rng.normal(size=(3, d)), rng.normal(size=3), rng.normal(size=(3, d)))
+    assert _pull_head(head, w, c) == precompose_head(head, A, c)
+    row = [Fraction(x) for x in rng.normal(size=d)]
+    assert _times_frozen(row, w) == tuple(sum((row[j] * A[j][k] for j in range(d)), Fraction(0)) for k in range(d))
+    assert _frozen_scale("drop", norm, 0.7) is None

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._lazy import lazy_import
-from ..attention import FFN, Head, Layer, Transformer, precompose_head, precompose_layer
+from ..attention import FFN, Head, Layer, Transformer, precompose_layer
 from ..errors import InvalidInputError, QuadraticWallError
 from ..exact import to_rational, to_rational_vector
 from ..soft import attend
@@ -432,6 +432,33 @@ def _frozen_read(layer_norm_mode, norm, sigma):
     return _frozen_affine(norm, sigma)
 
 
+def _frozen_scale(layer_norm_mode, norm, sigma):
+    """A frozen pre-norm LayerNorm as ``(w, beta)``: the map ``x -> w * (x - mean x) + beta``, ``w = gamma / sigma``.
+
+    Its matrix is ``diag(w) (I - J/d)``; :func:`_times_frozen` applies it in ``O(d)`` per row
+    instead of a ``d x d`` product.  None where the norm is dropped or absent.
+    """
+    if norm is None or layer_norm_mode == "drop":
+        return None
+    s = to_rational(float(sigma), "sigma")
+    return tuple(g / s for g in float_fractions(norm.gamma, "LayerNorm weight")), \
+        float_fractions(norm.beta, "LayerNorm bias")
+
+
+def _times_frozen(row, w):
+    """``row A`` (equally ``A^T row``) for ``A = diag(w) (I - J/d)``: ``row * w - mean(row * w)``, exactly."""
+    rw = [r * wi for r, wi in zip(row, w)]
+    mean = sum(rw, to_rational(0)) / len(rw)
+    return tuple(v - mean for v in rw)
+
+
+def _pull_head(head, w, c):
+    """``head`` read through the frozen LayerNorm ``(w, c)``: keys ``A^T a_j``, offsets ``b_j + a_j . c``."""
+    keys = tuple(_times_frozen(a, w) for a in head.keys)
+    offsets = tuple(b + sum((ai * ci for ai, ci in zip(a, c)), to_rational(0)) for a, b in zip(head.keys, head.offsets))
+    return Head(keys, offsets, head.values, score_scale=head.score_scale)
+
+
 def _matvec(M, x):
     return tuple(sum((m * xi for m, xi in zip(row, x)), to_rational(0)) for row in M)
 
@@ -500,10 +527,10 @@ def build_skeleton(blocks, Ys, layernorm=None, sigmas=None) -> tuple:
         residual = blk.residual
         if blk.norm_first:
             heads = _heads(blk.attn, Y, True)
-            read = _frozen_read(layernorm, blk.norm1, None if sigmas is None else sigmas[site])
+            read = _frozen_scale(layernorm, blk.norm1, None if sigmas is None else sigmas[site])
             site += blk.norm1 is not None
             if read is not None:
-                heads = [precompose_head(h, *read) for h in heads]
+                heads = [_pull_head(h, *read) for h in heads]
         else:
             post = _frozen_read(layernorm, blk.norm1, None if sigmas is None else sigmas[site])
             site += blk.norm1 is not None
@@ -517,12 +544,13 @@ def build_skeleton(blocks, Ys, layernorm=None, sigmas=None) -> tuple:
         ffn = None
         if blk.ffn is not None:
             W1, b1, W2, b2 = (float_fractions(w, name) for w, name in zip(blk.ffn, ("W1", "b1", "W2", "b2")))
-            read = _frozen_read(layernorm, blk.norm2, None if sigmas is None else sigmas[site])
+            frozen = _frozen_scale if blk.norm_first else _frozen_read
+            read = frozen(layernorm, blk.norm2, None if sigmas is None else sigmas[site])
             site += blk.norm2 is not None
             if blk.norm_first and read is not None:
-                A, c = read
+                w, c = read
                 b1 = tuple(b + s for b, s in zip(b1, _matvec(W1, c)))
-                W1 = _matmul(W1, A)
+                W1 = tuple(_times_frozen(row, w) for row in W1)
             ffn = FFN(W1, b1, W2, b2)
         layer = Layer(heads, residual=residual, ffn=ffn)
         if pending is not None:
@@ -534,11 +562,6 @@ def build_skeleton(blocks, Ys, layernorm=None, sigmas=None) -> tuple:
         d = len(c)
         layers.append(Layer([Head([[0] * d], [0], [c])], residual=A))
     return layers
-
-
-def _matmul(A, B):
-    Bt = tuple(zip(*B))
-    return tuple(tuple(sum((a * b for a, b in zip(row, col)), to_rational(0)) for col in Bt) for row in A)
 
 
 @dataclass(frozen=True)
