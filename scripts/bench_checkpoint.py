@@ -5,11 +5,10 @@ Every case runs in a fresh Python process and prints one row: the model (``d`` =
 initialisation, seeded, written by ``save_pretrained``), the context length ``N``, and per
 phase the CPU seconds of that process:
 
-* ``load``: reading the safetensors file and config.json, the context's float forward and
-  the exact skeleton on the query's ``d``-dimensional state (``tropattn.io.load_gpt2`` with
-  ``layernorm="drop", self_key="exclude", activation="relu"``);
-* ``slice``: the plane through the embeddings of tokens 0, 1, 2 at the query's position
-  (``slice_model``);
+* ``load``: reading the safetensors file and config.json, the context's float forward, the
+  exact skeleton on the query's ``d``-dimensional state and its slice, the plane through the
+  embeddings of tokens 0, 1, 2 at the query's position (``tropattn.io.slice_checkpoint`` with
+  ``layernorm="drop"`` or ``--layernorm freeze``, ``self_key="exclude", activation="relu"``);
 * ``count``: the exact count of activation and linear regions in the box ``[-B, B]^2``
   (``count_regions(keep="counts")``), and the regions per CPU-second;
 
@@ -51,8 +50,7 @@ def report(**kw):
     print(json.dumps(kw), flush=True)
 
 import torch, transformers
-from tropattn.io import load_gpt2
-from tropattn.attention import slice_model, slice_through, token_points
+from tropattn.io import slice_checkpoint
 from tropattn.regions import count_regions
 from tropattn.io._skeleton import slice_grid, query_path
 
@@ -63,12 +61,10 @@ transformers.GPT2LMHeadModel(cfg).save_pretrained(spec["dir"])
 ids = list(range(3, 3 + spec["N"]))
 report(phase="start", mem=mem())
 t = time.process_time()
-sk = load_gpt2(spec["dir"], ids, layernorm="drop", self_key="exclude", activation="relu")
+cut = slice_checkpoint(spec["dir"], ids, tokens=[0, 1, 2], layernorm=spec["layernorm"], self_key="exclude",
+                       activation="relu")
 report(phase="load", cpu=time.process_time() - t, mem=mem())
-t = time.process_time()
-x0, U = slice_through(token_points(sk.wte, sk.wpe, [0, 1, 2], len(ids)))
-S = slice_model(sk, x0, U)
-report(phase="slice", cpu=time.process_time() - t, mem=mem())
+sk, S, x0, U = cut.skeleton, cut.model, cut.x0, cut.directions
 B = spec["box"]
 _, X = slice_grid([float(v) for v in x0], [[float(v) for v in u] for u in U], B, 61)
 labels = query_path(sk.blocks, sk.Ys, X)[1]
@@ -104,9 +100,9 @@ def run_case(spec, allowance):
 
 
 def describe(spec, res) -> str:
-    head = f"d={spec['d']:4d} H={spec['heads']:2d} L={spec['L']} N={spec['N']:2d}"
+    head = f"d={spec['d']:4d} H={spec['heads']:2d} L={spec['L']} N={spec['N']:2d} {spec['layernorm']:6s}"
     parts = []
-    for phase in ("load", "slice"):
+    for phase in ("load",):
         if phase in res:
             parts.append(f"{phase} {res[phase]['cpu']:7.2f} s")
     if "grid" in res:
@@ -137,6 +133,7 @@ def main(argv=None):
     ap.add_argument("--budget", type=float, default=600.0, help="wall seconds for the whole benchmark")
     ap.add_argument("--case-budget", type=float, default=600.0, help="wall seconds for one case")
     ap.add_argument("--no-count", action="store_true", help="load and slice only (no region count)")
+    ap.add_argument("--layernorm", choices=("drop", "freeze"), default="drop", help="the skeleton's LayerNorm option")
     ap.add_argument("--json", action="store_true", help="one JSON object per case")
     args = ap.parse_args(argv)
     dims, layers, contexts = ([768], [1], [8]) if args.quick else (
@@ -147,7 +144,7 @@ def main(argv=None):
         for L in layers:
             for N in contexts:
                 spec = {"d": d, "heads": 12 if d % 12 == 0 else 4, "L": L, "N": N, "seed": 0, "box": args.box,
-                        "count": not args.no_count}
+                        "count": not args.no_count, "layernorm": args.layernorm}
                 left = args.budget - (time.monotonic() - start)
                 if left <= 1:
                     print(f"d={d:4d} L={L} N={N:2d}  skipped: the budget of {args.budget:.0f} s is spent", flush=True)
