@@ -67,8 +67,13 @@ def _grid(sk, n=5, box=1.0):
     return slice_grid([float(v) for v in x0], [[float(v) for v in u] for u in U], box, n)[1]
 
 
-@pytest.mark.parametrize("act", ["relu", "gelu_new", "gelu"])
-@pytest.mark.parametrize("n_layer", [1, 2, 3])
+SLOW = pytest.mark.slow
+
+
+@pytest.mark.parametrize("n_layer,act", [(1, "relu"), (2, "gelu_new"), (3, "gelu"), (3, "relu"),
+                                         pytest.param(1, "gelu", marks=SLOW), pytest.param(1, "gelu_new", marks=SLOW),
+                                         pytest.param(2, "relu", marks=SLOW), pytest.param(2, "gelu", marks=SLOW),
+                                         pytest.param(3, "gelu_new", marks=SLOW)])
 def test_context_and_query_match_hf(tmp_path, act, n_layer):
     extra = {} if n_layer < 3 else {"scale_attn_by_inverse_layer_idx": True}
     model = _hf(tmp_path, seed=n_layer, n_layer=n_layer, activation_function=act, layer_norm_epsilon=1e-2, **extra)
