@@ -58,7 +58,8 @@ def _sharpen(mha, factor):
     E = mha.embed_dim
     with torch.no_grad():
         mha.in_proj_weight[:E] *= factor
-        mha.in_proj_bias[:E] *= factor
+        if mha.in_proj_bias is not None:
+            mha.in_proj_bias[:E] *= factor
 
 
 def _causal_mask(n):
@@ -98,10 +99,10 @@ def test_multihead_attention_labels_and_outputs(batch_first):
 
 
 # ------------------------------------------------------------------ encoder layers and stacks
-def _encoder(norm_first, batch_first, layers, seed, d=16, heads=2, ff=4, identity_norms=True):
+def _encoder(norm_first, batch_first, layers, seed, d=16, heads=2, ff=4, identity_norms=True, bias=True):
     torch.manual_seed(seed)
     layer = torch.nn.TransformerEncoderLayer(d, heads, dim_feedforward=ff, dropout=0.0, batch_first=batch_first,
-                                             norm_first=norm_first)
+                                             norm_first=norm_first, bias=bias)
     enc = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
     if identity_norms:                       # the LayerNorm-free model: the skeleton with layernorm="drop" is it
         for lay in enc.layers:
@@ -141,9 +142,10 @@ def _torch_query_path(enc, C, x, sharp):
     return q[0].detach().numpy(), labels
 
 
-@pytest.mark.parametrize("norm_first,batch_first", [(True, True), (False, False), (True, False)])
-def test_encoder_matches_torch_on_a_slice(norm_first, batch_first):
-    enc = _encoder(norm_first, batch_first, 2, seed=4)
+@pytest.mark.parametrize("norm_first,batch_first,bias", [(True, True, True), (False, False, True),
+                                                         (True, False, True), (True, True, False)])
+def test_encoder_matches_torch_on_a_slice(norm_first, batch_first, bias):
+    enc = _encoder(norm_first, batch_first, 2, seed=4, bias=bias)
     C = np.random.default_rng(5).normal(size=(6, 16))
     skeleton = from_torch(enc, C, layernorm="drop", self_key="exclude")
     x0, U = _slice(16, 6)

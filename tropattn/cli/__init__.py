@@ -9,8 +9,8 @@ exits quietly with status 141.  ``python -m tropattn`` is the same program.
 Each sub-command lives in a module of this package with a ``register(sub)`` function;
 :data:`COMMANDS` names the module of every sub-command, in the order ``tropattn --help``
 shows.  ``tropattn COMMAND ...`` imports only that command's module (so ``tropattn
-regions`` never loads the model machinery); ``tropattn --help`` and unknown commands load
-them all.
+regions`` never loads the model machinery, ``tropattn --version`` loads none); ``tropattn
+--help`` and unknown commands load them all.
 """
 
 from __future__ import annotations
@@ -23,7 +23,11 @@ import sys
 from .._face import face
 from .._version import __version__
 from ..errors import Interrupted, TropattnError
-from ._common import EXIT_CODES, glue_negative_values
+from .._lazy import lazy_import
+
+# the shared helpers of the sub-commands import numpy and the exact kernel: ``tropattn
+# --version`` needs neither, so they are read on first use
+_common = lazy_import("tropattn.cli._common")
 
 __all__ = ["main", "build_parser", "COMMANDS"]
 
@@ -49,7 +53,8 @@ def build_parser(command=None) -> argparse.ArgumentParser:
     ----------
     command : str, optional
         A sub-command of :data:`COMMANDS`: only its module is imported and registered (the
-        parse is the same for that command).  Default: all of them.
+        parse is the same for that command); ``""``: none (``tropattn --version``).  Default
+        (None, or a name that is no sub-command): all of them.
 
     Returns
     -------
@@ -64,15 +69,19 @@ def build_parser(command=None) -> argparse.ArgumentParser:
     >>> sorted(build_parser("regions")._subparsers._group_actions[0].choices)    # one module: one command
     ['regions']
     """
-    p = argparse.ArgumentParser(
-        prog="tropattn", description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="model files: tropattn.model/1 JSON (score form: keys, offsets, values per head;\n"
-               "  or weight form: W_Q, W_K, W_V, W_O and a context) or .npz arrays of the same names;\n"
-               "  every number exact (integers, 'p/q' strings, decimals); unknown fields are errors.\n"
-               "run 'tropattn COMMAND --help' for a command's arguments and examples.\n\n" + EXIT_CODES)
+    epilog = None if command == "" else (   # a bare --version parser prints no help: skip the helpers' import
+        "model files: tropattn.model/1 JSON (score form: keys, offsets, values per head;\n"
+        "  or weight form: W_Q, W_K, W_V, W_O and a context) or .npz arrays of the same names;\n"
+        "  every number exact (integers, 'p/q' strings, decimals); unknown fields are errors.\n"
+        "checkpoints: a GPT-2 .safetensors file, its shard index or a model directory (config.json\n"
+        "  honoured); count and diagram read them on a slice with a fixed context (see 'tropattn count --help').\n"
+        "run 'tropattn COMMAND --help' for a command's arguments and examples.\n\n" + _common.EXIT_CODES)
+    p = argparse.ArgumentParser(prog="tropattn", description=__doc__.splitlines()[0], epilog=epilog,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"tropattn {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
-    for name in _COMMAND_MODULES if command not in COMMANDS else (COMMANDS[command],):
+    names = () if command == "" else _COMMAND_MODULES if command not in COMMANDS else (COMMANDS[command],)
+    for name in names:
         importlib.import_module(f"._{name}", __name__).register(sub)
     return p
 
@@ -107,9 +116,12 @@ def main(argv=None) -> int:
     2
     """
     argv = sys.argv[1:] if argv is None else argv
-    argv = glue_negative_values(argv)
+    command = _command(argv)
+    if command is None and "--version" in argv:
+        command = ""                        # only the version: no sub-command module is imported
+    argv = argv if command == "" else _common.glue_negative_values(argv)
     try:  # importing a command's module takes a moment: Ctrl-C there is an interruption too
-        args = build_parser(_command(argv)).parse_args(argv)
+        args = build_parser(command).parse_args(argv)
     except KeyboardInterrupt:
         print("tropattn: interrupted before any result was complete", file=sys.stderr)
         return 130

@@ -4,9 +4,11 @@ context and a slice (or a model file, optionally sliced).
     tropattn count model.safetensors --heads 2 --context "3,1,4" --slice tokens:0,1,2 \\
         --layernorm drop --self-key exclude --activation relu
 
-``--slice tokens:A,B,C`` is the plane through the embeddings of tokens A, B, C put at the
-query's position (``t = 0`` is A, ``t = e_1`` is B, ...); ``--slice FILE.json`` reads
-``{"x0": [...], "directions": [[...], ...]}``.
+The query is a token *appended* at position ``N = len(context)``; ``--slice tokens:A,B,C`` is
+the plane through ``wte[A] + wpe[N]``, ``wte[B] + wpe[N]``, ``wte[C] + wpe[N]`` (``t = 0`` is
+A, ``t = e_1`` is B, ...); ``--slice FILE.json`` reads ``{"x0": [...], "directions": [[...],
+...]}`` in the same token-plus-position space.  The state counted is the residual stream before
+``ln_f``.
 """
 
 from __future__ import annotations
@@ -16,11 +18,11 @@ from pathlib import Path
 
 from ..attention import slice_model
 from ..errors import InvalidInputError
-from ..io import load, slice_checkpoint
+from ..io import is_checkpoint_path, load, slice_checkpoint
 from ..plot import plot_slice
 from ._common import parse_pair
 
-__all__ = ["add_checkpoint_arguments", "model_from_args", "is_checkpoint", "draw_slice"]
+__all__ = ["add_checkpoint_arguments", "model_from_args", "is_checkpoint", "draw_slice", "slice_marks"]
 
 
 def add_checkpoint_arguments(parser):
@@ -43,19 +45,29 @@ def add_checkpoint_arguments(parser):
     >>> a.context, a.slice, a.layernorm, a.self_key
     ('3,1,4', 'tokens:0,1,2', 'freeze', None)
     """
-    g = parser.add_argument_group("real checkpoints (GPT-2-style .safetensors)")
-    g.add_argument("--context", help="the context token ids, e.g. '3,1,4', or a file holding them")
-    g.add_argument("--slice", help="tokens:A,B,C (plane through these tokens' embeddings) or a JSON file "
-                   "{\"x0\": [...], \"directions\": [[...], ...]}")
-    g.add_argument("--heads", type=int, help="heads per block (default: config.json next to the checkpoint)")
-    g.add_argument("--layernorm", choices=("drop", "freeze"), help="drop LayerNorm, or freeze 1/sigma at the slice "
-                   "origin")
-    g.add_argument("--self-key", choices=("exclude",), help="mask the query's own key (the fixed-context skeleton)")
-    g.add_argument("--activation", choices=("relu",), help="analyse a GELU model with ReLU on the query path")
+    g = parser.add_argument_group(
+        "real checkpoints (GPT-2: a .safetensors file, its shard index or a model directory)",
+        "What is computed: the context's states come from the model's own soft forward (config.json\n"
+        "honoured: activation, epsilon, score scale); the query is a token APPENDED at position\n"
+        "N = len(context) (not the last context token); its path is the exact skeleton, and the state\n"
+        "counted is the residual stream before ln_f (ln_f lies outside the skeleton; it changes no\n"
+        "region).  In the Python API an nn.TransformerEncoder is read the same way, as causal.")
+    g.add_argument("--context", help="the context token ids, e.g. '3,1,4', or a file holding them; the query is "
+                   "a token appended after them, at position N = their number")
+    g.add_argument("--slice", help="tokens:A,B,C: the plane through wte[A] + wpe[N], wte[B] + wpe[N], wte[C] + "
+                   "wpe[N] (t = 0 is A, t = e1 is B, t = e2 is C); or a JSON file {\"x0\": [...], \"directions\": "
+                   "[[...], ...]} in the same token-plus-position space (d = n_embd entries each)")
+    g.add_argument("--heads", type=int, help="heads per block (default: n_head of config.json)")
+    g.add_argument("--layernorm", choices=("drop", "freeze"), help="drop LayerNorm from the query's path, or "
+                   "freeze 1/sigma at the slice origin (the context keeps the real LayerNorm)")
+    g.add_argument("--self-key", choices=("exclude",), help="mask the query's own key (its score is quadratic): "
+                   "required")
+    g.add_argument("--activation", choices=("relu",), help="analyse a GELU model with ReLU on the query path "
+                   "(not needed when config.json says relu)")
 
 
 def is_checkpoint(args) -> bool:
-    """Whether ``args.model`` names a checkpoint (a ``.safetensors`` file) rather than a model file.
+    """Whether ``args.model`` names a checkpoint (``.safetensors``, a shard index, a model directory), not a model file.
 
     Parameters
     ----------
@@ -73,7 +85,7 @@ def is_checkpoint(args) -> bool:
     >>> is_checkpoint(argparse.Namespace(model="gpt2.safetensors")), is_checkpoint(argparse.Namespace(model="m.json"))
     (True, False)
     """
-    return str(args.model).endswith(".safetensors")
+    return is_checkpoint_path(args.model)
 
 
 def _context_ids(text):
@@ -187,6 +199,45 @@ def draw_slice(model, args) -> str:
     True
     """
     box = parse_pair(args.box, "--box") if args.box else (-1, 1)
-    names = [f"{i}:{t}" for i, t in enumerate(_context_ids(args.context))]
-    path = plot_slice(model, box, args.output, names=names)
+    ids = _context_ids(args.context)
+    names = [f"{i}:{t}" for i, t in enumerate(ids)]
+    marks, axes = slice_marks(getattr(args, "slice", None), len(ids))
+    path = plot_slice(model, box, args.output, names=names, axis_names=axes, marks=marks)
     return f"wrote {path}"
+
+
+def slice_marks(spec, position) -> tuple:
+    """``(marks, axis names)`` of a ``--slice`` for the picture: its tokens at ``t = 0, e_1, e_2`` and its axes.
+
+    Parameters
+    ----------
+    spec : str or None
+        The ``--slice`` argument (``tokens:A,B,C`` or a file).
+    position : int
+        The query's position (the context length).
+
+    Returns
+    -------
+    marks : list of (tuple, str)
+        The three tokens of a ``tokens:`` slice (none for a file).
+    axes : tuple of str
+        The names of ``t1`` and ``t2``.
+
+    Examples
+    --------
+    >>> marks, axes = slice_marks("tokens:5,0,2", 3)
+    >>> marks[1], axes[0]
+    (((1, 0), 'token 0'), 't1: token 5 -> token 0, at query position 3')
+    >>> slice_marks("plane.json", 3)[1][1]
+    't2: direction 2 of plane.json, token + position space'
+    """
+    if spec is None:
+        return [], ("t1", "t2")
+    if not spec.startswith("tokens:"):
+        return [], tuple(f"t{i}: direction {i} of {Path(spec).name}, token + position space" for i in (1, 2))
+    tokens = _slice_spec(spec)["tokens"]
+    corners = [(0, 0), (1, 0), (0, 1)][:len(tokens)]
+    marks = [(t, f"token {tok}") for t, tok in zip(corners, tokens)]
+    axes = tuple(f"t{i}: token {tokens[0]} -> token {tok}, at query position {position}"
+                 for i, tok in enumerate(tokens[1:3], start=1))
+    return marks, axes + ("t2",) * (2 - len(axes))

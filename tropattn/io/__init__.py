@@ -19,13 +19,13 @@ True
 
 from .._face import face
 from ._checkpoint import slice_checkpoint
-from ._files import load, save
+from ._files import is_checkpoint_path, load, save
 from ._gpt2 import load_gpt2
 from ._model_file import model_from_json, model_to_json
 from ._skeleton import Skeleton
 from ._torch_modules import from_torch
 
-__all__ = ["load", "save", "model_from_json", "model_to_json", "from_torch", "load_gpt2", "slice_checkpoint",
+__all__ = ["load", "save", "is_checkpoint_path", "model_from_json", "model_to_json", "from_torch", "load_gpt2", "slice_checkpoint",
            "Skeleton"]
 
 __getattr__, __dir__ = face(__name__, __all__, moved={

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..attention import Transformer, slice_model, slice_through, token_points
 from ..errors import InvalidInputError
-from ._gpt2 import gpt2_heads, load_gpt2, read_state_dict
+from ._gpt2 import load_gpt2, read_gpt2
 from ._skeleton import Skeleton
 
 __all__ = ["CheckpointSlice", "slice_checkpoint"]
@@ -32,22 +32,24 @@ class CheckpointSlice:
 
 
 def slice_checkpoint(checkpoint, context, *, tokens=None, x0=None, directions=None, n_head=None, layernorm=None,
-                     self_key=None, activation=None) -> CheckpointSlice:
+                     self_key=None, activation=None, config=None) -> CheckpointSlice:
     """The exact model of a GPT-2-style checkpoint with a fixed context, on a slice of the query's state.
 
     Parameters
     ----------
     checkpoint : str, Path or dict
-        A ``.safetensors`` file or a state dict of arrays (GPT-2 names).
+        A ``.safetensors`` file, a shard index, a model directory or a state dict of arrays
+        (GPT-2 names).
     context : sequence of int
-        The context token ids; the query is the next position.
+        The context token ids; the query is a token appended at the next position ``len(context)``.
     tokens : sequence of int, optional
         The slice through these tokens' embeddings at the query's position (``k + 1`` tokens
         give a ``k``-dimensional slice; three give a plane).
     x0, directions : array_like, optional
         Or the slice itself: its origin ``(d,)`` and its directions ``(k, d)``.
-    n_head, layernorm, self_key, activation
-        As in :func:`~tropattn.io.load_gpt2` (``layernorm="freeze"`` freezes at ``x0``).
+    n_head, layernorm, self_key, activation, config
+        As in :func:`~tropattn.io.load_gpt2` (``layernorm="freeze"`` freezes at ``x0``).  ``x0`` and
+        ``directions`` live in the query's residual space: token embedding plus position embedding.
 
     Returns
     -------
@@ -80,8 +82,7 @@ def slice_checkpoint(checkpoint, context, *, tokens=None, x0=None, directions=No
     if (tokens is None) == (x0 is None and directions is None):
         raise InvalidInputError("give the slice as tokens=[ids] (the plane through their embeddings) or as x0 and "
                                 "directions, one of the two")
-    path = None if isinstance(checkpoint, dict) else checkpoint
-    state = read_state_dict(checkpoint) if path is not None else checkpoint
+    state, config, _ = read_gpt2(checkpoint, config)
     ids = [int(i) for i in context]
     if tokens is not None:
         plain = {k[len("transformer."):] if k.startswith("transformer.") else k: v for k, v in state.items()}
@@ -92,7 +93,7 @@ def slice_checkpoint(checkpoint, context, *, tokens=None, x0=None, directions=No
         x0, directions = slice_through(token_points(wte, wpe, [int(t) for t in tokens], len(ids)))
     elif x0 is None or directions is None:
         raise InvalidInputError("a slice needs both x0 (its origin) and directions (its rows)")
-    skeleton = load_gpt2(state, ids, n_head=gpt2_heads(path, n_head), layernorm=layernorm, self_key=self_key,
-                         activation=activation, reference=[float(v) for v in x0])
+    skeleton = load_gpt2(state, ids, n_head=n_head, layernorm=layernorm, self_key=self_key, activation=activation,
+                         reference=[float(v) for v in x0], config=config)
     model = slice_model(skeleton, x0, directions)
     return CheckpointSlice(model, skeleton, tuple(x0), tuple(tuple(u) for u in directions))

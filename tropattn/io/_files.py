@@ -4,8 +4,9 @@
   ``{"sites": [...], "weights": [...]}``, a tropical polynomial ``{"terms": [...]}`` or a
   slice ``{"x0": [...], "directions": [[...], ...]}``, told apart by their fields;
 * ``.npz``: a model as arrays (score or weight form);
-* ``.safetensors``: a GPT-2-style checkpoint, read as the exact skeleton of its query path
-  with a fixed context (``context=`` the token ids, see :func:`~tropattn.io.load_gpt2`).
+* ``.safetensors`` (or a shard index ``model.safetensors.index.json``, or a model directory
+  with ``config.json``): a GPT-2-style checkpoint, read as the exact skeleton of its query
+  path with a fixed context (``context=`` the token ids, see :func:`~tropattn.io.load_gpt2`).
 
 ``load(path)`` after ``save(obj, path)`` gives back an object equal to ``obj`` (a model keeps
 every key, offset, value, ``d_k``, residual flag, projection, FFN and tie rule); ``.npz``
@@ -37,7 +38,7 @@ from ._gpt2 import load_gpt2
 from ._model_file import load_sites, load_slice, model_from_json, model_to_json
 from ._npz import load_npz, save_npz
 
-__all__ = ["load", "save", "KINDS"]
+__all__ = ["load", "save", "KINDS", "is_checkpoint_path"]
 
 #: What a file can hold (``kind=`` of :func:`load` and :func:`save`).
 KINDS = ("model", "sites", "polynomial", "slice", "checkpoint")
@@ -97,7 +98,7 @@ def load(path, kind=None, *, context=None, n_head=None, layernorm=None, self_key
     choice(kind, "kind", (None,) + KINDS)
     options = dict(n_head=n_head, layernorm=layernorm, self_key=self_key, activation=activation, reference=reference)
     suffix = Path(str(path)).suffix.lower()
-    if kind == "checkpoint" or (kind is None and suffix == ".safetensors"):
+    if kind == "checkpoint" or (kind is None and is_checkpoint_path(path)):
         if context is None:
             raise InvalidInputError(f"{path} is a checkpoint: it becomes an exact model only with a fixed context; "
                                     "pass context=[token ids] (the query is the next position)")
@@ -118,6 +119,16 @@ def load(path, kind=None, *, context=None, n_head=None, layernorm=None, self_key
     if kind == "polynomial":
         return polynomial_from_json(obj)
     return load_slice(obj)
+
+
+def is_checkpoint_path(path) -> bool:
+    """Whether ``path`` names a checkpoint: a ``.safetensors`` file, a shard index or a model directory.
+
+    >>> [is_checkpoint_path(p) for p in ("gpt2.safetensors", "model.safetensors.index.json", "m.json")]
+    [True, True, False]
+    """
+    name = str(path).lower()
+    return name.endswith((".safetensors", ".safetensors.index.json")) or Path(str(path)).is_dir()
 
 
 def _kind_of(obj, path):

@@ -1,7 +1,8 @@
 """GPT-2-style checkpoints (a state dict of numpy arrays, e.g. a ``.safetensors`` file) to exact skeletons.
 
 Names (an optional ``transformer.`` prefix is removed; ``lm_head.weight`` and the causal-mask
-buffers ``h.{i}.attn.bias`` / ``h.{i}.attn.masked_bias`` are ignored)::
+buffers ``h.{i}.attn.bias`` / ``h.{i}.attn.masked_bias`` are ignored: the layout that
+``transformers``' ``save_pretrained`` writes, with ``lm_head`` tied or not)::
 
     wte.weight (V, d)   wpe.weight (P, d)   ln_f.weight, ln_f.bias (d,)
     h.{i}.ln_1.weight/bias (d,)        h.{i}.attn.c_attn.weight (d, 3d), .bias (3d,)
@@ -10,29 +11,30 @@ buffers ``h.{i}.attn.bias`` / ``h.{i}.attn.masked_bias`` are ignored)::
 
 GPT-2's ``Conv1D`` computes ``x @ W + b``: its weight is the *transpose* of an
 ``nn.Linear`` weight.  ``c_attn`` splits into ``q, k, v`` along its output columns, and head
-``h`` takes columns ``h d/H .. (h+1) d/H`` of each.  Blocks are pre-norm with GELU (tanh
-form); the number of heads is not in the state dict (pass ``n_head`` or keep a
-``config.json`` with ``"n_head"`` next to the file).  No torch is needed: the file is read
-with ``safetensors.numpy`` and the context's soft forward runs in numpy.
+``h`` takes columns ``h d/H .. (h+1) d/H`` of each.  Blocks are pre-norm; the activation,
+the LayerNorm epsilon and the score scale come from the ``config.json`` beside the weights
+(read field by field: :mod:`tropattn.io._gpt2_config`; without one, GPT-2's defaults: GELU
+in its tanh form, epsilon ``1e-5``, scores over ``sqrt(head dim)``).  The number of heads is
+not in the state dict (pass ``n_head`` or keep a ``config.json``).  A checkpoint is a
+``.safetensors`` file, a shard index or a model directory (:mod:`tropattn.io._safetensors`:
+F64/F32/F16/BF16 read exactly).  No torch is needed: the context's soft forward runs in numpy.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
 
 import numpy as np
 
-from .._lazy import lazy_import
-from ..errors import InvalidInputError, MissingDependencyError, ModelFileError
+from ..errors import InvalidInputError, ModelFileError
+from ._gpt2_config import GPT2Settings, check_shapes, gpt2_settings
+from ._safetensors import checkpoint_files, read_checkpoint
 from ._skeleton import Attention, Block, Norm, context_forward, make_skeleton
 
-safetensors_numpy = lazy_import("safetensors.numpy", extra="safetensors")
-
-__all__ = ["read_state_dict", "gpt2_blocks", "gpt2_heads", "load_gpt2", "gpt2_context"]
-
-safetensors_numpy = lazy_import("safetensors.numpy", extra="safetensors")
+__all__ = ["read_state_dict", "gpt2_blocks", "gpt2_heads", "load_gpt2", "gpt2_context", "read_gpt2"]
 
 _BLOCK_NAMES = ("ln_1.weight", "ln_1.bias", "attn.c_attn.weight", "attn.c_attn.bias", "attn.c_proj.weight",
                 "attn.c_proj.bias", "ln_2.weight", "ln_2.bias", "mlp.c_fc.weight", "mlp.c_fc.bias",
@@ -41,22 +43,20 @@ _IGNORED = re.compile(r"^(lm_head\.weight|h\.\d+\.attn\.(masked_)?bias)$")
 
 
 def read_state_dict(path) -> dict:
-    """The arrays of a ``.safetensors`` file (numpy, float64), with a ModelFileError if unreadable.
+    """The arrays of a checkpoint (numpy, float64), with a ModelFileError if unreadable.
 
     Parameters
     ----------
     path : str or Path
-        A ``.safetensors`` file.
+        A ``.safetensors`` file, a ``model.safetensors.index.json`` (sharded) or a model directory.
 
     Returns
     -------
     dict
-        Tensor name -> float64 ndarray.
+        Tensor name -> float64 ndarray (F16 and BF16 widened exactly).
 
     Raises
     ------
-    MissingDependencyError
-        If the safetensors package is missing (``pip install 'tropattn[safetensors]'``).
     ModelFileError
         If the file does not exist or is not a ``.safetensors`` file.
 
@@ -69,16 +69,37 @@ def read_state_dict(path) -> dict:
     >>> {k: (v.dtype.name, v.shape) for k, v in read_state_dict(path).items()}    # widened to float64
     {'wte.weight': ('float64', (2, 2))}
     """
-    if not Path(path).is_file():
-        raise ModelFileError(f"no such file: {path}")
-    _ = safetensors_numpy.load_file      # MissingDependencyError here if safetensors is not installed
-    try:
-        raw = safetensors_numpy.load_file(str(path))
-    except MissingDependencyError:
-        raise
-    except Exception as exc:  # safetensors raises its own error types
-        raise ModelFileError(f"cannot read {path} as .safetensors: {exc}") from None
-    return {k: np.asarray(v, dtype=np.float64) for k, v in raw.items()}
+    return read_checkpoint(path)[0]
+
+
+def read_gpt2(checkpoint, config=None) -> tuple:
+    """``(state, config, where)``: a checkpoint's arrays and the ``config.json`` that goes with them.
+
+    Parameters
+    ----------
+    checkpoint : str, Path or dict
+        A ``.safetensors`` file, a shard index, a model directory, or a state dict of arrays.
+    config : dict, optional
+        A config to use instead of the ``config.json`` beside the file.
+
+    Returns
+    -------
+    tuple
+        The state dict (float64 arrays), the config dict (or None) and the config's name for messages.
+
+    Examples
+    --------
+    >>> state, config, where = read_gpt2({"wte.weight": [[1.0]]}, {"n_head": 1})
+    >>> state["wte.weight"].dtype.name, config, where
+    ('float64', {'n_head': 1}, 'config')
+    """
+    if isinstance(checkpoint, dict):
+        return {k: np.asarray(v, dtype=np.float64) for k, v in checkpoint.items()}, config, "config"
+    state, found = read_checkpoint(checkpoint)
+    cfg = checkpoint_files(checkpoint)[1]
+    if config is not None:
+        return state, config, "config"
+    return state, found, str(cfg) if cfg is not None else "config.json"
 
 
 def gpt2_heads(path, n_head=None) -> int:
@@ -113,7 +134,7 @@ def gpt2_heads(path, n_head=None) -> int:
     if n_head is not None:
         return int(n_head)
     if path is not None:
-        cfg = Path(path).with_name("config.json")
+        cfg = Path(path) / "config.json" if Path(path).is_dir() else Path(path).with_name("config.json")
         if cfg.is_file():
             try:
                 return int(json.loads(cfg.read_text())["n_head"])
@@ -151,7 +172,7 @@ def _shape(state, name, shape):
     return a
 
 
-def gpt2_blocks(state, n_head: int, eps: float = 1e-5) -> tuple:
+def gpt2_blocks(state, n_head: int, eps: float = 1e-5, settings: GPT2Settings = None, where="config.json") -> tuple:
     """``(blocks, wte, wpe)`` of a GPT-2 state dict (names and shapes checked).
 
     Parameters
@@ -162,11 +183,17 @@ def gpt2_blocks(state, n_head: int, eps: float = 1e-5) -> tuple:
         Heads per block; must divide ``d_model``.
     eps : float, optional
         LayerNorm epsilon (default 1e-5).
+    settings : GPT2Settings, optional
+        A config's settings (:func:`~tropattn.io._gpt2_config.gpt2_settings`); they override
+        ``n_head`` and ``eps``, give the activation and score scale, and are checked against
+        the tensors' sizes.
+    where : str, optional
+        The config's name in messages.
 
     Returns
     -------
     blocks : tuple of Block
-        Pre-norm GELU blocks in ``nn.Linear`` orientation.
+        Pre-norm blocks in ``nn.Linear`` orientation (GELU-tanh unless ``settings`` say otherwise).
     wte : numpy.ndarray
         Token embeddings, shape ``(V, d)``.
     wpe : numpy.ndarray
@@ -175,7 +202,7 @@ def gpt2_blocks(state, n_head: int, eps: float = 1e-5) -> tuple:
     Raises
     ------
     ModelFileError
-        If tensors are missing, unexpected or of the wrong shape.
+        If tensors are missing, unexpected or of the wrong shape, or disagree with ``settings``.
     InvalidInputError
         If ``n_head`` does not divide ``d_model``.
 
@@ -192,6 +219,8 @@ def gpt2_blocks(state, n_head: int, eps: float = 1e-5) -> tuple:
     >>> len(blocks), blocks[0].attn.W_Q.shape                  # (heads, head dim, d): Conv1D transposed
     (1, (2, 2, 4))
     """
+    settings = settings or GPT2Settings(int(n_head), eps)
+    n_head = settings.n_head
     state, n_layer = _check_names(state)
     wte = state["wte.weight"]
     if wte.ndim != 2:
@@ -201,6 +230,8 @@ def gpt2_blocks(state, n_head: int, eps: float = 1e-5) -> tuple:
     if n_head < 1 or d % n_head:
         raise InvalidInputError(f"n_head = {n_head} does not divide d_model = {d}; pass the model's number of heads")
     hd = d // n_head
+    widths = {state[f"h.{i}.mlp.c_fc.weight"].shape[-1] for i in range(n_layer)}
+    check_shapes(settings, d=d, n_layer=n_layer, inner=max(widths), positions=len(wpe), vocab=len(wte), where=where)
     blocks = []
     for i in range(n_layer):
         def get(name, shape):
@@ -211,11 +242,11 @@ def gpt2_blocks(state, n_head: int, eps: float = 1e-5) -> tuple:
         heads = [(W[s * d:(s + 1) * d].reshape(n_head, hd, d), b[s * d:(s + 1) * d].reshape(n_head, hd))
                  for s in range(3)]
         attn = Attention(heads[0][0], heads[0][1], heads[1][0], heads[1][1], heads[2][0], heads[2][1],
-                         get("attn.c_proj.weight", (d, d)).T, get("attn.c_proj.bias", (d,)))
+                         get("attn.c_proj.weight", (d, d)).T, get("attn.c_proj.bias", (d,)), settings.score_dk(hd, i))
         ffn = (get("mlp.c_fc.weight", (d, m)).T, get("mlp.c_fc.bias", (m,)), get("mlp.c_proj.weight", (m, d)).T,
                get("mlp.c_proj.bias", (d,)))
-        blocks.append(Block(attn, Norm(get("ln_1.weight", (d,)), get("ln_1.bias", (d,)), eps),
-                            Norm(get("ln_2.weight", (d,)), get("ln_2.bias", (d,)), eps), ffn, "gelu_tanh", True))
+        norms = [Norm(get(f"ln_{k}.weight", (d,)), get(f"ln_{k}.bias", (d,)), settings.eps) for k in (1, 2)]
+        blocks.append(Block(attn, norms[0], norms[1], ffn, settings.activation, True))
     return tuple(blocks), wte, wpe
 
 
@@ -259,20 +290,27 @@ def gpt2_context(wte, wpe, ids) -> np.ndarray:
 
 
 def load_gpt2(checkpoint, context_ids, *, n_head=None, layernorm=None, self_key=None, activation=None,
-              reference=None, eps=1e-5):
+              reference=None, eps=None, config=None):
     """The exact skeleton of a GPT-2-style checkpoint with a fixed context of token ids.
 
     Parameters
     ----------
     checkpoint : str, Path or dict
-        A ``.safetensors`` file or a state dict of arrays.
+        A ``.safetensors`` file, a ``model.safetensors.index.json`` of shards, a model
+        directory (``config.json`` with ``model.safetensors`` or the shards: what
+        ``save_pretrained`` writes), or a state dict of arrays.
     context_ids : sequence of int
-        The context; the query is the next position ``len(context_ids)``.
+        The context; the query is a token appended at the next position ``len(context_ids)``.
     n_head : int, optional
-        Heads per block (else read from ``config.json`` beside the file).
+        Heads per block (else read from ``config.json``).
     layernorm, self_key, activation, reference
         As in :func:`tropattn.io._torch_modules.from_torch`; GPT-2 needs ``self_key="exclude"``,
-        a ``layernorm`` option and ``activation="relu"``.
+        a ``layernorm`` option and, unless its config says ``"relu"``, ``activation="relu"``.
+    eps : float, optional
+        LayerNorm epsilon, overriding the config's ``layer_norm_epsilon``.
+    config : dict, optional
+        A ``config.json`` as a dict, instead of the file beside the checkpoint (for a state dict:
+        without it GPT-2's defaults hold).
 
     Returns
     -------
@@ -283,7 +321,8 @@ def load_gpt2(checkpoint, context_ids, *, n_head=None, layernorm=None, self_key=
     Raises
     ------
     ModelFileError
-        If the checkpoint cannot be read or is not GPT-2-shaped.
+        If the checkpoint cannot be read, is not GPT-2-shaped, or its config asks for what the
+        skeleton cannot follow (the message names the field).
     InvalidInputError
         If ``n_head`` is unknown or wrong, the context is bad, or an option is missing or invalid.
 
@@ -300,10 +339,11 @@ def load_gpt2(checkpoint, context_ids, *, n_head=None, layernorm=None, self_key=
     >>> sk.dim, len(sk.layers), sk.ids                  # exact on the 4-dimensional residual of the query
     (4, 1, (1, 2, 3))
     """
-    path = None if isinstance(checkpoint, dict) else checkpoint
-    state = read_state_dict(checkpoint) if path is not None else {k: np.asarray(v, dtype=np.float64)
-                                                                 for k, v in checkpoint.items()}
-    blocks, wte, wpe = gpt2_blocks(state, gpt2_heads(path, n_head), eps)
+    state, config, where = read_gpt2(checkpoint, config)
+    settings = gpt2_settings(config, n_head, where)
+    if eps is not None:
+        settings = dataclasses.replace(settings, eps=float(eps))
+    blocks, wte, wpe = gpt2_blocks(state, settings.n_head, settings=settings, where=where)
     ids = tuple(int(i) for i in context_ids)
     E = gpt2_context(wte, wpe, ids)
     Ys = context_forward(blocks, E)

@@ -31,10 +31,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._lazy import lazy_import
-from ..attention import FFN, Head, Layer, Transformer, precompose_head, precompose_layer
+from ..attention import FFN, Head, Layer, Transformer, precompose_layer
 from ..errors import InvalidInputError, QuadraticWallError
-from ..exact import to_rational, to_rational_matrix, to_rational_vector
+from ..exact import to_rational, to_rational_vector
 from ..soft import attend
+from ._dyadic import Dyadic, float_fractions
 
 __all__ = ["Norm", "Attention", "Block", "Skeleton", "check_options", "attention_forward", "context_forward",
            "build_skeleton", "layer_norm", "ACTIVATIONS", "query_path", "slice_grid", "make_skeleton"]
@@ -57,7 +58,9 @@ class Attention:
 
     ``W_Q, W_K: (H, d_k, d)``, ``W_V: (H, d_v, d)``, biases ``(H, d_k)`` / ``(H, d_v)``,
     out-projection ``W_O: (d, H d_v)`` (head ``h`` reads columns ``h d_v .. (h+1) d_v``)
-    and ``b_O: (d,)``; scores are ``q . k / sqrt(d_k)``.
+    and ``b_O: (d,)``; scores are ``q . k / sqrt(d_k)`` with ``d_k`` the head dimension, or
+    the ``d_k`` given (GPT-2's ``scale_attn_weights=False`` is ``d_k = 1``, its
+    ``scale_attn_by_inverse_layer_idx`` multiplies ``d_k`` by ``(layer + 1)^2``).
     """
 
     W_Q: np.ndarray
@@ -68,6 +71,12 @@ class Attention:
     b_V: np.ndarray
     W_O: np.ndarray
     b_O: np.ndarray
+    d_k: int = None
+
+    @property
+    def scale(self) -> float:
+        """The score scale ``1 / sqrt(d_k)`` (floats)."""
+        return 1 / math.sqrt(self.W_Q.shape[1] if self.d_k is None else self.d_k)
 
     @property
     def heads(self) -> int:
@@ -127,7 +136,17 @@ def _gelu(z):
     return 0.5 * z * (1 + special.erf(z / math.sqrt(2)))
 
 
-ACTIVATIONS = {"relu": lambda z: np.maximum(z, 0), "gelu": _gelu, "gelu_tanh": _gelu_tanh}
+def _gelu_fast(z):
+    return 0.5 * z * (1 + np.tanh(z * 0.7978845608 * (1 + 0.044715 * z * z)))
+
+
+def _sigmoid(z):
+    return 0.5 * (1 + np.tanh(z / 2))
+
+
+#: The FFN activations of the context's soft forward (floats); only ReLU is piecewise linear.
+ACTIVATIONS = {"relu": lambda z: np.maximum(z, 0), "gelu": _gelu, "gelu_tanh": _gelu_tanh, "gelu_fast": _gelu_fast,
+               "quick_gelu": lambda z: z * _sigmoid(1.702 * z), "silu": lambda z: z * _sigmoid(z)}
 
 
 def layer_norm(X, norm: Norm, sigma=None):
@@ -258,7 +277,7 @@ def attention_forward(attn: Attention, Z, Y, *, mask=None, sharpness=1.0):
     labels = []
     for h, (K, V) in enumerate(attn.keys_values(Y)):
         Q = Z @ attn.W_Q[h].T + attn.b_Q[h]
-        o, S = attend(Q, K, V, 1 / math.sqrt(K.shape[1]), mask=mask, beta=1.0 if sharpness is None else sharpness,
+        o, S = attend(Q, K, V, attn.scale, mask=mask, beta=1.0 if sharpness is None else sharpness,
                       hard=sharpness is None, return_scores=True)
         out += o
         labels.append(S.argmax(axis=1))
@@ -343,8 +362,8 @@ def query_path(blocks, Ys, X, layernorm="drop", sigmas=None, sharpness=None, act
         Frozen scales per LayerNorm site (``"freeze"``).
     sharpness : float, optional
         Soft attention ``softmax(c * score)``; None for hard.
-    activation : str, optional
-        The FFN activation (default ``"relu"``).
+    activation : str or None, optional
+        The FFN activation (default ``"relu"``); None: each block's own (the real model).
 
     Returns
     -------
@@ -388,7 +407,7 @@ def query_path(blocks, Ys, X, layernorm="drop", sigmas=None, sharpness=None, act
         if blk.ffn is not None:
             W1, b1, W2, b2 = blk.ffn
             Z = norm(X, blk.norm2) if blk.norm_first else X
-            X = X + ACTIVATIONS[activation](Z @ W1.T + b1) @ W2.T + b2
+            X = X + ACTIVATIONS[activation or blk.activation](Z @ W1.T + b1) @ W2.T + b2
             if not blk.norm_first:
                 X = norm(X, blk.norm2)
     sig = np.stack(used, axis=1) if used else np.zeros((n, 0))
@@ -413,15 +432,59 @@ def _frozen_read(layer_norm_mode, norm, sigma):
     return _frozen_affine(norm, sigma)
 
 
+def _frozen_scale(layer_norm_mode, norm, sigma):
+    """A frozen pre-norm LayerNorm as ``(w, beta)``: the map ``x -> w * (x - mean x) + beta``, ``w = gamma / sigma``.
+
+    Its matrix is ``diag(w) (I - J/d)``; :func:`_times_frozen` applies it in ``O(d)`` per row
+    instead of a ``d x d`` product.  None where the norm is dropped or absent.
+    """
+    if norm is None or layer_norm_mode == "drop":
+        return None
+    s = to_rational(float(sigma), "sigma")
+    return tuple(g / s for g in float_fractions(norm.gamma, "LayerNorm weight")), \
+        float_fractions(norm.beta, "LayerNorm bias")
+
+
+def _times_frozen(row, w):
+    """``row A`` (equally ``A^T row``) for ``A = diag(w) (I - J/d)``: ``row * w - mean(row * w)``, exactly."""
+    rw = [r * wi for r, wi in zip(row, w)]
+    mean = sum(rw, to_rational(0)) / len(rw)
+    return tuple(v - mean for v in rw)
+
+
+def _pull_head(head, w, c):
+    """``head`` read through the frozen LayerNorm ``(w, c)``: keys ``A^T a_j``, offsets ``b_j + a_j . c``."""
+    keys = tuple(_times_frozen(a, w) for a in head.keys)
+    offsets = tuple(b + sum((ai * ci for ai, ci in zip(a, c)), to_rational(0)) for a, b in zip(head.keys, head.offsets))
+    return Head(keys, offsets, head.values, score_scale=head.score_scale)
+
+
 def _matvec(M, x):
     return tuple(sum((m * xi for m, xi in zip(row, x)), to_rational(0)) for row in M)
 
 
-def _heads(attn: Attention, Y):
-    """Exact heads of one attention block on the context inputs ``Y`` (values through ``W_O``, no bias)."""
+def _heads(attn: Attention, Y, with_bias: bool):
+    """Exact heads of one attention block on the context inputs ``Y`` (values through ``W_O``).
+
+    The same heads as :meth:`~tropattn.attention.Head.from_weights` (keys ``W_Q^T k_j``,
+    offsets ``b_Q . k_j``, values ``W_O (W_V y_j + b_V)``), computed as integer matrix
+    products over one power of two (:class:`~tropattn.io._dyadic.Dyadic`); with
+    ``with_bias`` head 0's values also carry ``b_O`` (exactly one value per head is picked,
+    so the block's output gains ``b_O`` once).
+    """
     dv = attn.W_V.shape[1]
-    return [Head.from_weights(attn.W_Q[h], attn.W_K[h], attn.W_V[h], attn.W_O[:, h * dv:(h + 1) * dv], Y,
-                              attn.b_Q[h], attn.b_K[h], attn.b_V[h]) for h in range(attn.heads)]
+    d_k = to_rational(attn.W_Q.shape[1] if attn.d_k is None else attn.d_k, "d_k")
+    Yd = Dyadic.of(Y, "the context's attention inputs")
+    heads = []
+    for h in range(attn.heads):
+        K = Yd @ Dyadic.of(attn.W_K[h], "W_K").T + Dyadic.of(attn.b_K[h], "b_K")
+        V = (Yd @ Dyadic.of(attn.W_V[h], "W_V").T + Dyadic.of(attn.b_V[h], "b_V")) \
+            @ Dyadic.of(attn.W_O[:, h * dv:(h + 1) * dv], "W_O").T
+        if with_bias and h == 0:
+            V = V + Dyadic.of(attn.b_O, "b_O")
+        heads.append(Head((K @ Dyadic.of(attn.W_Q[h], "W_Q")).fractions(),
+                          (K @ Dyadic.of(attn.b_Q[h], "b_Q")).fractions(), V.fractions(), d_k=d_k, domain="QQ"))
+    return heads
 
 
 def _scaled_values(head, A, c=None):
@@ -461,35 +524,33 @@ def build_skeleton(blocks, Ys, layernorm=None, sigmas=None) -> tuple:
     """
     layers, pending, site = [], None, 0
     for blk, Y in zip(blocks, Ys):
-        heads = _heads(blk.attn, Y)
-        bO = to_rational_vector(blk.attn.b_O, "b_O")
         residual = blk.residual
         if blk.norm_first:
-            read = _frozen_read(layernorm, blk.norm1, None if sigmas is None else sigmas[site])
+            heads = _heads(blk.attn, Y, True)
+            read = _frozen_scale(layernorm, blk.norm1, None if sigmas is None else sigmas[site])
             site += blk.norm1 is not None
             if read is not None:
-                heads = [precompose_head(h, *read) for h in heads]
-            heads[0] = _scaled_values(heads[0], _eye(len(bO)), bO)
+                heads = [_pull_head(h, *read) for h in heads]
         else:
             post = _frozen_read(layernorm, blk.norm1, None if sigmas is None else sigmas[site])
             site += blk.norm1 is not None
-            if post is None:
-                heads[0] = _scaled_values(heads[0], _eye(len(bO)), bO)
-            else:
+            heads = _heads(blk.attn, Y, post is None)
+            if post is not None:
                 A, c = post
+                bO = to_rational_vector(blk.attn.b_O, "b_O")
                 shift = tuple(a + b for a, b in zip(_matvec(A, bO), c))
                 heads = [_scaled_values(h, A, shift if i == 0 else None) for i, h in enumerate(heads)]
                 residual = A if residual else False
         ffn = None
         if blk.ffn is not None:
-            W1, b1, W2, b2 = (to_rational_matrix(blk.ffn[0], "W1"), to_rational_vector(blk.ffn[1], "b1"),
-                              to_rational_matrix(blk.ffn[2], "W2"), to_rational_vector(blk.ffn[3], "b2"))
-            read = _frozen_read(layernorm, blk.norm2, None if sigmas is None else sigmas[site])
+            W1, b1, W2, b2 = (float_fractions(w, name) for w, name in zip(blk.ffn, ("W1", "b1", "W2", "b2")))
+            frozen = _frozen_scale if blk.norm_first else _frozen_read
+            read = frozen(layernorm, blk.norm2, None if sigmas is None else sigmas[site])
             site += blk.norm2 is not None
             if blk.norm_first and read is not None:
-                A, c = read
+                w, c = read
                 b1 = tuple(b + s for b, s in zip(b1, _matvec(W1, c)))
-                W1 = _matmul(W1, A)
+                W1 = tuple(_times_frozen(row, w) for row in W1)
             ffn = FFN(W1, b1, W2, b2)
         layer = Layer(heads, residual=residual, ffn=ffn)
         if pending is not None:
@@ -501,16 +562,6 @@ def build_skeleton(blocks, Ys, layernorm=None, sigmas=None) -> tuple:
         d = len(c)
         layers.append(Layer([Head([[0] * d], [0], [c])], residual=A))
     return layers
-
-
-def _eye(d):
-    one, zero = to_rational(1), to_rational(0)
-    return tuple(tuple(one if i == k else zero for k in range(d)) for i in range(d))
-
-
-def _matmul(A, B):
-    Bt = tuple(zip(*B))
-    return tuple(tuple(sum((a * b for a, b in zip(row, col)), to_rational(0)) for col in Bt) for row in A)
 
 
 @dataclass(frozen=True)

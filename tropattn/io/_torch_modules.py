@@ -21,10 +21,6 @@ from .._lazy import lazy_import
 from ..errors import InvalidInputError
 from ._skeleton import Attention, Block, Norm, check_options, make_skeleton
 
-torch = lazy_import("torch", extra="torch")
-nn = lazy_import("torch.nn", extra="torch")
-F = lazy_import("torch.nn.functional", extra="torch")
-
 __all__ = ["from_torch", "torch_blocks"]
 
 torch = lazy_import("torch", extra="torch")
@@ -85,8 +81,14 @@ def _activation(layer):
     raise InvalidInputError(f"the activation {act!r} is not supported; use ReLU (or GELU with activation='relu')")
 
 
+def _bias(linear):
+    """The bias of an ``nn.Linear``, zeros when it was built with ``bias=False``."""
+    b = _np(linear.bias)
+    return np.zeros(linear.out_features) if b is None else b
+
+
 def _encoder_block(layer) -> Block:
-    ffn = (_np(layer.linear1.weight), _np(layer.linear1.bias), _np(layer.linear2.weight), _np(layer.linear2.bias))
+    ffn = (_np(layer.linear1.weight), _bias(layer.linear1), _np(layer.linear2.weight), _bias(layer.linear2))
     return Block(_mha_attention(layer.self_attn), _norm(layer.norm1), _norm(layer.norm2), ffn,
                  _activation(layer), bool(layer.norm_first))
 

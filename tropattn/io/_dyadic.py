@@ -1,0 +1,106 @@
+"""Exact products of float arrays: a float is a dyadic rational, an array of them is integers over one power of two.
+
+A finite float64 is ``m 2^e`` with an integer ``m`` (53 bits); an array of them is an
+integer array ``M`` (Python ints in an object array: no overflow) times ``2^E`` for the
+smallest exponent ``E``.  Sums and products of such arrays stay in that form, so the
+affine maps of a checkpoint's skeleton (keys ``W_Q^T (W_K y + b_K)``, values
+``W_O (W_V y + b_V)``) are computed by numpy integer matrix products, exactly, and become
+:class:`~fractions.Fraction` objects only at the end (one per output entry).
+
+>>> a = Dyadic.of([[0.5, 0.25]]); b = Dyadic.of([[2.0], [0.1]])
+>>> (a @ b).fractions()[0][0] == Fraction(1) + Fraction(0.1) / 4          # exact, 0.1 as the float it is
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ..errors import InvalidInputError
+
+__all__ = ["Dyadic", "float_fractions"]
+
+
+@dataclass(frozen=True)
+class Dyadic:
+    """The exact array ``ints * 2^exp`` (``ints``: an object array of Python ints)."""
+
+    ints: np.ndarray
+    exp: int
+
+    @classmethod
+    def of(cls, values, name="weights") -> "Dyadic":
+        """The floats ``values`` exactly (NaN or inf: an InvalidInputError naming ``name``).
+
+        >>> d = Dyadic.of([3.0, 0.375]); d.ints.tolist(), d.exp
+        ([24, 3], -3)
+        """
+        A = np.asarray(values, dtype=np.float64)
+        if not np.isfinite(A).all():
+            raise InvalidInputError(f"{name} has a NaN or infinite entry; every weight must be a finite number")
+        mant, ex = np.frexp(A)
+        M = (mant * 2.0 ** 53).astype(np.int64)            # exact: |mant| < 1 has 53 significant bits
+        ex = ex.astype(np.int64) - 53
+        nonzero = M != 0
+        low = np.where(nonzero, M & -M, 1)                  # the lowest set bit: strip the trailing zeros
+        tz = np.log2(low.astype(np.float64)).astype(np.int64)
+        M, ex = M >> tz, ex + tz
+        if not nonzero.any():
+            return cls(np.zeros(A.shape, dtype=object), 0)
+        E = int(ex[nonzero].min())
+        shift = np.where(nonzero, ex - E, 0)
+        ints = M.astype(object) * np.left_shift(np.ones(A.shape, dtype=object), shift.astype(object))
+        return cls(ints, E)
+
+    def _aligned(self, other):
+        E = min(self.exp, other.exp)
+        return self.ints * (1 << (self.exp - E)), other.ints * (1 << (other.exp - E)), E
+
+    def __add__(self, other: "Dyadic") -> "Dyadic":
+        a, b, E = self._aligned(other)
+        return Dyadic(a + b, E)
+
+    def __matmul__(self, other: "Dyadic") -> "Dyadic":
+        return Dyadic(np.dot(self.ints, other.ints), self.exp + other.exp)
+
+    @property
+    def T(self) -> "Dyadic":
+        return Dyadic(self.ints.T, self.exp)
+
+    def __getitem__(self, key) -> "Dyadic":
+        return Dyadic(self.ints[key], self.exp)
+
+    def fractions(self):
+        """The entries as (nested tuples of) Fractions.
+
+        >>> Dyadic.of([[1.5, -2.0]]).fractions()
+        ((Fraction(3, 2), Fraction(-2, 1)),)
+        """
+        if self.exp >= 0:
+            scale = 1 << self.exp
+            return _nest(self.ints, lambda n: Fraction(n * scale))
+        den = 1 << -self.exp
+        return _nest(self.ints, lambda n: Fraction(n, den))
+
+
+def _nest(a, f):
+    if a.ndim == 1:
+        return tuple(f(int(v)) for v in a)
+    return tuple(_nest(row, f) for row in a)
+
+
+def float_fractions(values, name="weights"):
+    """A float array as nested tuples of the Fractions its entries are (one ``as_integer_ratio`` each).
+
+    >>> float_fractions([[0.5, 2.0]])
+    ((Fraction(1, 2), Fraction(2, 1)),)
+    """
+    A = np.asarray(values, dtype=np.float64)
+    if not np.isfinite(A).all():
+        raise InvalidInputError(f"{name} has a NaN or infinite entry; every weight must be a finite number")
+    if A.ndim == 1:
+        return tuple(Fraction(*x.as_integer_ratio()) for x in A.tolist())
+    return tuple(tuple(Fraction(*x.as_integer_ratio()) for x in row) for row in A.tolist())
