@@ -63,6 +63,7 @@ def test_curve_box():
         curve_box(f, (3, -1))
 
 
+@pytest.mark.slow
 def test_pictures(tmp_path):
     from tropattn.plot import plot_minkowski_heads, plot_tropical_curve
 
