@@ -39,7 +39,8 @@ MODULES = {
     "search": ("tropattn/regions/_search.py",
                ["tests/regions/test_oracles.py", "tests/regions/test_regions.py", "tests/regions/test_regions_planar.py"]),
     "region_bounds": ("tropattn/region_bounds.py", ["tests/test_bounds_nondegenerate.py", "tests/test_bounds.py"]),
-    "soft": ("tropattn/soft/_kernel.py", ["tests/attention/test_attention.py", "tests/soft/test_soft.py"]),
+    "soft": ("tropattn/soft/_kernel.py", ["tests/attention/test_attention.py", "tests/soft/test_soft.py",
+                                          "tests/soft/test_stability_reports.py"]),
 }
 
 SKIP = {".git", ".venv", "mutants", "__pycache__", ".hypothesis", ".pytest_cache", "build"}

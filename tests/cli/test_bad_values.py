@@ -113,3 +113,8 @@ def _options(module):
 def test_every_option_help_states_its_default(module):
     missing = [f"{name} {'/'.join(a.option_strings)}" for name, a in _options(module) if "default" not in a.help]
     assert not missing, missing
+
+
+def test_conventions_name_dk_when_its_temperature_is_too_small(capsys):
+    one_line_error(capsys, ["conventions", "--dk", "100000000000000000000000"], "--dk = 100000000000000000000000",
+                   "below 1e-09")

@@ -251,7 +251,10 @@ def cmd_conventions(args):
     if args.dk < 1 or args.keys < 2:
         raise InvalidInputError(f"--dk must be >= 1 and --keys >= 2; got --dk {args.dk} --keys {args.keys}")
 
-    c = convention_check(args.margin, args.dk, args.keys)
+    try:
+        c = convention_check(args.margin, args.dk, args.keys)
+    except InvalidInputError as exc:  # the library names tau = 1/sqrt(d_k): name the flag that set it
+        raise InvalidInputError(f"--dk = {args.dk}: {exc}") from None
     lines = [f"raw score margin Delta = {c['raw_margin']:g} on q.k, d_k = {c['d_k']}, {c['n_keys']} keys "
              "(the other keys tied at the margin: the worst case)"]
     for name, label in (("paper", "paper's convention (tau = 1/sqrt(d_k))"),
