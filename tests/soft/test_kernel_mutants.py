@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from tropattn import config
+from tropattn.errors import InvalidInputError
 from tropattn.soft import attend, margin, pointwise_defects, soft_jacobian, soft_output
 
 
@@ -78,3 +79,18 @@ def test_more_points_than_one_block_are_all_computed():
     y, abar = P @ values, P @ keys
     J = np.einsum("nj,njm,njd->nmd", P, values[None] - y[:, None], keys[None] - abar[:, None]) / 0.7
     np.testing.assert_allclose(jac, J, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("labels", [[-1, 0], [0, -1], [2, 0], [0, 7], [-1, 2]])
+def test_labels_outside_the_keys_are_refused(labels):
+    head = ([[1.0], [-1.0]], [0.0, 0.0])
+    x = [[0.3], [-2.0]]
+    with pytest.raises(InvalidInputError, match="label"):
+        pointwise_defects(head, x, 0.5, [labels])
+    with pytest.raises(InvalidInputError, match="label"):
+        margin(head, x, labels)
+
+
+def test_labels_of_the_wrong_length_are_refused():
+    with pytest.raises(InvalidInputError, match="label"):
+        margin(([[1.0], [-1.0]], [0.0, 0.0]), [[0.3], [-2.0]], [0, 1, 0])
