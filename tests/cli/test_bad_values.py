@@ -46,7 +46,7 @@ def test_curve_with_a_huge_coefficient_names_the_term(tmp_path, capsys, poly, ne
 
 
 @pytest.mark.parametrize("poly,box,needle", [
-    ("max(0, x, y)", ["--box", "1e20,100000000000000000001"], "--box: x-side 1 is too narrow"),
+    ("max(0, x, y)", ["--box", "1e20,100000000000100000000"], "--box: x-side 100000000 is too narrow"),
     ("max(0, x + 1e299, y/10000000000)", [], "the default window (around the vertices): x-side 2 is too narrow")])
 def test_curve_window_too_narrow_for_its_magnitude(tmp_path, capsys, poly, box, needle):
     one_line_error(capsys, ["curve", poly, "-o", str(tmp_path / "c.png"), *box], needle, "1e-9")
@@ -74,6 +74,12 @@ def test_stability_taus_name_the_flag_and_the_entry(model, capsys, taus, needle)
 def test_float_commands_refuse_a_box_beyond_floats(model, tmp_path, capsys, command):
     extra = ["-o", str(tmp_path / "d.png")] if command == "diagram" else []
     one_line_error(capsys, [command, model, *extra, "--box", "-1e400,1e400"], "--box", "floating point")
+
+
+@pytest.mark.parametrize("command", ["stability", "diagram"])
+def test_float_commands_refuse_a_box_of_one_float(model, tmp_path, capsys, command):
+    extra = ["-o", str(tmp_path / "d.png")] if command == "diagram" else []
+    one_line_error(capsys, [command, model, *extra, "--box", "0,1e-400"], "--box", "same floating-point number")
 
 
 def test_count_takes_a_huge_box_exactly(model, capsys):

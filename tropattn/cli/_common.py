@@ -209,7 +209,8 @@ def parse_float_pair(text, what):
     Raises
     ------
     InvalidInputError
-        As :func:`parse_pair`, or if ``LO`` or ``HI`` is beyond ``1e300`` in magnitude.
+        As :func:`parse_pair`, or if ``LO`` or ``HI`` is beyond ``1e300`` in magnitude, or both
+        round to the same float.
 
     Examples
     --------
@@ -222,6 +223,9 @@ def parse_float_pair(text, what):
     if max(abs(lo), abs(hi)) > FLOAT_LIMIT:
         raise InvalidInputError(f"{what} = {text!r}; this command computes in floating point, so LO and HI must lie "
                                 "within ±1e300")
+    if float(lo) == float(hi):
+        raise InvalidInputError(f"{what} = {text!r}; LO and HI round to the same floating-point number, and this "
+                                "command computes in floating point: give a wider box")
     return lo, hi
 
 
