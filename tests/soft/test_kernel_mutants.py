@@ -10,7 +10,8 @@ import pytest
 
 from tropattn import config
 from tropattn.errors import InvalidInputError
-from tropattn.soft import attend, margin, pointwise_defects, soft_jacobian, soft_output
+from tropattn.soft import (attend, log_softmax, logsumexp, margin, pointwise_defects, soft_jacobian, soft_output,
+                           soft_weights, softmax as ta_softmax)
 
 
 def softmax(Z):
@@ -94,3 +95,33 @@ def test_labels_outside_the_keys_are_refused(labels):
 def test_labels_of_the_wrong_length_are_refused():
     with pytest.raises(InvalidInputError, match="label"):
         margin(([[1.0], [-1.0]], [0.0, 0.0]), [[0.3], [-2.0]], [0, 1, 0])
+
+
+TAU_ZERO = ("tau = 0; the temperature must be a finite number > 0 (tau -> 0 is the hard skeleton: use the head's "
+            "label/hard instead)")
+TAU_SMALL = ("tau = 1e-10 is below 1e-09: margins/tau then exceed what float64 log-space can resolve, so "
+             "measured/bound ratios would be noise. Use reference_defects (mpmath) at single points, or rescale "
+             "the scores")
+BAD_LABELS = ("labels must be one key index in range(N) per point (ties, labelled -1, have no margin); "
+              "drop tied points first")
+
+
+def test_the_messages_name_tau_and_say_what_to_do():
+    head = ([[1.0], [-1.0]],)
+    for tau, message in ((0, TAU_ZERO), (1e-10, TAU_SMALL)):
+        with pytest.raises(InvalidInputError) as info:
+            soft_weights(head, [[0.5]], tau)
+        assert str(info.value) == message
+    with pytest.raises(InvalidInputError) as info:
+        margin(head, [[0.5]], [-1])
+    assert str(info.value) == BAD_LABELS
+    assert soft_weights(head, [[0.5]], 1e-9).tolist() == [[1.0, 0.0]]   # the smallest tau allowed
+
+
+@pytest.mark.parametrize("top", [0.0, 1000.0, -1000.0])
+def test_rows_of_minus_infinity_beside_ordinary_rows(top):
+    """A row of only -inf has weights 0 and log-sum-exp -inf; the other rows are unchanged by it."""
+    Z = np.array([[top, top], [-np.inf, -np.inf], [top, top - np.log(3.0)]])
+    np.testing.assert_allclose(ta_softmax(Z), [[0.5, 0.5], [0.0, 0.0], [0.75, 0.25]], rtol=1e-12)
+    np.testing.assert_allclose(logsumexp(Z), [top + np.log(2.0), -np.inf, top + np.log(4.0 / 3.0)], rtol=1e-12)
+    np.testing.assert_allclose(log_softmax(Z[[0, 2]]), np.log([[0.5, 0.5], [0.75, 0.25]]), rtol=1e-12)
