@@ -33,7 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: module name -> (source file, targeted tests)
 MODULES = {
     "predicates": ("tropattn/exact/_predicates.py",
-                   ["tests/exact/test_predicates_cancelling.py", "tests/exact/test_exact.py"]),
+                   ["tests/exact/test_predicates_cancelling.py", "tests/exact/test_exact.py",
+                    "tests/exact/test_hull_fast.py", "tests/exact/test_float_edge.py"]),
     "lp": ("tropattn/exact/_lp.py", ["tests/exact/test_exact.py"]),
     "steps": ("tropattn/regions/_steps.py",
               ["tests/regions/test_oracles.py", "tests/regions/test_ties.py", "tests/regions/test_regions.py"]),
@@ -41,7 +42,7 @@ MODULES = {
                ["tests/regions/test_oracles.py", "tests/regions/test_regions.py", "tests/regions/test_regions_planar.py"]),
     "region_bounds": ("tropattn/region_bounds.py", ["tests/test_bounds_nondegenerate.py", "tests/test_bounds.py"]),
     "soft": ("tropattn/soft/_kernel.py", ["tests/attention/test_attention.py", "tests/soft/test_soft.py",
-                                          "tests/soft/test_stability_reports.py"]),
+                                          "tests/soft/test_stability_reports.py", "tests/soft/test_kernel_mutants.py"]),
 }
 
 SKIP = {".git", ".venv", "mutants", "__pycache__", ".hypothesis", ".pytest_cache", "build"}
