@@ -1,0 +1,48 @@
+"""The sign predicates where mutation testing found them unwatched (scripts/mutation.py predicates).
+
+Empty inputs keep their shape and type; the scaled float rows keep the documented contract
+(every entry below 2^500, a row that fits left exactly as it is, the minimal power of two);
+signs come back as the documented integer types.  Expected values are written out here.
+"""
+
+import numpy as np
+import pytest
+
+from tropattn.exact import dot_signs
+from tropattn.exact._predicates import scaled_floats, sign_array
+
+
+@pytest.mark.parametrize("rows,cols,shape", [([], [[1, 2]], (0, 1)), ([[1, 2]], [], (1, 0)), ([], [], (0, 0))])
+def test_empty_inputs_give_empty_int8_signs(rows, cols, shape):
+    out = dot_signs(rows, cols)
+    assert out.shape == shape and out.dtype == np.int8
+
+
+def test_signs_are_int8_and_exact_at_every_magnitude():
+    big = 3 ** 700                                          # beyond float64's range
+    rows = [[1, -1], [big, -big + 1], [2 ** 600, -(2 ** 600)], [-5, 3]]
+    cols = [[1, 1], [3, 5]]
+    out = dot_signs(rows, cols)
+    assert out.dtype == np.int8
+    expected = [[int(np.sign(sum(a * b for a, b in zip(r, c)))) for c in cols] for r in rows]
+    assert out.tolist() == expected
+
+
+def test_scaled_rows_lie_below_two_to_the_500():
+    for top in (2 ** 500, 2 ** 600, 3 ** 400, 2 ** 1100):
+        F = scaled_floats(np.array([[top, 1], [-top, 7]], dtype=object))
+        assert F.dtype == float and np.all(np.isfinite(F)) and np.all(np.abs(F) < 2.0 ** 500)
+
+
+def test_scaling_is_the_smallest_power_of_two_and_rows_that_fit_stay_exact():
+    F = scaled_floats(np.array([[2 ** 600, 2 ** 599, 1], [3, 5, -7]], dtype=object))
+    assert F[0, 0] == 2.0 ** 499 and F[0, 1] == 2.0 ** 498          # the row times 2^-101
+    assert F[1].tolist() == [3.0, 5.0, -7.0]                           # already below 2^500: unscaled
+    F = scaled_floats(np.array([[2 ** 500 - 1, 1]], dtype=object))
+    assert F[0, 1] == 1.0                                              # fits: not halved
+
+
+def test_sign_array_is_int64():
+    for x in (np.array([-3, 0, 5]), np.array([-3, 0, 2 ** 70], dtype=object)):
+        s = sign_array(x)
+        assert s.dtype == np.int64 and s.tolist() == [-1, 0, 1]
