@@ -8,7 +8,8 @@ signs come back as the documented integer types.  Expected values are written ou
 import numpy as np
 import pytest
 
-from tropattn.exact import dot_signs
+from tropattn import config
+from tropattn.exact import counting, dot_signs
 from tropattn.exact._predicates import scaled_floats, sign_array
 
 
@@ -46,3 +47,43 @@ def test_sign_array_is_int64():
     for x in (np.array([-3, 0, 5]), np.array([-3, 0, 2 ** 70], dtype=object)):
         s = sign_array(x)
         assert s.dtype == np.int64 and s.tolist() == [-1, 0, 1]
+
+
+def declined(rows, cols):
+    """``dot_signs`` and the number of entries its float and int64 tiers declined (computed in Python ints)."""
+    with counting() as c:
+        out = dot_signs(rows, cols)
+    expected = [[(s > 0) - (s < 0) for s in (sum(a * b for a, b in zip(r, col)) for col in cols)] for r in rows]
+    assert out.tolist() == expected
+    return c.filter_failures
+
+
+def test_small_int64_products_are_decided_by_floats_zeros_included():
+    assert declined([[1, -1], [3, 4], [0, 0]], [[1, 1], [2, -1]]) == 0          # exact below 2^53
+
+
+def test_int64_products_below_2_to_62_are_decided_in_int64():
+    assert declined([[2 ** 30, -(2 ** 30)], [2 ** 30, 2 ** 30 - 1]], [[2 ** 30, 2 ** 30]]) == 0
+
+
+def test_large_int64_products_with_a_clear_sign_are_decided_by_floats():
+    assert declined([[2 ** 40, 2 ** 40], [-(2 ** 40), 3]], [[2 ** 40, 1]]) == 0  # magnitudes ~2^80: the bound decides
+
+
+def test_huge_cancelling_products_are_declined_once_each():
+    big = 2 ** 600
+    rows = [[big, -big], [big, big], [big, -big + 1], [3, 5]]
+    assert declined(rows, [[1, 1]]) == 2                                         # the two sums near 0
+
+
+def test_declines_are_counted_across_row_blocks():
+    big = 2 ** 600
+    rows = [[big, -big], [big, big], [big, -big], [big, 2], [big, -big]]
+    with config.override(predicate_cache_entries=2):                             # blocks of 2 rows
+        assert declined(rows, [[1, 1]]) == 3
+
+
+def test_later_blocks_are_computed_after_a_fully_decided_block():
+    rows = [[1, 2], [3, 4], [-1, -2], [0, 0], [2 ** 30, -(2 ** 30)], [-5, 1]]
+    with config.override(predicate_cache_entries=2):
+        assert declined(rows, [[1, 1], [2, 1]]) == 0
