@@ -5,12 +5,14 @@ Empty inputs keep their shape and type; the scaled float rows keep the documente
 signs come back as the documented integer types.  Expected values are written out here.
 """
 
+import itertools
+
 import numpy as np
 import pytest
 
 from tropattn import config
 from tropattn.exact import counting, dot_signs
-from tropattn.exact._predicates import scaled_floats, sign_array
+from tropattn.exact._predicates import determinant_signs, scaled_floats, sign_array, small_determinant_signs
 
 
 @pytest.mark.parametrize("rows,cols,shape", [([], [[1, 2]], (0, 1)), ([[1, 2]], [], (1, 0)), ([], [], (0, 0))])
@@ -87,3 +89,70 @@ def test_later_blocks_are_computed_after_a_fully_decided_block():
     rows = [[1, 2], [3, 4], [-1, -2], [0, 0], [2 ** 30, -(2 ** 30)], [-5, 1]]
     with config.override(predicate_cache_entries=2):
         assert declined(rows, [[1, 1], [2, 1]]) == 0
+
+
+def leibniz_sign(A):
+    """sign(det A) by the Leibniz formula in Python integers (k <= 5)."""
+    k, total = len(A), 0
+    for perm in itertools.permutations(range(k)):
+        inversions = sum(perm[i] > perm[j] for i in range(k) for j in range(i + 1, k))
+        term = (-1) ** inversions
+        for i, j in enumerate(perm):
+            term *= int(A[i][j])
+        total += term
+    return (total > 0) - (total < 0)
+
+
+def stack(k, scale, seed):
+    """Random k x k integer matrices times ``scale``, with singular and near-singular ones among them."""
+    rng = np.random.default_rng(seed)
+    mats = [[[int(v) * scale for v in row] for row in rng.integers(-3, 4, size=(k, k))] for _ in range(6)]
+    base = mats[0]
+    mats.append([list(base[0])] + [list(r) for r in base[1:-1]] + [list(base[0])])       # two equal rows: 0
+    mats.append([[v * 2 for v in base[0]]] + [list(r) for r in base[1:]])                  # a scaled row
+    near = [[int(i == j) * (2 ** 26) for j in range(k)] for i in range(k)]
+    near[0][1] = 2 ** 26 - 1                                                                # det = 2^(26k)...
+    near[1][0] = 2 ** 26 + 1                                                                # ... minus 2^52 - 1
+    mats.append(near)
+    return mats
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5])
+@pytest.mark.parametrize("scale", [1, 10 ** 20, 10 ** 200])
+def test_determinant_signs_are_exact(k, scale):
+    mats = stack(k, scale, seed=k)
+    expected = [leibniz_sign(A) for A in mats]
+    M = np.array(mats, dtype=object)
+    for out in (determinant_signs(M, False), small_determinant_signs(M)):
+        assert out.dtype == np.int64 and out.shape == (len(mats),) and out.tolist() == expected
+    if scale == 1:
+        small = np.array(mats, dtype=np.int64)
+        for out in (determinant_signs(small, False), small_determinant_signs(small)):
+            assert out.dtype == np.int64 and out.tolist() == expected
+        tiny = small[:-1]                                      # entries <= 6: int64 is exact
+        assert determinant_signs(tiny, True).dtype == np.int64
+        assert determinant_signs(tiny, True).tolist() == expected[:-1]
+
+
+def test_only_the_undecided_small_determinants_are_declined():
+    clear = [[[3, 1, 0], [0, 2, 1], [1, 0, 4]], [[-5, 0, 0], [0, 1, 0], [0, 0, 1]]]
+    zero = [[[1, 2, 3], [2, 4, 6], [0, 1, 1]], [[1, 1, 1], [1, 1, 1], [2, 3, 4]], [[0, 0, 0], [1, 2, 3], [4, 5, 6]]]
+    with counting() as c:
+        out = small_determinant_signs(np.array(clear + zero, dtype=np.int64))
+    assert out.tolist() == [1, -1, 0, 0, 0] and c.filter_failures == 3
+
+
+def test_an_empty_stack_has_no_signs():
+    for k in (2, 3, 5):
+        assert small_determinant_signs(np.zeros((0, k, k), dtype=np.int64)).shape == (0,)
+
+
+@pytest.mark.parametrize("k", [2, 4])
+def test_small_determinants_of_size_k_are_filtered_and_declines_counted(k):
+    eye = np.eye(k, dtype=np.int64)
+    swap = eye[[1, 0] + list(range(2, k))]
+    singular = eye.copy()
+    singular[-1] = singular[0]
+    with counting() as c:
+        out = small_determinant_signs(np.array([3 * eye, swap, singular, 0 * eye]))
+    assert out.tolist() == [1, -1, 0, 0] and c.filter_failures == 2
