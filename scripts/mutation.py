@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MODULES = {
     "predicates": ("tropattn/exact/_predicates.py",
                    ["tests/exact/test_predicates_cancelling.py", "tests/exact/test_exact.py",
-                    "tests/exact/test_hull_fast.py", "tests/exact/test_float_edge.py"]),
+                    "tests/exact/test_predicates_mutants.py"]),
     "lp": ("tropattn/exact/_lp.py", ["tests/exact/test_exact.py"]),
     "steps": ("tropattn/regions/_steps.py",
               ["tests/regions/test_oracles.py", "tests/regions/test_ties.py", "tests/regions/test_regions.py"]),
