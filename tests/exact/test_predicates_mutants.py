@@ -12,7 +12,8 @@ import pytest
 
 from tropattn import config
 from tropattn.exact import counting, dot_signs
-from tropattn.exact._predicates import determinant_signs, scaled_floats, sign_array, small_determinant_signs
+from tropattn.exact._predicates import (dense_signs, determinant_signs, scaled_floats, sign_array,
+                                        small_determinant_signs)
 
 
 @pytest.mark.parametrize("rows,cols,shape", [([], [[1, 2]], (0, 1)), ([[1, 2]], [], (1, 0)), ([], [], (0, 0))])
@@ -156,3 +157,30 @@ def test_small_determinants_of_size_k_are_filtered_and_declines_counted(k):
     with counting() as c:
         out = small_determinant_signs(np.array([3 * eye, swap, singular, 0 * eye]))
     assert out.tolist() == [1, -1, 0, 0] and c.filter_failures == 2
+
+
+def _matrix(rows):
+    try:
+        return np.array(rows, dtype=np.int64)
+    except OverflowError:
+        return np.array(rows, dtype=object)
+
+
+@pytest.mark.parametrize("scale", [1, 2 ** 30, 3 ** 40, 2 ** 600])
+def test_dense_signs_are_the_exact_signs_zeros_included(scale):
+    rng = np.random.default_rng(7)
+    rows = [[int(v) * scale for v in r] for r in rng.integers(-3, 4, size=(7, 5))]
+    rows += [[scale, -scale, 0, 0, 0], [scale, -scale + 1, 0, 0, 0]]          # exact zero and +-1 against (1, 1, ...)
+    cols = [[int(v) for v in c] for c in rng.integers(-2, 3, size=(6, 5))] + [[1, 1, 1, 1, 1]]
+    R, C = _matrix(rows), _matrix(cols)
+    expected = [[(s > 0) - (s < 0) for s in (sum(a * b for a, b in zip(r, c)) for c in cols)] for r in rows]
+    out = dense_signs(R, C, scaled_floats(R), scaled_floats(C))
+    assert out.dtype == np.int8 and out.shape == (9, 7) and out.tolist() == expected
+    with config.override(predicate_cache_entries=8):                            # several row blocks
+        assert dense_signs(R, C, scaled_floats(R), scaled_floats(C)).tolist() == expected
+
+
+def test_dense_signs_trust_the_known_zeros():
+    R, C = np.array([[1, 2], [3, 4]]), np.array([[5, 6], [1, 1]])
+    out = dense_signs(R, C, scaled_floats(R), scaled_floats(C), known_zeros=(np.array([1]), np.array([0])))
+    assert out.tolist() == [[1, 1], [0, 1]]                                     # (1, 0) taken as given
