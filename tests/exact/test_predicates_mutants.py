@@ -184,3 +184,22 @@ def test_dense_signs_trust_the_known_zeros():
     R, C = np.array([[1, 2], [3, 4]]), np.array([[5, 6], [1, 1]])
     out = dense_signs(R, C, scaled_floats(R), scaled_floats(C), known_zeros=(np.array([1]), np.array([0])))
     assert out.tolist() == [[1, 1], [0, 1]]                                     # (1, 0) taken as given
+
+
+@pytest.mark.parametrize("scale", [1, 2 ** 30, 3 ** 40, 2 ** 600])
+@pytest.mark.parametrize("blocks", [None, dict(predicate_cache_entries=8, predicate_block_entries=200)])
+def test_dense_signs_decline_only_the_near_zeros_of_big_rows(scale, blocks):
+    """Products that are multiples of ``scale`` are decided by floats; zeros and +-small ones of
+    rows beyond int64 are declined (computed in Python ints, counted), int64 rows never are."""
+    rng = np.random.default_rng(11)
+    rows = [[int(v) * scale for v in r] for r in rng.integers(-3, 4, size=(6, 5))]
+    rows += [[scale, -scale, 0, 0, 0], [scale, -scale + 1, 0, 0, 0]]
+    cols = [[int(v) for v in c] for c in rng.integers(-2, 3, size=(5, 5))] + [[1, 1, 1, 1, 1]]
+    R, C = _matrix(rows), _matrix(cols)
+    exact = [[sum(a * b for a, b in zip(r, c)) for c in cols] for r in rows]
+    with config.override(**(blocks or {})), counting() as count:
+        out = dense_signs(R, C, scaled_floats(R), scaled_floats(C))
+    assert out.tolist() == [[(v > 0) - (v < 0) for v in row] for row in exact]
+    big = R.dtype == object
+    near_zero = sum(abs(v) < scale for row in exact for v in row)
+    assert count.filter_failures == (near_zero if big else 0)
