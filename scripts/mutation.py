@@ -6,6 +6,7 @@ Usage::
     python scripts/mutation.py                     # every module below (slow: hours)
     python scripts/mutation.py region_bounds       # one module
     python scripts/mutation.py --list              # the modules and their tests
+    python scripts/mutation.py predicates --only dot_signs filtered_signs   # only these functions' mutants
 
 For each module the project is copied into a scratch directory (the working tree is never
 touched), a ``[mutmut]`` section naming that one file and its targeted tests is appended to the
@@ -32,14 +33,16 @@ ROOT = Path(__file__).resolve().parents[1]
 #: module name -> (source file, targeted tests)
 MODULES = {
     "predicates": ("tropattn/exact/_predicates.py",
-                   ["tests/exact/test_predicates_cancelling.py", "tests/exact/test_exact.py"]),
+                   ["tests/exact/test_predicates_cancelling.py", "tests/exact/test_exact.py",
+                    "tests/exact/test_predicates_mutants.py"]),
     "lp": ("tropattn/exact/_lp.py", ["tests/exact/test_exact.py"]),
     "steps": ("tropattn/regions/_steps.py",
               ["tests/regions/test_oracles.py", "tests/regions/test_ties.py", "tests/regions/test_regions.py"]),
     "search": ("tropattn/regions/_search.py",
                ["tests/regions/test_oracles.py", "tests/regions/test_regions.py", "tests/regions/test_regions_planar.py"]),
     "region_bounds": ("tropattn/region_bounds.py", ["tests/test_bounds_nondegenerate.py", "tests/test_bounds.py"]),
-    "soft": ("tropattn/soft/_kernel.py", ["tests/attention/test_attention.py", "tests/soft/test_soft.py"]),
+    "soft": ("tropattn/soft/_kernel.py", ["tests/attention/test_attention.py", "tests/soft/test_soft.py",
+                                          "tests/soft/test_stability_reports.py", "tests/soft/test_kernel_mutants.py"]),
 }
 
 SKIP = {".git", ".venv", "mutants", "__pycache__", ".hypothesis", ".pytest_cache", "build"}
@@ -59,7 +62,13 @@ def _config(source: str, tests: list) -> str:
     return "\n".join(lines)
 
 
-def run_module(name: str, keep: bool = False, max_children: int | None = None) -> dict:
+def mutant_patterns(source: str, functions) -> list:
+    """mutmut's names for the mutants of ``functions`` in ``source`` (``pkg.mod.x_fn__mutmut_*``)."""
+    module = source[:-3].replace("/", ".")
+    return [f"{module}.x_{fn}__mutmut_*" for fn in functions]
+
+
+def run_module(name: str, keep: bool = False, max_children: int | None = None, only=()) -> dict:
     source, tests = MODULES[name]
     work = Path(tempfile.mkdtemp(prefix=f"mutation-{name}-"))
     try:
@@ -70,6 +79,7 @@ def run_module(name: str, keep: bool = False, max_children: int | None = None) -
         cmd = [sys.executable, "-m", "mutmut", "run"]
         if max_children:
             cmd += ["--max-children", str(max_children)]
+        cmd += mutant_patterns(source, only)
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True)
         seconds = time.perf_counter() - t0
@@ -103,6 +113,8 @@ def main(argv=None) -> int:
     p.add_argument("--list", action="store_true", help="print the modules and their tests, and stop")
     p.add_argument("--keep", action="store_true", help="keep the scratch directories")
     p.add_argument("--max-children", type=int, default=None, help="parallel mutants (mutmut's default: CPUs)")
+    p.add_argument("--only", nargs="+", default=(), metavar="FUNCTION",
+                   help="mutate only these functions of the module (default: all of it)")
     args = p.parse_args(argv)
     if args.list:
         for name, (source, tests) in MODULES.items():
@@ -115,7 +127,7 @@ def main(argv=None) -> int:
     print(f"{'module':14} {'mutants':>7} {'killed':>7} {'survived':>8} {'no tests':>8} {'timeout':>7} {'kill rate':>9}"
           f" {'seconds':>8}")
     for name in names:
-        s = run_module(name, keep=args.keep, max_children=args.max_children)
+        s = run_module(name, keep=args.keep, max_children=args.max_children, only=args.only)
         print(f"{name:14} {s.get('total', 0):7} {s.get('killed', 0):7} {s.get('survived', 0):8} "
               f"{s.get('no_tests', 0):8} {s.get('timeout', 0):7} {kill_rate(s):9.1%} {s['seconds']:8}", flush=True)
         for line in s["survivors"]:

@@ -70,6 +70,7 @@ def _markov_script():
 
 
 @pytest.mark.parametrize("m,seed", [("2", 0), ("1.4", 1)])
+@pytest.mark.slow
 def test_markov_rows(tmp_path, m, seed):
     with MARKOV.open(encoding="utf-8") as fh:
         old = next(r for r in csv.DictReader(fh) if r["m"] == m and r["seed"] == str(seed))

@@ -23,6 +23,7 @@ def test_tutorial_has_the_steps():
     assert len(python_blocks(text)) >= 10
 
 
+@pytest.mark.slow
 def test_tutorial_runs_top_to_bottom(tmp_path, monkeypatch):
     pytest.importorskip("matplotlib")
     pytest.importorskip("sympy")

@@ -53,6 +53,7 @@ def brute_force_count(hs):
 
 @settings(max_examples=40, deadline=None)
 @given(st.sampled_from([1, 2, 3]).flatmap(lambda d: st.tuples(st.just(d), heads(d))), st.data())
+@pytest.mark.slow
 def test_label_is_power_cell(dh, data):
     d, head = dh
     pd = head.power_diagram()

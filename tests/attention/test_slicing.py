@@ -39,6 +39,7 @@ def test_sliced_model_equals_the_model_on_the_slice(seed, x0, u, t, residual):
 
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 10_000))
+@pytest.mark.slow
 def test_regions_on_a_plane_match_brute_force(seed):
     model = random_model(3, 2, 3, layers=2, seed=seed)
     S = slice_model(model, [Fraction(1, 2), 0, Fraction(-1, 3)], [[1, 0, 1], [0, 1, -1]])

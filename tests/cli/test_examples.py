@@ -90,7 +90,16 @@ def test_every_example_file_is_used_by_a_help_example(name):
         pytest.skip(f"no --help example names examples/{name} yet (add one to the command's epilog)")
 
 
-@pytest.mark.parametrize("path, line", EXAMPLE_LINES, ids=[line for _, line in EXAMPLE_LINES])
+#: Examples that train or simulate for seconds: run with ``python -m pytest -m slow``.
+SLOW_EXAMPLES = ("--train", "dyck --partition", "dyck --k 3 --m 4 --plot", "dynamics flow", "dynamics threshold")
+
+
+def _maybe_slow(path, line):
+    slow = any(s in line for s in SLOW_EXAMPLES)
+    return pytest.param(path, line, marks=pytest.mark.slow, id=line) if slow else pytest.param(path, line, id=line)
+
+
+@pytest.mark.parametrize("path, line", [_maybe_slow(p, l) for p, l in EXAMPLE_LINES])
 def test_help_example_runs_verbatim(path, line, tmp_path, monkeypatch, capsys):
     argv = argv_of(line)
     bare = not_rewritten(argv)

@@ -147,6 +147,7 @@ def test_clustering_time_is_where_the_ode_reaches_rho_b():
         assert abs(rho[-1] - 0.9) < 1e-7
 
 
+@pytest.mark.slow
 def test_clustering_time_minimum_near_log_n_and_exponential_growth():
     grid = np.linspace(0.2, 12, 400)
     ratios = []

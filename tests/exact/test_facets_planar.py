@@ -3,6 +3,7 @@
 import math
 from fractions import Fraction
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -58,6 +59,7 @@ def polygons(draw):
 
 @settings(max_examples=400, deadline=None)
 @given(polygons())
+@pytest.mark.slow
 def test_planar_facets_equal_the_general_facets(case):
     rows, p = case
     X, D = homogeneous_point(p)

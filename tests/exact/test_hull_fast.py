@@ -102,6 +102,7 @@ def _rows(X, den=1):
 
 
 @pytest.mark.parametrize("d, n, mag", [(3, 160, 10**6), (4, 110, 10**6), (5, 70, 10**5), (4, 90, 2**44)])
+@pytest.mark.slow
 def test_local_certificate_equals_double_description_random(d, n, mag):
     X = np.random.default_rng(n).integers(-mag, mag, size=(n, d))
     H, c = _same(_rows(X))

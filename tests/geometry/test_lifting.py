@@ -98,6 +98,7 @@ def diagram_inputs(dim, max_n=9):
 
 @settings(max_examples=80, deadline=None)
 @given(st.sampled_from([1, 2, 3]).flatmap(diagram_inputs))
+@pytest.mark.slow
 def test_power_diagram_and_tropical_polynomial_have_the_same_cells_and_adjacency(data):
     slopes, intercepts = data
     pd = PowerDiagram.from_max_affine(slopes, intercepts)

@@ -173,6 +173,7 @@ def test_sphere_points_are_all_vertices():
     assert all(sum(dot(n, v) == o for v in P.vertices) >= 3 for n, o in P.facets)
 
 
+@pytest.mark.slow
 def test_sphere_minkowski_sum_matches_exact_hull_of_sums():
     A = convex_hull(rational_sphere_points()[::4])
     B = convex_hull(rational_sphere_points(5, 13, F(1, 3), (F(1, 2), 0, 0))[1::4])
@@ -442,6 +443,7 @@ def test_minkowski_prefilter_miss_is_caught():
     assert same_polytope(expected, convex_hull(sums, method="exact"))
 
 
+@pytest.mark.slow
 def test_lazy_polytope_equals_eager_one_and_hashes_the_same():
     import pickle
 

@@ -101,6 +101,7 @@ def test_hidden_site_never_wins_dense_sampling():
     assert pd.adjacency_graph().number_of_nodes() == len(pd.nonempty)
 
 
+@pytest.mark.slow
 def test_planar_path_matches_lp_path_with_many_hidden():
     rng = random.Random(7)
     for n in (12, 40):
@@ -219,12 +220,14 @@ def grid_diagrams(dim, max_n=12, radius=2):
 
 @settings(max_examples=60, deadline=None)
 @given(st.sampled_from([1, 2, 3]).flatmap(lambda d: st.tuples(st.just(d), grid_diagrams(d))))
+@pytest.mark.slow
 def test_fast_paths_match_lp_on_degenerate_inputs(dsw):
     d, (sites, weights) = dsw
     _check_fast(PowerDiagram(sites, weights), FAST[d])
 
 
 @pytest.mark.parametrize("d, n, rounds", [(1, 30, 20), (2, 40, 8), (3, 14, 6)])
+@pytest.mark.slow
 def test_fast_paths_match_lp_in_general_position(d, n, rounds):
     rng = random.Random(11 + d)
     used = 0
@@ -235,6 +238,7 @@ def test_fast_paths_match_lp_in_general_position(d, n, rounds):
     assert used == rounds                    # generic inputs never need the fallback
 
 
+@pytest.mark.slow
 def test_fast_paths_on_named_degenerate_inputs():
     circle = [[F(1 - t * t, 1 + t * t), F(2 * t, 1 + t * t)] for t in (F(k, 5) for k in range(-8, 9))]
     grid = [[i, j] for i in range(5) for j in range(5)]
@@ -301,6 +305,7 @@ def _random_3d(rng, n, heavy=1):
 
 
 @pytest.mark.parametrize("n, heavy, rounds", [(30, 1, 3), (40, 30, 3), (25, 400, 2)])
+@pytest.mark.slow
 def test_simplicial_path_matches_lp_on_random_and_hidden_heavy_inputs(n, heavy, rounds):
     rng = random.Random(100 * n + heavy)
     hidden = 0

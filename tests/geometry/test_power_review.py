@@ -206,6 +206,7 @@ def test_certificate_refuses_a_proposal_that_drops_a_point_above():
 
 
 @pytest.mark.parametrize("d", [2, 3])
+@pytest.mark.slow
 def test_heights_near_the_top_of_the_float_range(d):
     """Scores ~1e307: their float sums overflow; Qhull sees the columns scaled by powers of two."""
     rng = random.Random(7)

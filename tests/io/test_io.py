@@ -320,6 +320,7 @@ def models(draw):
 
 @settings(max_examples=40, deadline=None)
 @given(models())
+@pytest.mark.slow
 def test_save_load_round_trip_is_lossless(tmp_path_factory, model):
     path = tmp_path_factory.mktemp("rt") / "m.json"
     save(model, path)

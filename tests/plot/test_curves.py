@@ -52,12 +52,18 @@ def test_curve_box():
 
     f = parse_polynomial("max(0, x - 4, y + 2)")
     lo, hi = curve_box(f)
-    assert all(l < c.point[i] < h for c in f.hypersurface_cells() for i, (l, h) in enumerate(zip(lo, hi)))
+    cells = f.hypersurface_cells()
+    vertices = [c for c in cells if c.dim == 0]
+    assert all(l < c.point[i] < h for c in vertices for i, (l, h) in enumerate(zip(lo, hi)))
+    # every wall reaches a vertex inside (or, a line without vertices, has its point inside)
+    assert all(any(c.terms < v.terms for v in vertices) or all(l < p < h for p, l, h in zip(c.point, lo, hi))
+               for c in cells if c.dim == 1)
     assert curve_box(f, 2) == ((-2, -2), (2, 2)) and curve_box(f, (-1, 3)) == ((-1, -1), (3, 3))
     with pytest.raises(InvalidInputError):
         curve_box(f, (3, -1))
 
 
+@pytest.mark.slow
 def test_pictures(tmp_path):
     from tropattn.plot import plot_minkowski_heads, plot_tropical_curve
 

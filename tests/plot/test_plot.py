@@ -36,6 +36,7 @@ def test_power_diagram_draws_one_labelled_cell_per_nonempty_site(heads2d):
     matplotlib.pyplot.close("all")
 
 
+@pytest.mark.slow
 def test_overlay_and_soft_weights_are_written(tmp_path, heads2d):
     p = plot_overlay(heads2d, (-3, 3), tmp_path / "overlay.png")
     assert is_png(p)
@@ -110,6 +111,7 @@ def test_automatic_box_shows_every_region_count_finds(seed):
     assert shown == total == count_dual(heads)
 
 
+@pytest.mark.slow
 def test_a_box_that_hides_regions_warns_and_says_so(tmp_path, monkeypatch):
     kept = _capture(monkeypatch, power_mod)
     heads = random_model(2, 3, 3, seed=6).layers[0].heads

@@ -287,6 +287,7 @@ def _independent_adjacency(regions):
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 10_000), d=st.integers(1, 3), N=st.integers(2, 3), L=st.integers(1, 3),
        ffn=st.sampled_from([0, 0, 1]))
+@pytest.mark.slow
 def test_graph_holds_every_facet_adjacency(seed, d, N, L, ffn):
     # crossing gives the adjacency inside a parent; across walls of earlier sub-layers the two sides are
     # cut differently, and the graph must still hold every pair that shares a (d-1)-dimensional facet piece

@@ -2,6 +2,7 @@
 
 from fractions import Fraction
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -45,6 +46,7 @@ def degenerate_heads(draw):
 @settings(max_examples=25, deadline=None)
 @given(heads=st.lists(degenerate_heads(), min_size=1, max_size=3), layers=st.integers(1, 2),
        ffn=st.booleans(), box=st.sampled_from([None, (-1, 1)]))
+@pytest.mark.slow
 def test_planar_search_equals_brute_force_on_degenerate_heads(heads, layers, ffn, box):
     net = FFN([[1, -1], [0, 1]], [0, Fraction(-1, 2)], [[1, 0], [0, 1]], [0, 0]) if ffn else None
     model = Transformer([Layer(heads, ffn=net if l == 0 else None) for l in range(layers)])

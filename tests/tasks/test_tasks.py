@@ -249,6 +249,7 @@ def test_markov_bad_input_is_refused_clearly():
 
 
 # ----------------------------------------------------------------------------- pictures and CLI
+@pytest.mark.slow
 def test_pictures_are_written(tmp_path, dyck_case):
     from tropattn.plot import plot_dyck_accuracy, plot_dyck_partition, plot_markov_run
 
@@ -262,6 +263,7 @@ def test_pictures_are_written(tmp_path, dyck_case):
     assert plot_markov_run(simulate(1.7, t_end=20.0, n_out=41), tmp_path / "m.png").stat().st_size > 1000
 
 
+@pytest.mark.slow
 def test_cli_dyck_and_markov(capsys, tmp_path):
     assert main(["dyck", "--n", "4", "--length", "12", "--betas", "0.1,10", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -282,6 +284,7 @@ def test_modules_declare_all():
 
 
 @pytest.mark.torch
+@pytest.mark.slow
 def test_trained_torch_model_attends_to_the_top_and_the_knockout_masks_that_edge():
     pytest.importorskip("torch")
     from tropattn.tasks import measure_trained, train_dyck

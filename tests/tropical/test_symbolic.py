@@ -58,6 +58,7 @@ def test_irrational_boundary_is_exact():
     assert pieces[1].redundant == (1,) and pieces[1].set.contains(0) is sympy.true
 
 
+@pytest.mark.slow
 def test_planar_head_with_coinciding_keys():
     head = SymbolicHead([[0, 0], [1, t], [t, 1]], [0, t, -1])
     pieces = check_against_numbers(head, extra=[-2, "1/3", 3])
@@ -69,6 +70,7 @@ def test_planar_head_with_coinciding_keys():
 @given(st.lists(st.tuples(st.integers(-2, 2), st.integers(-1, 1), st.integers(-2, 2), st.integers(-1, 1),
                           st.integers(-1, 1)), min_size=3, max_size=3),
        st.lists(st.fractions(-3, 3, max_denominator=4), min_size=2, max_size=2))
+@pytest.mark.slow
 def test_random_line_heads_agree_with_numeric_code(coefs, extra):
     keys = [[a + b * t] for a, b, _, _, _ in coefs]
     offsets = [c + e * t + f * t * t for _, _, c, e, f in coefs]
@@ -87,6 +89,7 @@ def test_adjacency_condition_matches_adjacency_graph_with_two_symbols():
             assert (cond.subs(vals) is sympy.true) == ((j, k) in edges), (j, k, a, b)
 
 
+@pytest.mark.slow
 def test_two_parameter_type_regions_match_the_numeric_type():
     head = SymbolicHead([[0], [1], [2], [s]], [0, t, 0, -1])
     grid = [(sympy.Rational(a, 2), sympy.Rational(b, 2)) for a in range(-2, 6) for b in range(-3, 3)]
@@ -127,6 +130,7 @@ def test_rational_map_is_the_log_lifted_limit():
         assert tuple(got) == tuple(sympy.Rational(v.numerator, v.denominator) for v in numeric([Fraction(xv)]))
 
 
+@pytest.mark.slow
 def test_symbolic_product_counts_the_overlay():
     h1 = SymbolicHead([[0], [1], [2]], [0, t, -1])
     h2 = SymbolicHead([[0], [1]], [0, -t])

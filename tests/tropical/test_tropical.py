@@ -90,6 +90,7 @@ def test_tropical_scalars():
 # ----------------------------------------------------------------- evaluation
 @settings(max_examples=60, deadline=None)
 @given(st.data())
+@pytest.mark.slow
 def test_evaluate_is_max_over_terms(data):
     f = data.draw(polynomials())
     x = data.draw(points(f.dim))
@@ -146,6 +147,7 @@ def check_regions(f, method="auto"):
 
 @settings(max_examples=60, deadline=None)
 @given(polynomials())
+@pytest.mark.slow
 def test_regions_agree_with_one_lp_per_term(f):
     check_regions(f)
 
@@ -177,6 +179,7 @@ def region_walls(regions):
 
 @settings(max_examples=80, deadline=None)
 @given(st.one_of(polynomials(max_terms=8), flat_polynomials(), products()))
+@pytest.mark.slow
 def test_hull_and_search_methods_give_identical_regions(f):
     hull = check_regions(f, "hull")       # each also checked against one exact LP per term
     search = check_regions(f, "search")
@@ -276,6 +279,7 @@ def test_product_is_sum_and_regions_are_common_refinement(data):
 
 @settings(max_examples=15, deadline=None)
 @given(polynomials(dims=(2,), max_terms=4), polynomials(dims=(2,), max_terms=3))
+@pytest.mark.slow
 def test_newton_polytope_of_product_is_minkowski_sum(f, g):
     assert (f * g).newton_polytope() == minkowski_sum(f.newton_polytope(), g.newton_polytope())
     assert (f * g).lifted_polytope() == minkowski_sum(f.lifted_polytope(), g.lifted_polytope())

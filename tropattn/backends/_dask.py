@@ -31,6 +31,7 @@ from .._lazy import lazy_import
 from .._validate import positive_int
 from ..errors import InvalidInputError
 from ._base import in_order, run_chunk
+from ._processes import usable_cores
 
 distributed = lazy_import("distributed", extra="dask")
 
@@ -75,7 +76,8 @@ class DaskExecutor:
         """
         if self._client is None:
             if self.scheduler in (None, "local"):
-                self._cluster = distributed.LocalCluster(n_workers=self._workers, threads_per_worker=1, processes=True,
+                n = min(self._workers, max(2, usable_cores()))  # never more local processes than cores (but 2)
+                self._cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                                          dashboard_address=None, silence_logs=50)
                 self._client = distributed.Client(self._cluster)
             else:

@@ -14,13 +14,70 @@ with their extra fields (:mod:`tropattn.errors`).
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
 from concurrent.futures import ProcessPoolExecutor
 
 from .._validate import positive_int
 from ._base import in_order, run_chunk
 
-__all__ = ["ProcessExecutor"]
+__all__ = ["ProcessExecutor", "usable_cores", "pool_size"]
+
+
+def usable_cores() -> int:
+    """How many cores this process may run on (its CPU affinity; at least 1).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> usable_cores() >= 1
+    True
+    """
+    affinity = getattr(os, "sched_getaffinity", None)
+    return max(1, len(affinity(0)) if affinity is not None else (os.cpu_count() or 1))
+
+
+def pool_size(workers: int, cores: int | None = None) -> tuple[int, str | None]:
+    """The processes to start for ``workers`` asked: at most the usable cores, and why if fewer.
+
+    More processes than cores never finish sooner (each only adds its start-up and memory),
+    and 100000 forks can exhaust the machine, so a local pool is capped at the cores.
+
+    Parameters
+    ----------
+    workers : int
+        The number of worker processes asked for (positive).
+    cores : int, optional
+        The usable cores (default :func:`usable_cores`).
+
+    Returns
+    -------
+    n : int
+        ``min(workers, cores)``.
+    note : str or None
+        One line saying that the request was capped, or None if it was not.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``workers`` is not a positive int.
+
+    Examples
+    --------
+    >>> pool_size(3, cores=4)
+    (3, None)
+    >>> pool_size(100000, cores=2)
+    (2, 'workers = 100000 is more than the 2 usable cores of this machine; starting 2 worker processes')
+    """
+    workers = positive_int(workers, "workers", meaning="the number of worker processes")
+    cores = usable_cores() if cores is None else cores
+    if workers <= cores:
+        return workers, None
+    return cores, (f"workers = {workers} is more than the {cores} usable cores of this machine; "
+                   f"starting {cores} worker processes")
 
 
 def _ignore_sigint():
@@ -28,7 +85,11 @@ def _ignore_sigint():
 
 
 class ProcessExecutor:
-    """Run ``fn(chunk)`` in ``workers`` processes; results come back in chunk order."""
+    """Run ``fn(chunk)`` in ``workers`` processes; results come back in chunk order.
+
+    The pool starts at most :func:`usable_cores` processes (and no more than there are
+    chunks), whatever ``workers`` says; ``workers`` still guides how callers cut their work.
+    """
 
     def __init__(self, workers: int = 2):
         self.workers = positive_int(workers, "workers", meaning="the number of worker processes")
@@ -57,7 +118,8 @@ class ProcessExecutor:
         if not chunks:
             return
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(method),
+        n = min(pool_size(self.workers)[0], len(chunks))
+        pool = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context(method),
                                    initializer=_ignore_sigint)
         futures = [pool.submit(run_chunk, fn, chunk) for chunk in chunks]
 

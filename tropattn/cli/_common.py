@@ -30,7 +30,7 @@ from .._validate import choice as choice_
 from ..errors import InvalidInputError
 from ..exact import format_point, format_rational, to_rational, unlimited_int_digits
 
-__all__ = ["emit", "json_default", "parse_pair", "add_command", "format_point", "format_rational",
+__all__ = ["emit", "json_default", "parse_pair", "parse_float_pair", "FLOAT_LIMIT", "add_command", "format_point", "format_rational",
            "glue_negative_values", "output_path", "progress_enabled", "add_progress_argument", "progress_from_args",
            "as_flags", "registers", "EXIT_CODES", "BOX_HELP"]
 
@@ -184,6 +184,48 @@ def parse_pair(text, what):
     lo, hi = (to_rational(t, what) for t in parts)
     if not lo < hi:
         raise InvalidInputError(f"{what} needs LO < HI; got {_fmt(lo)},{_fmt(hi)}")
+    return lo, hi
+
+
+#: The largest magnitude a float-drawn or float-sampled command accepts (floats end near 1.8e308;
+#: the margin leaves room for a picture's padding and a sampler's spans).
+FLOAT_LIMIT = Fraction(10) ** 300
+
+
+def parse_float_pair(text, what):
+    """:func:`parse_pair` for the commands that work in floats (pictures, soft attention): ``|LO|, |HI| <= 1e300``.
+
+    Parameters
+    ----------
+    text : str
+        ``"LO,HI"``.
+    what : str
+        The flag's name, for the message.
+
+    Returns
+    -------
+    lo, hi : Fraction
+
+    Raises
+    ------
+    InvalidInputError
+        As :func:`parse_pair`, or if ``LO`` or ``HI`` is beyond ``1e300`` in magnitude, or both
+        round to the same float.
+
+    Examples
+    --------
+    >>> parse_float_pair("-1e400,1", "--box")
+    Traceback (most recent call last):
+    ...
+    tropattn.errors.InvalidInputError: --box = '-1e400,1'; this command computes in floating point, so LO and HI must lie within ±1e300
+    """
+    lo, hi = parse_pair(text, what)
+    if max(abs(lo), abs(hi)) > FLOAT_LIMIT:
+        raise InvalidInputError(f"{what} = {text!r}; this command computes in floating point, so LO and HI must lie "
+                                "within ±1e300")
+    if float(lo) == float(hi):
+        raise InvalidInputError(f"{what} = {text!r}; LO and HI round to the same floating-point number, and this "
+                                "command computes in floating point: give a wider box")
     return lo, hi
 
 

@@ -19,11 +19,12 @@ from ..regions import count_regions
 from ..table import write_region_table
 from ._checkpoint import add_checkpoint_arguments, draw_slice, is_checkpoint, model_from_args
 from ._common import (BOX_HELP, add_command, add_progress_argument, as_flags, emit, format_point as _point,
-                     format_rational as _fmt, output_path, parse_pair, progress_from_args, registers)
+                     format_rational as _fmt, output_path, parse_float_pair, parse_pair, progress_from_args,
+                     registers)
 from ._run_options import add_run_arguments, run_kwargs
 from ._stability import convention_check, stability_report
 
-__all__ = ["bounds_lines", "register", "MODEL_HELP"]
+__all__ = ["bounds_lines", "parse_taus", "register", "MODEL_HELP"]
 
 
 def _model_summary(model):
@@ -110,7 +111,7 @@ def cmd_diagram(args):
         return print(draw_slice(model, args))
     if len(model.layers) != 1:
         raise InvalidInputError(f"diagram draws one layer; the model has {len(model.layers)} layers")
-    box = parse_pair(args.box, "--box") if args.box else None
+    box = parse_float_pair(args.box, "--box") if args.box else None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         plot_overlay(model.layers[0], box, output_path(args.output, "--output"), title=Path(args.model).name)
@@ -184,11 +185,8 @@ def cmd_stability(args):
         raise InvalidInputError(f"stability measures one attention layer; the model has {len(model.layers)} "
                                 "layers (save the layer you want as a one-layer model)")
     layer = model.layers[0]
-    try:
-        taus = [float(Fraction(t)) for t in args.taus.split(",")]
-    except (ValueError, ZeroDivisionError):
-        raise InvalidInputError(f"--taus must be comma-separated numbers such as 0.05,0.2,1; got {args.taus!r}") from None
-    box = parse_pair(args.box, "--box") if args.box else None
+    taus = parse_taus(args.taus)
+    box = parse_float_pair(args.box, "--box") if args.box else None
     report = stability_report(layer, taus=taus, delta=args.delta, box=box)
     lines = [f"soft vs hard attention ({report['scope']}), delta = {report['delta']:.4g}, "
              f"{report['n_samples']} samples in the box",
@@ -210,13 +208,61 @@ def cmd_stability(args):
     emit(report, args.json, lines)
 
 
+def parse_taus(text) -> list:
+    """``--taus``: comma-separated temperatures, each a finite float ``> 0`` (fractions allowed).
+
+    Parameters
+    ----------
+    text : str
+        ``"0.05,0.2,1"`` or ``"1/10,1"``.
+
+    Returns
+    -------
+    list of float
+
+    Raises
+    ------
+    InvalidInputError
+        Naming ``--taus`` and the entry, if an entry is not a number, is not ``> 0``, or does
+        not fit a float (``1e400`` overflows, ``1e-400`` rounds to 0).
+
+    Examples
+    --------
+    >>> parse_taus("0.05,1/2")
+    [0.05, 0.5]
+    >>> parse_taus("0.1,1e400")
+    Traceback (most recent call last):
+    ...
+    tropattn.errors.InvalidInputError: --taus = '0.1,1e400': the entry '1e400' overflows a float; each temperature must be a finite number > 0 such as 0.05,0.2,1
+    """
+    taus = []
+    for t in text.split(","):
+        why = None
+        try:
+            v = float(Fraction(t.strip()))
+        except (ValueError, ZeroDivisionError):
+            why, v = "is not a number", 0.0
+        except OverflowError:
+            why, v = "overflows a float", 0.0
+        if why is None and not v > 0:
+            why = "rounds to 0 in floating point" if Fraction(t.strip()) > 0 else "is not > 0"
+        if why is not None:
+            raise InvalidInputError(f"--taus = {text!r}: the entry {t.strip()!r} {why}; each temperature must be "
+                                    "a finite number > 0 such as 0.05,0.2,1")
+        taus.append(v)
+    return taus
+
+
 def cmd_conventions(args):
     if not (math.isfinite(args.margin) and args.margin > 0):
         raise InvalidInputError(f"--margin must be a positive finite score margin; got {args.margin}")
     if args.dk < 1 or args.keys < 2:
         raise InvalidInputError(f"--dk must be >= 1 and --keys >= 2; got --dk {args.dk} --keys {args.keys}")
 
-    c = convention_check(args.margin, args.dk, args.keys)
+    try:
+        c = convention_check(args.margin, args.dk, args.keys)
+    except InvalidInputError as exc:  # the library names tau = 1/sqrt(d_k): name the flag that set it
+        raise InvalidInputError(f"--dk = {args.dk}: {exc}") from None
     lines = [f"raw score margin Delta = {c['raw_margin']:g} on q.k, d_k = {c['d_k']}, {c['n_keys']} keys "
              "(the other keys tied at the margin: the worst case)"]
     for name, label in (("paper", "paper's convention (tau = 1/sqrt(d_k))"),
@@ -245,9 +291,10 @@ def register(sub):
                    help="primal: the exact region search (any model, default); dual: upper vertices of a "
                         "Minkowski sum (one layer without FFN, all of R^d; other models are refused); auto: the "
                         "dual where it applies and no --regions file is asked for, else primal")
-    s.add_argument("--box", help=BOX_HELP)
+    s.add_argument("--box", help=BOX_HELP + " (default: all of R^d)")
     s.add_argument("--ties", choices=("refuse", "first"), default=None,
                    help="tie rule for every head, overriding the file's: refuse (an error where distinct keys tie "
+<<<<<<< HEAD
                         "on a whole region) or first (the lowest index wins, as argmax)")
     s.add_argument("--graph", action="store_true",
                    help="also count the pairs of regions that share a facet (the adjacency graph: in d >= 3 one "
@@ -292,6 +339,7 @@ def register(sub):
     s.add_argument("--taus", default="0.05,0.2,1", help="temperatures tau, comma-separated (default 0.05,0.2,1)")
     s.add_argument("--delta", type=float, default=None, help="keep points this far from every wall "
                    "(default: 2%% of the box side)")
-    s.add_argument("--box", help=BOX_HELP)
+    s.add_argument("--box", help=BOX_HELP + " (default: a cube [-R, R]^d showing every wall, "
+                   "R = 1.5 max(1, wall distances))")
     s.add_argument("--plot", help="draw the soft weights of the first head (d <= 2) to this picture file "
-                   "(in an existing directory)")
+                   "(in an existing directory; default: no picture)")

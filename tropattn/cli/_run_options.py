@@ -7,16 +7,17 @@ flags, :func:`run_kwargs` turns them into keyword arguments of
 >>> import argparse
 >>> p = argparse.ArgumentParser()
 >>> add_run_arguments(p)
->>> run_kwargs(p.parse_args(["--workers", "2"]))
-{'workers': 2}
+>>> run_kwargs(p.parse_args(["--workers", "1"]))
+{'workers': 1}
 """
 
 from __future__ import annotations
 
 import atexit
+import sys
 
 from .._validate import positive_int
-from ..backends import DaskExecutor
+from ..backends import DaskExecutor, pool_size
 from ..errors import InvalidInputError
 from ..regions import RegionWriter
 
@@ -45,10 +46,11 @@ def add_run_arguments(parser, regions: bool = False) -> None:
     Namespace(workers=2, scheduler=None, regions=None)
     """
     parser.add_argument("--workers", type=int, default=1,
-                        help="processes on this machine for the primal search (default 1); with "
-                             "--scheduler local, the number of Dask workers (default 2)")
+                        help="processes on this machine for the primal search (default 1; capped at the machine's "
+                             "cores, with a warning); with --scheduler local, the number of Dask workers "
+                             "(default 2)")
     parser.add_argument("--scheduler", metavar="local|ADDRESS", default=None,
-                        help="run on Dask: 'local' starts a cluster here, tcp://host:8786 joins one started with "
+                        help="run on Dask (default: not used): 'local' starts a cluster here, tcp://host:8786 joins one started with "
                              "`dask scheduler` (workers: `dask worker tcp://host:8786`)")
     if regions:
         parser.add_argument("--regions", metavar="FILE", default=None,
@@ -59,6 +61,9 @@ def add_run_arguments(parser, regions: bool = False) -> None:
 
 def run_kwargs(args, reuse: bool = False) -> dict:
     """Keyword arguments for ``enumerate_regions`` from the parsed flags.
+
+    ``--workers`` beyond the usable cores of this machine is capped at them (one warning line
+    on stderr says so), unless the workers are on a remote Dask scheduler.
 
     With ``--scheduler``, each search starts (or joins) and closes its own cluster, unless
     ``reuse``: then one :class:`~tropattn.backends.DaskExecutor` serves every search of
@@ -84,12 +89,16 @@ def run_kwargs(args, reuse: bool = False) -> dict:
     Examples
     --------
     >>> import argparse
-    >>> run_kwargs(argparse.Namespace(workers=2, scheduler=None))
-    {'workers': 2}
+    >>> run_kwargs(argparse.Namespace(workers=1, scheduler=None))
+    {'workers': 1}
     >>> run_kwargs(argparse.Namespace(workers=1, scheduler="local"))
     {'workers': 1, 'executor': 'dask', 'scheduler': 'local'}
     """
     workers = positive_int(args.workers, "--workers", meaning="the number of worker processes")
+    if args.scheduler in (None, "local"):  # processes on this machine: at most its cores
+        workers, note = pool_size(workers)
+        if note:
+            print(f"tropattn: warning: --{note}", file=sys.stderr)
     out = {"workers": workers}
     if args.scheduler is not None:
         if reuse:

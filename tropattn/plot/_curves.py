@@ -48,7 +48,7 @@ def curve_box(f, box=None) -> tuple:
     """The window ``(lo, hi)`` (exact): ``box`` as ``R`` or ``(lo, hi)``, or one around every vertex.
 
     By default the window holds every vertex of the hypersurface and a point of every
-    wall, with a margin of half the span (at least 1) so that rays are visible.
+    cell that has no vertex (a line without a corner), with a margin of half the span (at least 1) so that rays are visible.
 
     Parameters
     ----------
@@ -86,7 +86,9 @@ def curve_box(f, box=None) -> tuple:
         if any(a >= b for a, b in zip(lo, hi)):
             raise InvalidInputError(f"box needs lo < hi in every coordinate; got {lo}, {hi}")
         return lo, hi
-    pts = [c.point for c in f.hypersurface_cells()] or [(Fraction(0),) * d]
+    cells = f.hypersurface_cells()
+    # the smallest cells (vertices; a wall or edge only where it has no vertex): the rest reach them
+    pts = [c.point for c in cells if not any(c.terms < o.terms for o in cells)] or [(Fraction(0),) * d]
     lo = [min(p[i] for p in pts) for i in range(d)]
     hi = [max(p[i] for p in pts) for i in range(d)]
     pad = max([Fraction(1)] + [(h - l) / 2 for l, h in zip(lo, hi)])
@@ -112,6 +114,15 @@ def _wall_segment(cell, lo, hi):
     return [tuple(pi + s * ui for pi, ui in zip(p, u)) for s in (smin, smax)]
 
 
+def _wall_width(weight) -> float:
+    """The line width of a wall of weight ``weight``: ``1.2 * weight`` points, at most 6 (the label says the rest).
+
+    >>> _wall_width(1), _wall_width(2), _wall_width(100000)
+    (1.2, 2.4, 6.0)
+    """
+    return min(1.2 * float(weight), 6.0)
+
+
 def _ordered(points):
     """The vertices of the convex hull of plane points, counter-clockwise (exact hull, floats out)."""
     P = np.array(convex_hull(list(points)).vertices, dtype=float)
@@ -133,7 +144,7 @@ def _draw_curve(ax, f, lo, hi, palette):
         if seg is None:
             continue
         (x0, y0), (x1, y1) = np.array(seg, dtype=float)
-        ax.plot([x0, x1], [y0, y1], color="k", lw=1.2 + 1.2 * (float(e.weight) - 1))
+        ax.plot([x0, x1], [y0, y1], color="k", lw=_wall_width(e.weight))
         if e.weight != 1:
             ax.text((x0 + x1) / 2, (y0 + y1) / 2, f"w={e.weight}", fontsize=8, color="darkred",
                     ha="left", va="bottom", bbox=dict(fc="white", ec="none", alpha=0.8, pad=0.5))
@@ -172,7 +183,7 @@ def _draw_subdivision(ax, f, palette, edges, vertices):
                     fontweight="bold")
     for e in edges:
         j, k = e.ends
-        ax.plot(E[[j, k], 0], E[[j, k], 1], color="k", lw=1.2 + 1.2 * (float(e.weight) - 1))
+        ax.plot(E[[j, k], 0], E[[j, k], 1], color="k", lw=_wall_width(e.weight))
         if e.weight != 1:
             m = E[[j, k]].mean(axis=0)
             ax.text(m[0], m[1], f"w={e.weight}", fontsize=8, color="darkred", ha="left", va="bottom")

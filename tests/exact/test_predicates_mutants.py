@@ -1,0 +1,205 @@
+"""The sign predicates where mutation testing found them unwatched (scripts/mutation.py predicates).
+
+Empty inputs keep their shape and type; the scaled float rows keep the documented contract
+(every entry below 2^500, a row that fits left exactly as it is, the minimal power of two);
+signs come back as the documented integer types.  Expected values are written out here.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from tropattn import config
+from tropattn.exact import counting, dot_signs
+from tropattn.exact._predicates import (dense_signs, determinant_signs, scaled_floats, sign_array,
+                                        small_determinant_signs)
+
+
+@pytest.mark.parametrize("rows,cols,shape", [([], [[1, 2]], (0, 1)), ([[1, 2]], [], (1, 0)), ([], [], (0, 0))])
+def test_empty_inputs_give_empty_int8_signs(rows, cols, shape):
+    out = dot_signs(rows, cols)
+    assert out.shape == shape and out.dtype == np.int8
+
+
+def test_signs_are_int8_and_exact_at_every_magnitude():
+    big = 3 ** 700                                          # beyond float64's range
+    rows = [[1, -1], [big, -big + 1], [2 ** 600, -(2 ** 600)], [-5, 3]]
+    cols = [[1, 1], [3, 5]]
+    out = dot_signs(rows, cols)
+    assert out.dtype == np.int8
+    expected = [[int(np.sign(sum(a * b for a, b in zip(r, c)))) for c in cols] for r in rows]
+    assert out.tolist() == expected
+
+
+def test_scaled_rows_lie_below_two_to_the_500():
+    for top in (2 ** 500, 2 ** 600, 3 ** 400, 2 ** 1100):
+        F = scaled_floats(np.array([[top, 1], [-top, 7]], dtype=object))
+        assert F.dtype == float and np.all(np.isfinite(F)) and np.all(np.abs(F) < 2.0 ** 500)
+
+
+def test_scaling_is_the_smallest_power_of_two_and_rows_that_fit_stay_exact():
+    F = scaled_floats(np.array([[2 ** 600, 2 ** 599, 1], [3, 5, -7]], dtype=object))
+    assert F[0, 0] == 2.0 ** 499 and F[0, 1] == 2.0 ** 498          # the row times 2^-101
+    assert F[1].tolist() == [3.0, 5.0, -7.0]                           # already below 2^500: unscaled
+    F = scaled_floats(np.array([[2 ** 500 - 1, 1]], dtype=object))
+    assert F[0, 1] == 1.0                                              # fits: not halved
+
+
+def test_sign_array_is_int64():
+    for x in (np.array([-3, 0, 5]), np.array([-3, 0, 2 ** 70], dtype=object)):
+        s = sign_array(x)
+        assert s.dtype == np.int64 and s.tolist() == [-1, 0, 1]
+
+
+def declined(rows, cols):
+    """``dot_signs`` and the number of entries its float and int64 tiers declined (computed in Python ints)."""
+    with counting() as c:
+        out = dot_signs(rows, cols)
+    expected = [[(s > 0) - (s < 0) for s in (sum(a * b for a, b in zip(r, col)) for col in cols)] for r in rows]
+    assert out.tolist() == expected
+    return c.filter_failures
+
+
+def test_small_int64_products_are_decided_by_floats_zeros_included():
+    assert declined([[1, -1], [3, 4], [0, 0]], [[1, 1], [2, -1]]) == 0          # exact below 2^53
+
+
+def test_int64_products_below_2_to_62_are_decided_in_int64():
+    assert declined([[2 ** 30, -(2 ** 30)], [2 ** 30, 2 ** 30 - 1]], [[2 ** 30, 2 ** 30]]) == 0
+
+
+def test_large_int64_products_with_a_clear_sign_are_decided_by_floats():
+    assert declined([[2 ** 40, 2 ** 40], [-(2 ** 40), 3]], [[2 ** 40, 1]]) == 0  # magnitudes ~2^80: the bound decides
+
+
+def test_huge_cancelling_products_are_declined_once_each():
+    big = 2 ** 600
+    rows = [[big, -big], [big, big], [big, -big + 1], [3, 5]]
+    assert declined(rows, [[1, 1]]) == 2                                         # the two sums near 0
+
+
+def test_declines_are_counted_across_row_blocks():
+    big = 2 ** 600
+    rows = [[big, -big], [big, big], [big, -big], [big, 2], [big, -big]]
+    with config.override(predicate_cache_entries=2):                             # blocks of 2 rows
+        assert declined(rows, [[1, 1]]) == 3
+
+
+def test_later_blocks_are_computed_after_a_fully_decided_block():
+    rows = [[1, 2], [3, 4], [-1, -2], [0, 0], [2 ** 30, -(2 ** 30)], [-5, 1]]
+    with config.override(predicate_cache_entries=2):
+        assert declined(rows, [[1, 1], [2, 1]]) == 0
+
+
+def leibniz_sign(A):
+    """sign(det A) by the Leibniz formula in Python integers (k <= 5)."""
+    k, total = len(A), 0
+    for perm in itertools.permutations(range(k)):
+        inversions = sum(perm[i] > perm[j] for i in range(k) for j in range(i + 1, k))
+        term = (-1) ** inversions
+        for i, j in enumerate(perm):
+            term *= int(A[i][j])
+        total += term
+    return (total > 0) - (total < 0)
+
+
+def stack(k, scale, seed):
+    """Random k x k integer matrices times ``scale``, with singular and near-singular ones among them."""
+    rng = np.random.default_rng(seed)
+    mats = [[[int(v) * scale for v in row] for row in rng.integers(-3, 4, size=(k, k))] for _ in range(6)]
+    base = mats[0]
+    mats.append([list(base[0])] + [list(r) for r in base[1:-1]] + [list(base[0])])       # two equal rows: 0
+    mats.append([[v * 2 for v in base[0]]] + [list(r) for r in base[1:]])                  # a scaled row
+    near = [[int(i == j) * (2 ** 26) for j in range(k)] for i in range(k)]
+    near[0][1] = 2 ** 26 - 1                                                                # det = 2^(26k)...
+    near[1][0] = 2 ** 26 + 1                                                                # ... minus 2^52 - 1
+    mats.append(near)
+    return mats
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5])
+@pytest.mark.parametrize("scale", [1, 10 ** 20, 10 ** 200])
+def test_determinant_signs_are_exact(k, scale):
+    mats = stack(k, scale, seed=k)
+    expected = [leibniz_sign(A) for A in mats]
+    M = np.array(mats, dtype=object)
+    for out in (determinant_signs(M, False), small_determinant_signs(M)):
+        assert out.dtype == np.int64 and out.shape == (len(mats),) and out.tolist() == expected
+    if scale == 1:
+        small = np.array(mats, dtype=np.int64)
+        for out in (determinant_signs(small, False), small_determinant_signs(small)):
+            assert out.dtype == np.int64 and out.tolist() == expected
+        tiny = small[:-1]                                      # entries <= 6: int64 is exact
+        assert determinant_signs(tiny, True).dtype == np.int64
+        assert determinant_signs(tiny, True).tolist() == expected[:-1]
+
+
+def test_only_the_undecided_small_determinants_are_declined():
+    clear = [[[3, 1, 0], [0, 2, 1], [1, 0, 4]], [[-5, 0, 0], [0, 1, 0], [0, 0, 1]]]
+    zero = [[[1, 2, 3], [2, 4, 6], [0, 1, 1]], [[1, 1, 1], [1, 1, 1], [2, 3, 4]], [[0, 0, 0], [1, 2, 3], [4, 5, 6]]]
+    with counting() as c:
+        out = small_determinant_signs(np.array(clear + zero, dtype=np.int64))
+    assert out.tolist() == [1, -1, 0, 0, 0] and c.filter_failures == 3
+
+
+def test_an_empty_stack_has_no_signs():
+    for k in (2, 3, 5):
+        assert small_determinant_signs(np.zeros((0, k, k), dtype=np.int64)).shape == (0,)
+
+
+@pytest.mark.parametrize("k", [2, 4])
+def test_small_determinants_of_size_k_are_filtered_and_declines_counted(k):
+    eye = np.eye(k, dtype=np.int64)
+    swap = eye[[1, 0] + list(range(2, k))]
+    singular = eye.copy()
+    singular[-1] = singular[0]
+    with counting() as c:
+        out = small_determinant_signs(np.array([3 * eye, swap, singular, 0 * eye]))
+    assert out.tolist() == [1, -1, 0, 0] and c.filter_failures == 2
+
+
+def _matrix(rows):
+    try:
+        return np.array(rows, dtype=np.int64)
+    except OverflowError:
+        return np.array(rows, dtype=object)
+
+
+@pytest.mark.parametrize("scale", [1, 2 ** 30, 3 ** 40, 2 ** 600])
+def test_dense_signs_are_the_exact_signs_zeros_included(scale):
+    rng = np.random.default_rng(7)
+    rows = [[int(v) * scale for v in r] for r in rng.integers(-3, 4, size=(7, 5))]
+    rows += [[scale, -scale, 0, 0, 0], [scale, -scale + 1, 0, 0, 0]]          # exact zero and +-1 against (1, 1, ...)
+    cols = [[int(v) for v in c] for c in rng.integers(-2, 3, size=(6, 5))] + [[1, 1, 1, 1, 1]]
+    R, C = _matrix(rows), _matrix(cols)
+    expected = [[(s > 0) - (s < 0) for s in (sum(a * b for a, b in zip(r, c)) for c in cols)] for r in rows]
+    out = dense_signs(R, C, scaled_floats(R), scaled_floats(C))
+    assert out.dtype == np.int8 and out.shape == (9, 7) and out.tolist() == expected
+    with config.override(predicate_cache_entries=8):                            # several row blocks
+        assert dense_signs(R, C, scaled_floats(R), scaled_floats(C)).tolist() == expected
+
+
+def test_dense_signs_trust_the_known_zeros():
+    R, C = np.array([[1, 2], [3, 4]]), np.array([[5, 6], [1, 1]])
+    out = dense_signs(R, C, scaled_floats(R), scaled_floats(C), known_zeros=(np.array([1]), np.array([0])))
+    assert out.tolist() == [[1, 1], [0, 1]]                                     # (1, 0) taken as given
+
+
+@pytest.mark.parametrize("scale", [1, 2 ** 30, 3 ** 40, 2 ** 600])
+@pytest.mark.parametrize("blocks", [None, dict(predicate_cache_entries=8, predicate_block_entries=200)])
+def test_dense_signs_decline_only_the_near_zeros_of_big_rows(scale, blocks):
+    """Products that are multiples of ``scale`` are decided by floats; zeros and +-small ones of
+    rows beyond int64 are declined (computed in Python ints, counted), int64 rows never are."""
+    rng = np.random.default_rng(11)
+    rows = [[int(v) * scale for v in r] for r in rng.integers(-3, 4, size=(6, 5))]
+    rows += [[scale, -scale, 0, 0, 0], [scale, -scale + 1, 0, 0, 0]]
+    cols = [[int(v) for v in c] for c in rng.integers(-2, 3, size=(5, 5))] + [[1, 1, 1, 1, 1]]
+    R, C = _matrix(rows), _matrix(cols)
+    exact = [[sum(a * b for a, b in zip(r, c)) for c in cols] for r in rows]
+    with config.override(**(blocks or {})), counting() as count:
+        out = dense_signs(R, C, scaled_floats(R), scaled_floats(C))
+    assert out.tolist() == [[(v > 0) - (v < 0) for v in row] for row in exact]
+    big = R.dtype == object
+    near_zero = sum(abs(v) < scale for row in exact for v in row)
+    assert count.filter_failures == (near_zero if big else 0)
