@@ -294,8 +294,7 @@ def register(sub):
     s.add_argument("--box", help=BOX_HELP + " (default: all of R^d)")
     s.add_argument("--ties", choices=("refuse", "first"), default=None,
                    help="tie rule for every head, overriding the file's: refuse (an error where distinct keys tie "
-<<<<<<< HEAD
-                        "on a whole region) or first (the lowest index wins, as argmax)")
+                        "on a whole region) or first (the lowest index wins, as argmax); default: the file's rule")
     s.add_argument("--graph", action="store_true",
                    help="also count the pairs of regions that share a facet (the adjacency graph: in d >= 3 one "
                         "certified LP per pair of facets on a wall, work a plain count does not do)")

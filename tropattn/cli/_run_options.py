@@ -56,7 +56,7 @@ def add_run_arguments(parser, regions: bool = False) -> None:
         parser.add_argument("--regions", metavar="FILE", default=None,
                             help="write every activation region to FILE.jsonl, FILE.csv or FILE.parquet (the "
                                  "parquet extra) as it is found (schema tropattn.regions/1: pattern, interior point, inequalities, map, "
-                                 "linear-region id)")
+                                 "linear-region id; default: not written)")
 
 
 def run_kwargs(args, reuse: bool = False) -> dict:
