@@ -13,6 +13,7 @@ import argparse
 import json
 import math
 import sys
+import textwrap
 import time
 
 import numpy as np
@@ -25,6 +26,7 @@ from ..dynamics import (clustering_time, collinearity_residual, critical_beta, c
 from ..errors import InvalidInputError
 from ..plot import plot_energy, plot_hardmax, plot_order_parameter, plot_trajectories
 from .._progress import Progress
+from .._validate import bounded_float, nonnegative_int, positive_float, positive_int
 from ._common import EXIT_CODES, add_command, emit, registers
 
 __all__ = ["register"]
@@ -44,6 +46,47 @@ class _Steps(Progress):
             tail = f"{done}/{total}" if total else f"{done}"
             sys.stderr.write(f"\r{self.what}: {tail}" + ("\n" if done == total else ""))
             sys.stderr.flush()
+
+
+def _check(args, ints=(), positives=(), bounded=()):
+    """Refuse bad option values with one line naming the option: ``ints`` are ``(dest, minimum, meaning)``,
+    ``positives`` ``(dest, meaning)``, ``bounded`` ``(dest, lo, hi, meaning)`` with ``(lo, hi]``."""
+    for dest, minimum, meaning in ints:
+        positive_int(getattr(args, dest), _flag(dest), minimum, meaning)
+    for dest, meaning in positives:
+        positive_float(getattr(args, dest), _flag(dest), meaning=meaning)
+    for dest, lo, hi, meaning in bounded:
+        bounded_float(getattr(args, dest), _flag(dest), lo, hi, meaning=meaning, open_lo=True)
+    if hasattr(args, "seed"):
+        nonnegative_int(args.seed, "--seed", "the random seed")
+
+
+def _flag(dest):
+    return "--" + dest.replace("_", "-")
+
+
+def _strict(obj):
+    """``obj`` with every non-finite float as None (``null``): the output is strict JSON.  The kernels report
+    overflowing quantities in log form, so only values documented as possibly infinite (``E``) meet this."""
+    if isinstance(obj, dict):
+        return {k: _strict(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_strict(v) for v in obj]
+    if isinstance(obj, (float, np.floating)):
+        return float(obj) if math.isfinite(obj) else None
+    if isinstance(obj, (np.integer, np.bool_)):
+        return obj.item()
+    return obj
+
+
+def _emit(out, as_json, lines):
+    emit(_strict(out), as_json, lines)
+
+
+def _positive_list(vals, what):
+    if not all(v > 0 for v in vals):
+        raise InvalidInputError(f"{what} = {','.join(f'{v:g}' for v in vals)}; every value must be > 0")
+    return vals
 
 
 def _floats(text, what):
@@ -70,6 +113,10 @@ def _heads(kind, H, d, rng):
 
 
 def _run_flow(args):
+    _check(args, ints=[("n", 1, "the number of tokens"), ("d", 2, "the dimension (tokens on S^(d-1))"),
+                       ("heads", 1, "the number of heads")],
+           positives=[("beta", "the inverse temperature"), ("T", "the final time"), ("dt", "the time step")],
+           bounded=[("threshold", 0, 1, "the overlap that joins two tokens")])
     rng = np.random.default_rng(args.seed)
     if args.tokens:
         with open(args.tokens) as fh:
@@ -90,11 +137,14 @@ def _run_flow(args):
     tr = simulate(X, M, args.beta, args.T, args.dt, mode=args.mode, scheme=args.scheme, normalize=args.normalize,
                   progress=bar)
     bar.close()
-    rates = np.array([energy_rate(S, M, args.beta, args.mode) for S in tr.states])
+    rates = np.array([energy_rate(S, M, args.beta, args.mode, relative=True) for S in tr.states])
     lab = detect_clusters(tr.final, args.threshold)
+    E = tr.energies
     out = {"n": len(tr.final), "d": d, "heads": len(M), "beta": args.beta, "mode": args.mode, "T": args.T,
-           "E_start": tr.energies[0], "E_end": tr.energies[-1], "min_dE_dt": float(rates.min()),
-           "energy_monotone": is_monotone(rates),
+           "log_E_start": float(tr.log_energies[0]), "log_E_end": float(tr.log_energies[-1]),
+           "E_start": float(E[0]) if math.isfinite(E[0]) else None,
+           "E_end": float(E[-1]) if math.isfinite(E[-1]) else None,
+           "min_dlogE_dt": float(rates.min()), "energy_monotone": is_monotone(rates),
            "clusters": int(lab.max()) + 1}
     if lab.max() > 0:
         gap = overlap_gap(tr.final, lab)
@@ -103,14 +153,17 @@ def _run_flow(args):
             out["max_inter_cluster_mass"] = float(inter_cluster_mass(tr.final, lab, args.beta).max())
             out["mass_bound"] = float(mass_bound(tr.final, lab, args.beta).max())
     lines = [f"{k:>24}: {v}" for k, v in out.items()]
+    if None in (out["E_start"], out["E_end"]):
+        lines.append(f"E = e^(log_E) overflows a float at beta = {args.beta:g}: read log_E (null in --json)")
     if args.plot:
         plot_trajectories(tr, args.plot, args.threshold)
         lines.append(f"wrote {args.plot}")
-    emit(out, args.json, lines)
+    _emit(out, args.json, lines)
 
 
 def _run_cluster(args):
-    betas = _floats(args.betas, "--betas")
+    _check(args, ints=[("n", 2, "the number of equiangular tokens")])
+    betas = _positive_list(_floats(args.betas, "--betas"), "--betas")
     rho = _floats(args.rho, "--rho")
     if len(rho) != 2:
         raise InvalidInputError(f"--rho = {args.rho!r}; give RHO_A,RHO_B, e.g. 0.1,0.9")
@@ -122,10 +175,16 @@ def _run_cluster(args):
     lines = [f"equiangular clustering time rho {ra:g} -> {rb:g}, n = {args.n}, {args.mode}, values {args.values}",
              f"{'beta':>10} {'T':>14}"] + [f"{b:>10.4g} {t:>14.6g}" for b, t in zip(betas, times)]
     lines.append(f"minimum on the grid at beta = {betas[k]:g} (ln(n-1) = {math.log(args.n - 1):.4g})")
-    emit(out, args.json, lines)
+    _emit(out, args.json, lines)
 
 
 def _run_threshold(args):
+    _check(args, ints=[("n", 2, "the number of tokens"), ("seeds", 1, "the number of random starts"),
+                       ("points", 2, "the number of betas of the picture")],
+           positives=[("T", "the final time"), ("lo", "the lower end of the bracket"),
+                      ("hi", "the upper end of the bracket"), ("tol", "the bisection tolerance")])
+    if not args.lo < args.hi:
+        raise InvalidInputError(f"--lo = {args.lo:g} and --hi = {args.hi:g}; the bracket needs lo < hi")
     dims = _ints(args.d, "--d")
     seeds = tuple(range(args.seeds))
     bar = _Steps("threshold evaluations")
@@ -156,7 +215,7 @@ def _run_threshold(args):
         plot_order_parameter(betas, phi, q, rows[0]["beta_c"], args.plot,
                              title=f"condensation: n = {args.n}, d = {dims[0]}, T = {args.T:g}")
         lines.append(f"wrote {args.plot}")
-    emit(out, args.json, lines)
+    _emit(out, args.json, lines)
 
 
 def _polygon_tokens(vertices, interior, rng):
@@ -169,12 +228,17 @@ def _polygon_tokens(vertices, interior, rng):
 
 
 def _run_hardmax(args):
+    _check(args, ints=[("vertices", 3, "the number of polygon vertices"), ("steps", 1, "the number of steps"),
+                       ("max_steps", 1, "the step cap")],
+           positives=[("delta", "the separation distance")],
+           bounded=[("gamma", 0, 1, "the Frank-Wolfe step size")])
+    nonnegative_int(args.interior, "--interior", "the number of interior tokens")
     rng = np.random.default_rng(args.seed)
     X = _polygon_tokens(args.vertices, args.interior, rng)
     B = np.eye(2)
     diagram = dominance_diagram(X, B)
     states, labels = hardmax_flow(X, B, args.gamma, args.steps)
-    betas = _floats(args.betas, "--betas")
+    betas = _positive_list(_floats(args.betas, "--betas"), "--betas")
     times = [deviation_time(X, B, b, args.gamma, args.delta, args.max_steps) for b in betas]
     slope, _ = exponential_rate(betas, times)
     out = {"tokens": len(X), "vertices_conv_X": vertex_count(X), "nonempty_cells": len(diagram.nonempty),
@@ -185,10 +249,14 @@ def _run_hardmax(args):
     if args.plot:
         plot_hardmax(states, B, args.plot, labels[0])
         lines.append(f"wrote {args.plot}")
-    emit(out, args.json, lines)
+    _emit(out, args.json, lines)
 
 
 def _run_wasserstein(args):
+    _check(args, ints=[("n", 1, "the number of tokens"), ("d", 2, "the dimension (tokens on S^(d-1))"),
+                       ("seeds", 1, "the number of runs per H")],
+           positives=[("T", "the final time"), ("dt", "the time step")])
+    bounded_float(args.sigma, "--sigma", 0, math.inf, meaning="the noise level", open_hi=True)
     Hs = _ints(args.heads, "--heads")
     bar = _Steps("wasserstein steps")
     rows, first = [], None
@@ -217,7 +285,7 @@ def _run_wasserstein(args):
     if args.plot:
         plot_energy(first, args.plot)
         lines.append(f"wrote {args.plot}")
-    emit(out, args.json, lines)
+    _emit(out, args.json, lines)
 
 
 def _common(p, plot_help):
@@ -225,10 +293,15 @@ def _common(p, plot_help):
     p.add_argument("--plot", metavar="FILE", help=plot_help)
 
 
-def _sub(dsub, name, examples, help):
-    """One ``tropattn dynamics NAME`` parser with its examples and the exit codes in the epilog."""
+class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """Epilog kept as written; every option's help ends with its default."""
+
+
+def _sub(dsub, name, examples, help, description):
+    """One ``tropattn dynamics NAME`` parser: its description, examples and the exit codes in the epilog."""
     epilog = "\n".join(["examples:"] + [f"  {e}" for e in examples] + ["", EXIT_CODES])
-    return dsub.add_parser(name, help=help, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+    return dsub.add_parser(name, help=help, description=textwrap.fill(description, 100), epilog=epilog,
+                           formatter_class=_Formatter)
 
 
 @registers("``dynamics`` (token flows, clusters, thresholds, hardmax, Wasserstein)", "dynamics")
@@ -238,26 +311,32 @@ def register(sub):
                     examples=("tropattn dynamics flow --plot flow.png", "tropattn dynamics hardmax --json"))
     dsub = p.add_subparsers(dest="dynamics_command", required=True)
 
-    f = _sub(dsub, "flow", ('tropattn dynamics flow --n 12 --d 3 --beta 4 --plot flow.png', 'tropattn dynamics flow --mode usa --heads 3 --json',), help="SA/USA token flow on the sphere: energy, clusters, mass bound")
+    f = _sub(dsub, "flow", ('tropattn dynamics flow --n 12 --d 3 --beta 4 --plot flow.png', 'tropattn dynamics flow --mode usa --heads 3 --json',), help="SA/USA token flow on the sphere: energy, clusters, mass bound",
+             description="Integrate the noiseless SA or USA flow of n seeded random tokens (or a token file) on "
+             "S^(d-1) and report the interaction energy in log form (ln E: finite at every beta; E itself when it "
+             "is a float), the least d ln E/dt along the path, the final clusters and the inter-cluster "
+             "attention mass against its bound.")
     f.set_defaults(run=_run_flow)
     f.add_argument("--n", type=int, default=12, help="number of tokens (random, seeded)")
     f.add_argument("--d", type=int, default=2, help="dimension of R^d (tokens on S^(d-1))")
     f.add_argument("--tokens", help="JSON file with an (n, d) list of tokens instead of random ones")
     f.add_argument("--normalize", action="store_true", help="project tokens off the sphere onto it (warns)")
-    f.add_argument("--beta", type=float, default=4.0, help="inverse temperature beta > 0 (default 4)")
-    f.add_argument("--heads", type=int, default=1, help="number of heads H (default 1)")
+    f.add_argument("--beta", type=float, default=4.0, help="inverse temperature beta > 0")
+    f.add_argument("--heads", type=int, default=1, help="number of heads H")
     f.add_argument("--head", choices=("identity", "random"), default="identity", help="head matrices")
     f.add_argument("--mode", choices=("sa", "usa"), default="sa", help="sa: softmax-normalised; usa: unnormalised (a gradient flow of E)")
     f.add_argument("--scheme", choices=("euler", "rk4", "solve_ivp"), default="rk4", help="integrator: fixed-step Euler or RK4 with renormalisation, or adaptive solve_ivp")
-    f.add_argument("--T", type=float, default=10.0, help="final time (default 10)")
-    f.add_argument("--dt", type=float, default=0.02, help="time step of the fixed-step schemes (default 0.02)")
+    f.add_argument("--T", type=float, default=10.0, help="final time")
+    f.add_argument("--dt", type=float, default=0.02, help="time step of the fixed-step schemes")
     f.add_argument("--threshold", type=float, default=0.999, help="overlap that joins two final tokens")
     f.add_argument("--seed", type=int, default=0, help="seed of the random tokens and heads")
     _common(f, "draw the trajectories (d = 2 or 3) to this PNG")
 
-    c = _sub(dsub, "cluster", ('tropattn dynamics cluster --n 8 --betas 0.5,1,2,4 --json',), help="equiangular clustering time against beta")
+    c = _sub(dsub, "cluster", ('tropattn dynamics cluster --n 8 --betas 0.5,1,2,4 --json',), help="equiangular clustering time against beta",
+             description="The time for the common overlap of n equiangular tokens (one scalar head) to grow from "
+             "rho_a to rho_b, solved from the exact scalar ODE, at each beta.")
     c.set_defaults(run=_run_cluster)
-    c.add_argument("--n", type=int, default=8, help="number of equiangular tokens (default 8)")
+    c.add_argument("--n", type=int, default=8, help="number of equiangular tokens")
     c.add_argument("--betas", default="0.5,1,1.5,2,2.5,3,3.5,4,5,6,8,10", help="inverse temperatures, comma-separated")
     c.add_argument("--rho", default="0.1,0.9", help="RHO_A,RHO_B")
     c.add_argument("--mode", choices=("sa", "usa"), default="sa", help="sa: softmax-normalised; usa: unnormalised")
@@ -265,20 +344,28 @@ def register(sub):
                    help="scaled: head D = beta I (scores and values); unit: M = I, beta in the score only")
     c.add_argument("--json", action="store_true", help="print one JSON object")
 
-    t = _sub(dsub, "threshold", ('tropattn dynamics threshold --d 4,16 --plot threshold.png',), help="condensation threshold beta_c(n, d) by bisection, and beta*(d)")
+    t = _sub(dsub, "threshold", ('tropattn dynamics threshold --d 4,16 --plot threshold.png',), help="noiseless finite-time clustering criterion beta_c(T) (not the McKean-Vlasov beta*)",
+             description="NOISELESS SA flow (head D = beta I) from a Gaussian start: beta_c(T) is where half of the "
+             "tokens have a partner at overlap >= 0.98 at time T, found by bisection for each T. It is a "
+             "finite-time criterion, not a phase transition: beta_c * T is about constant, so beta_c -> 0 as "
+             "T -> infinity (every beta > 0 clusters eventually). For the noisy model's transition "
+             "(K#(beta), beta*(d)) see 'tropattn dynamics mean-field'.")
     t.set_defaults(run=_run_threshold)
-    t.add_argument("--n", type=int, default=32, help="number of tokens of the Gaussian start (default 32)")
+    t.add_argument("--n", type=int, default=32, help="number of tokens of the Gaussian start")
     t.add_argument("--d", default="4,16,64", help="dimensions, comma-separated")
-    t.add_argument("--T", type=float, default=5.0, help="time after which the order parameter is read (default 5)")
+    t.add_argument("--T", type=float, default=5.0, help="time after which the order parameter is read")
     t.add_argument("--lo", type=float, default=0.1, help="lower end of the bisection bracket for beta_c")
     t.add_argument("--hi", type=float, default=2.0, help="upper end of the bisection bracket for beta_c")
     t.add_argument("--tol", type=float, default=0.02, help="bisection stops when the bracket is this narrow")
-    t.add_argument("--seeds", type=int, default=3, help="random starts averaged per beta (default 3)")
+    t.add_argument("--seeds", type=int, default=3, help="random starts averaged per beta")
     t.add_argument("--points", type=int, default=10, help="beta grid of the picture")
     t.add_argument("--values", choices=("scaled", "unit"), default="scaled", help="scaled: head D = beta I (the Wasserstein convention); unit: M = I, beta only in the score")
     _common(t, "draw the order parameter against beta for the first d to this PNG")
 
-    h = _sub(dsub, "hardmax", ('tropattn dynamics hardmax --vertices 6 --interior 6 --plot hardmax.png',), help="Frank-Wolfe hardmax step: exact dominance cells, paths, finite beta")
+    h = _sub(dsub, "hardmax", ('tropattn dynamics hardmax --vertices 6 --interior 6 --plot hardmax.png',), help="Frank-Wolfe hardmax step: exact dominance cells, paths, finite beta",
+             description="The beta -> infinity limit in the plane: the exact dominance cells of the hardmax step, "
+             "its fixed points (the hull vertices), the straight Frank-Wolfe paths, and when finite-beta paths "
+             "separate from them.")
     h.set_defaults(run=_run_hardmax)
     h.add_argument("--vertices", type=int, default=6, help="tokens on the unit circle (the vertices)")
     h.add_argument("--interior", type=int, default=6, help="tokens inside their convex hull")
@@ -290,15 +377,18 @@ def register(sub):
     h.add_argument("--seed", type=int, default=0, help="seed of the interior tokens")
     _common(h, "draw the dominance cells and paths to this PNG")
 
-    w = _sub(dsub, "wasserstein", ('tropattn dynamics wasserstein --weights oscillating --phase spread --heads 1,4,16',), help="multi-head energy flow with OU / oscillating / frozen weights")
+    w = _sub(dsub, "wasserstein", ('tropattn dynamics wasserstein --weights oscillating --phase spread --heads 1,4,16',), help="multi-head energy flow with OU / oscillating / frozen weights",
+             description="Tokens follow the head-averaged SA field while the head matrices D_h(t) move (frozen, "
+             "Ornstein-Uhlenbeck or oscillating, with noise sigma); reports the time-averaged metric slope <G^2> "
+             "per number of heads H and the residuals of the stochastic energy identity.")
     w.set_defaults(run=_run_wasserstein)
-    w.add_argument("--n", type=int, default=16, help="number of tokens (default 16)")
+    w.add_argument("--n", type=int, default=16, help="number of tokens")
     w.add_argument("--d", type=int, default=3, help="dimension of R^d (tokens on S^(d-1))")
     w.add_argument("--heads", default="1,4,16", help="numbers of heads H, comma-separated")
     w.add_argument("--weights", choices=("ou", "oscillating", "frozen"), default="ou", help="law of the head weights D_h(t)")
     w.add_argument("--phase", choices=("in-phase", "spread"), default="in-phase", help="phases of oscillating heads: all equal, or spread 2 pi h / H")
-    w.add_argument("--sigma", type=float, default=0.1, help="noise of the weights (default 0.1)")
-    w.add_argument("--T", type=float, default=30.0, help="final time (default 30)")
-    w.add_argument("--dt", type=float, default=0.05, help="time step (default 0.05)")
-    w.add_argument("--seeds", type=int, default=3, help="runs averaged per H (default 3)")
+    w.add_argument("--sigma", type=float, default=0.1, help="noise of the weights")
+    w.add_argument("--T", type=float, default=30.0, help="final time")
+    w.add_argument("--dt", type=float, default=0.05, help="time step")
+    w.add_argument("--seeds", type=int, default=3, help="runs averaged per H")
     _common(w, "draw E(t) and G^2(t) of the first run to this PNG")

@@ -2,7 +2,7 @@
 
 * **the flow on the sphere** -- :func:`scores`, :func:`attention_weights`, :func:`head_velocities`,
   :func:`velocity` (SA / USA fields vectorised over tokens and heads; SA is the float forward
-  :func:`tropattn.soft.attend`), :func:`energy`, :func:`energy_rate`, :func:`simulate`
+  :func:`tropattn.soft.attend`), :func:`log_energy` (finite at every beta), :func:`energy`, :func:`energy_rate`, :func:`simulate`
   (:class:`Trajectory`), :func:`random_tokens`, :func:`random_symmetric`;
 * **equiangular reduction** -- :func:`rho_rate`, :func:`rho_trajectory`, :func:`equiangular_tokens`,
   :func:`clustering_time`;
@@ -40,13 +40,13 @@ from ._hardmax import (collinearity_residual, deviation_time, dominance_diagram,
                        exponential_rate, hardmax_flow, hardmax_step, hardmax_targets, least_margin, self_dominant,
                        soft_flow, soft_step, vertex_count)
 from ._mckean_vlasov import bessel_ratio, critical_beta_star, k_sharp
-from ._sphere import (Trajectory, attention_weights, energy, energy_rate, head_velocities, is_monotone, random_symmetric,
-                      random_tokens, scores, simulate, velocity)
+from ._sphere import (Trajectory, attention_weights, energy, energy_rate, head_velocities, is_monotone, log_energy,
+                      random_symmetric, random_tokens, scores, simulate, velocity)
 from ._wasserstein import (WassersteinRun, flow_terms, interaction_energy, symmetric_noise, time_average,
                            wasserstein_flow)
 
 __all__ = [
-    "scores", "attention_weights", "head_velocities", "velocity", "energy", "energy_rate", "is_monotone", "random_tokens",
+    "scores", "attention_weights", "head_velocities", "velocity", "log_energy", "energy", "energy_rate", "is_monotone", "random_tokens",
     "random_symmetric", "Trajectory", "simulate",
     "rho_rate", "rho_trajectory", "equiangular_tokens", "clustering_time",
     "overlaps", "overlap_gap", "inter_cluster_mass", "inter_cluster_odds", "mass_bound", "detect_clusters",
