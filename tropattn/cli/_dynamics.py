@@ -18,13 +18,12 @@ import time
 
 import numpy as np
 
-from ..dynamics import (clustering_time, collinearity_residual, critical_beta, critical_beta_star,
-                        condensation_sweep, deviation_time, detect_clusters, dominance_diagram, energy_rate, is_monotone,
-                        exponential_rate, hardmax_flow, inter_cluster_mass, k_sharp, least_margin, mass_bound,
-                        overlap_gap, random_symmetric, random_tokens, self_dominant, simulate, time_average,
-                        vertex_count, wasserstein_flow)
+from ..dynamics import (clustering_time, collinearity_residual, deviation_time, detect_clusters, dominance_diagram, energy_rate, is_monotone,
+                        exponential_rate, hardmax_flow, inter_cluster_mass, least_margin, mass_bound,
+                        order_parameter_grid, overlap_gap, random_symmetric, random_tokens, self_dominant, simulate,
+                        threshold_curve, time_average, vertex_count, wasserstein_flow, zero_beta_constant)
 from ..errors import InvalidInputError
-from ..plot import plot_energy, plot_hardmax, plot_order_parameter, plot_trajectories
+from ..plot import plot_energy, plot_hardmax, plot_threshold, plot_trajectories
 from .._progress import Progress
 from .._validate import bounded_float, nonnegative_int, positive_float, positive_int
 from ._common import EXIT_CODES, add_command, emit, registers
@@ -181,39 +180,47 @@ def _run_cluster(args):
 def _run_threshold(args):
     _check(args, ints=[("n", 2, "the number of tokens"), ("seeds", 1, "the number of random starts"),
                        ("points", 2, "the number of betas of the picture")],
-           positives=[("T", "the final time"), ("lo", "the lower end of the bracket"),
-                      ("hi", "the upper end of the bracket"), ("tol", "the bisection tolerance")])
+           positives=[("lo", "the lower end of the bracket"), ("hi", "the upper end of the bracket"),
+                      ("tol", "the bisection tolerance")])
     if not args.lo < args.hi:
         raise InvalidInputError(f"--lo = {args.lo:g} and --hi = {args.hi:g}; the bracket needs lo < hi")
     dims = _ints(args.d, "--d")
+    if min(dims) < 2:
+        raise InvalidInputError(f"--d = {args.d!r}; every dimension must be >= 2 (tokens on S^(d-1))")
+    Ts = sorted(set(_positive_list(_floats(args.T, "--T"), "--T")))
     seeds = tuple(range(args.seeds))
     bar = _Steps("threshold evaluations")
     rows = []
     for d in dims:
-        bc, evals = critical_beta(args.n, d, args.T, args.lo, args.hi, seeds, args.values, tol=args.tol, progress=bar)
-        row = {"d": d, "beta_c": bc, "evaluations": len(evals)}
-        if d >= 2:
-            bs = critical_beta_star(d)
-            row.update({"beta_star_mckean_vlasov": bs, "K_sharp_at_beta_star": k_sharp(bs, d)})
-        rows.append(row)
+        curve, slope = threshold_curve(args.n, d, Ts, args.lo, args.hi, seeds, args.values, tol=args.tol,
+                                       progress=bar)
+        c0 = zero_beta_constant(args.n, d, seeds) if args.values == "scaled" else None
+        rows.append({"d": d, "curve": curve, "loglog_slope": slope, "c0": c0})
     bar.close()
-    if len(dims) > 1:
-        ok = "rises" if all(a["beta_c"] <= b["beta_c"] for a, b in zip(rows, rows[1:])) else "is not monotone"
-    out = {"n": args.n, "T": args.T, "values": args.values, "seeds": len(seeds), "criterion": "phi(beta_c) = 1/2, "
-           "phi = fraction of tokens with a partner at overlap >= 0.98 at time T", "rows": rows}
-    if len(dims) > 1:
-        out["beta_c_with_d"] = ok
-    lines = [f"condensation threshold, n = {args.n}, T = {args.T:g}, {len(seeds)} seeds, criterion phi = 1/2",
-             f"{'d':>5} {'beta_c':>10} {'beta*(d)':>10} {'K#(beta*)':>10}"]
-    lines += [f"{r['d']:>5} {r['beta_c']:>10.4g} {r.get('beta_star_mckean_vlasov', float('nan')):>10.5g} "
-              f"{r.get('K_sharp_at_beta_star', float('nan')):>10.4g}" for r in rows]
-    if len(dims) > 1:
-        lines.append(f"beta_c {ok} with d")
+    out = {"model": "noiseless SA flow, head D = beta I" if args.values == "scaled" else "noiseless SA flow, M = I",
+           "n": args.n, "values": args.values, "seeds": len(seeds),
+           "criterion": "phi(beta_c) = 1/2 at time T, phi = fraction of tokens with a partner at overlap >= 0.98",
+           "long_time_limit": "beta_c(T) -> 0 as T -> infinity; beta_c(T) T -> c0, the time the beta -> 0 field "
+                              "P_i(mean x) needs to reach phi = 1/2" if args.values == "scaled" else
+                              "beta_c(T) -> 0 as T -> infinity", "rows": rows}
+    lines = [f"noiseless finite-time clustering criterion (not a phase transition): n = {args.n}, {len(seeds)} seeds, "
+             "beta_c(T) where half the tokens have a partner at overlap >= 0.98 at time T",
+             f"{'d':>4} {'T':>8} {'beta_c':>10} {'beta_c*T':>10}"]
+    for r in rows:
+        lines += [f"{r['d']:>4} {c['T']:>8.4g} {c['beta_c']:>10.4g} {c['beta_c_T']:>10.4g}" for c in r["curve"]]
+        tail = f"d = {r['d']}: slope of ln beta_c against ln T = "
+        tail += "n/a (one T)" if r["loglog_slope"] is None else f"{r['loglog_slope']:.3f} (-1: beta_c ~ c0/T)"
+        if r["c0"] is not None:
+            tail += f"; c0 = {r['c0']:.4g}"
+        lines.append(tail)
+    lines.append("long-time limit: " + out["long_time_limit"] + ". For the noisy model's transition "
+                 "(K#(beta), beta*(d)) run 'tropattn dynamics mean-field'.")
     if args.plot:
-        betas = np.linspace(args.lo, args.hi, args.points)
-        phi, q = condensation_sweep(betas, args.n, dims[0], args.T, seeds, args.values, progress=bar)
-        plot_order_parameter(betas, phi, q, rows[0]["beta_c"], args.plot,
-                             title=f"condensation: n = {args.n}, d = {dims[0]}, T = {args.T:g}")
+        betas = np.geomspace(args.lo, args.hi, args.points)
+        grid = order_parameter_grid(betas, Ts, args.n, dims[0], seeds, args.values, progress=bar)
+        by_d = np.array([order_parameter_grid(betas, [Ts[0]], args.n, d, seeds, args.values)[0] for d in dims])
+        plot_threshold(betas, Ts, grid, rows[0]["curve"], rows[0]["c0"], args.plot, dims=dims, phi_by_d=by_d,
+                       title=f"noiseless SA flow from a Gaussian start, n = {args.n}, {len(seeds)} seeds")
         lines.append(f"wrote {args.plot}")
     _emit(out, args.json, lines)
 
@@ -352,15 +359,15 @@ def register(sub):
              "(K#(beta), beta*(d)) see 'tropattn dynamics mean-field'.")
     t.set_defaults(run=_run_threshold)
     t.add_argument("--n", type=int, default=32, help="number of tokens of the Gaussian start")
-    t.add_argument("--d", default="4,16,64", help="dimensions, comma-separated")
-    t.add_argument("--T", type=float, default=5.0, help="time after which the order parameter is read")
-    t.add_argument("--lo", type=float, default=0.1, help="lower end of the bisection bracket for beta_c")
+    t.add_argument("--d", default="4", help="dimensions, comma-separated")
+    t.add_argument("--T", default="2.5,5,10,20", help="times at which the order parameter is read, comma-separated")
+    t.add_argument("--lo", type=float, default=0.02, help="lower end of the bisection bracket for beta_c")
     t.add_argument("--hi", type=float, default=2.0, help="upper end of the bisection bracket for beta_c")
     t.add_argument("--tol", type=float, default=0.02, help="bisection stops when the bracket is this narrow")
     t.add_argument("--seeds", type=int, default=3, help="random starts averaged per beta")
-    t.add_argument("--points", type=int, default=10, help="beta grid of the picture")
+    t.add_argument("--points", type=int, default=8, help="betas (log-spaced in [lo, hi]) of the phase diagram")
     t.add_argument("--values", choices=("scaled", "unit"), default="scaled", help="scaled: head D = beta I (the Wasserstein convention); unit: M = I, beta only in the score")
-    _common(t, "draw the order parameter against beta for the first d to this PNG")
+    _common(t, "draw the phase diagrams phi(beta, T) (first d) and phi(beta, d) (first T) to this PNG")
 
     h = _sub(dsub, "hardmax", ('tropattn dynamics hardmax --vertices 6 --interior 6 --plot hardmax.png',), help="Frank-Wolfe hardmax step: exact dominance cells, paths, finite beta",
              description="The beta -> infinity limit in the plane: the exact dominance cells of the hardmax step, "

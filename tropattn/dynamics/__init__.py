@@ -14,7 +14,8 @@
   :func:`soft_step`, :func:`hardmax_flow`, :func:`soft_flow`, :func:`self_dominant`, :func:`vertex_count`,
   :func:`collinearity_residual`, :func:`deviation_time`, :func:`least_margin`, :func:`exponential_rate`;
 * **condensation** -- :func:`order_parameters`, :func:`condensed_state`, :func:`condensation_sweep`,
-  :func:`critical_beta`; **McKean-Vlasov** -- :func:`bessel_ratio`, :func:`critical_beta_star`, :func:`k_sharp`;
+  :func:`critical_beta`, :func:`threshold_curve`, :func:`zero_beta_constant`,
+  :func:`order_parameter_grid` (the noiseless finite-time criterion); **McKean-Vlasov** -- :func:`bessel_ratio`, :func:`critical_beta_star`, :func:`k_sharp`;
 * **Wasserstein flows of time-dependent heads** -- :func:`interaction_energy`, :func:`flow_terms`,
   :func:`symmetric_noise`, :func:`wasserstein_flow` (:class:`WassersteinRun`), :func:`time_average`.
 
@@ -34,7 +35,8 @@ True
 from .._face import face
 from ._clusters import (cluster_sizes, clustered_tokens, detect_clusters, inter_cluster_mass, inter_cluster_odds,
                         mass_bound, overlap_gap, overlaps)
-from ._condensation import condensation_sweep, condensed_state, critical_beta, order_parameters
+from ._condensation import (condensation_sweep, condensed_state, critical_beta, order_parameter_grid, order_parameters,
+                            threshold_curve, zero_beta_constant)
 from ._equiangular import clustering_time, equiangular_tokens, rho_rate, rho_trajectory
 from ._hardmax import (collinearity_residual, deviation_time, dominance_diagram, dominance_polynomial,
                        exponential_rate, hardmax_flow, hardmax_step, hardmax_targets, least_margin, self_dominant,
@@ -54,7 +56,8 @@ __all__ = [
     "dominance_polynomial", "dominance_diagram", "hardmax_targets", "hardmax_step", "soft_step", "hardmax_flow",
     "soft_flow", "self_dominant", "vertex_count", "collinearity_residual", "deviation_time", "least_margin",
     "exponential_rate",
-    "order_parameters", "condensed_state", "condensation_sweep", "critical_beta",
+    "order_parameters", "condensed_state", "condensation_sweep", "critical_beta", "threshold_curve",
+    "zero_beta_constant", "order_parameter_grid",
     "bessel_ratio", "critical_beta_star", "k_sharp",
     "interaction_energy", "flow_terms", "symmetric_noise", "WassersteinRun", "wasserstein_flow", "time_average",
 ]

@@ -5,7 +5,8 @@
 * :func:`plot_hardmax` -- the exact dominance cells of the hardmax step (a power diagram, drawn by
   :func:`tropattn.plot.plot_power_diagram`) with the tokens and their straight Frank-Wolfe paths;
 * :func:`plot_energy` -- ``E(t)`` and ``G^2(t)`` of a Wasserstein run;
-* :func:`plot_order_parameter` -- the condensation order parameter against ``beta``, threshold marked.
+* :func:`plot_order_parameter` -- the condensation order parameter against ``beta``, threshold marked;
+* :func:`plot_threshold` -- phase diagrams of the noiseless finite-time criterion over ``(beta, T)`` and ``(beta, d)``.
 
 >>> import tempfile, os
 >>> from tropattn.dynamics import simulate
@@ -26,7 +27,7 @@ from ..errors import InvalidInputError
 from ._common import colors, pyplot, save
 from ._power import plot_power_diagram
 
-__all__ = ["plot_trajectories", "plot_hardmax", "plot_energy", "plot_order_parameter"]
+__all__ = ["plot_trajectories", "plot_hardmax", "plot_energy", "plot_order_parameter", "plot_threshold"]
 
 
 def plot_trajectories(trajectory, path, threshold=0.999, title=None, dpi=120):
@@ -265,6 +266,79 @@ def plot_order_parameter(betas, phi, q, beta_c, path, title=None, dpi=120):
     ax.set_ylim(-0.05, 1.05)
     ax.legend(fontsize=8)
     ax.set_title(title or "attention condensation from a Gaussian start")
+    fig.tight_layout()
+    save(fig, path, dpi)
+    return Path(path)
+
+
+def plot_threshold(betas, Ts, phi, curve, c0, path, dims=None, phi_by_d=None, title=None, dpi=120):
+    """Phase diagrams of the noiseless finite-time criterion: ``phi`` over ``(beta, T)`` with the measured
+    ``beta_c(T)`` and the ``c0 / T`` law, and (optionally) ``phi`` over ``(beta, d)`` at the first ``T``.
+
+    Parameters
+    ----------
+    betas : (b,) array_like
+        Sharpness grid (log axis).
+    Ts : (t,) array_like
+        Reading times.
+    phi : (t, b) array_like
+        Clustered fraction on the grid.
+    curve : list of dict
+        ``{"T", "beta_c"}`` rows (:func:`tropattn.dynamics.threshold_curve`), drawn as points.
+    c0 : float or None
+        The constant of ``beta_c ~ c0 / T``, drawn as a line.
+    path : str or Path
+        The picture file.
+    dims : sequence of int, optional
+        Dimensions of the second panel (with ``phi_by_d`` of shape ``(len(dims), b)``).
+    phi_by_d : array_like, optional
+        Clustered fraction over ``(d, beta)``.
+    title : str, optional
+        Figure title.
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "th.png")
+    >>> rows = [{"T": 1.0, "beta_c": 1.0}, {"T": 2.0, "beta_c": 0.5}]
+    >>> os.path.getsize(plot_threshold([0.5, 1, 2], [1, 2], [[0, 0.5, 1], [0.5, 1, 1]], rows, 1.0, p)) > 0
+    True
+    """
+    betas, Ts, phi = np.asarray(betas, float), np.asarray(Ts, float), np.asarray(phi, float)
+    plt = pyplot()
+    two = dims is not None and phi_by_d is not None
+    fig, axes = plt.subplots(1, 2 if two else 1, figsize=(11 if two else 6, 4.2), squeeze=False)
+    ax = axes[0, 0]
+    mesh = ax.pcolormesh(betas, Ts, phi, shading="nearest", vmin=0, vmax=1, cmap="viridis")
+    ax.plot([r["beta_c"] for r in curve], [r["T"] for r in curve], "o", color="r", label="beta_c(T): phi = 1/2")
+    if c0 is not None:
+        tt = np.geomspace(Ts.min(), Ts.max(), 50)
+        ax.plot(c0 / tt, tt, "-", color="w", lw=1.2, label=f"c0 / T, c0 = {c0:.3g} (beta -> 0 field)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("sharpness beta (head D = beta I)")
+    ax.set_ylabel("reading time T")
+    ax.set_title("clustered fraction phi(beta, T)")
+    ax.legend(fontsize=7, loc="lower left")
+    fig.colorbar(mesh, ax=ax, label="phi")
+    if two:
+        ax2 = axes[0, 1]
+        mesh2 = ax2.pcolormesh(betas, np.arange(len(dims)), np.asarray(phi_by_d, float), shading="nearest",
+                               vmin=0, vmax=1, cmap="viridis")
+        ax2.set_yticks(np.arange(len(dims)), [str(d) for d in dims])
+        ax2.set_xscale("log")
+        ax2.set_xlabel("sharpness beta")
+        ax2.set_ylabel("dimension d")
+        ax2.set_title(f"phi(beta, d) at T = {Ts[0]:g}")
+        fig.colorbar(mesh2, ax=ax2, label="phi")
+    fig.suptitle(title or "noiseless finite-time clustering criterion (beta_c -> 0 as T -> infinity)")
     fig.tight_layout()
     save(fig, path, dpi)
     return Path(path)
