@@ -277,13 +277,13 @@ def test_beta_star_and_k_sharp():
     assert round(critical_beta_star(2), 4) == 2.4469
     assert round(critical_beta_star(3), 4) == 1.8162
     for d in range(2, 11):
-        assert math.isclose(k_sharp(1e-9, d), d / 2, rel_tol=1e-8)
+        assert math.isclose(k_sharp(1e-9, d), d, rel_tol=1e-8)          # the convention of the free energy
     mpmath = pytest.importorskip("mpmath")
     for d in (2, 5, 64):
         b = critical_beta_star(d)
         ratio = mpmath.besseli(d / 2 + 1, b) / mpmath.besseli(d / 2, b)
         assert abs(float(ratio) - 1 / d) < 1e-12
-        kb = mpmath.mpf(b) ** (d / 2) / (2 ** (d / 2) * mpmath.gamma(d / 2) * mpmath.besseli(d / 2, b))
+        kb = 2 * mpmath.mpf(b) ** (d / 2) / (2 ** (d / 2) * mpmath.gamma(d / 2) * mpmath.besseli(d / 2, b))
         assert math.isclose(k_sharp(b, d), float(kb), rel_tol=1e-10)
     assert k_sharp(700.0, 3) > 0                                        # no overflow (ive)
 

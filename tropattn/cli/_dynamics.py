@@ -18,12 +18,13 @@ import time
 
 import numpy as np
 
-from ..dynamics import (clustering_time, collinearity_residual, deviation_time, detect_clusters, dominance_diagram, energy_rate, is_monotone,
+from ..dynamics import (clustering_time, collinearity_residual, critical_beta_star, k_sharp, k_sharp_quadrature,
+                        landau_coefficient, particle_order, stationary_order, deviation_time, detect_clusters, dominance_diagram, energy_rate, is_monotone,
                         exponential_rate, hardmax_flow, inter_cluster_mass, least_margin, mass_bound,
                         order_parameter_grid, overlap_gap, random_symmetric, random_tokens, self_dominant, simulate,
                         threshold_curve, time_average, vertex_count, wasserstein_flow, zero_beta_constant)
 from ..errors import InvalidInputError
-from ..plot import plot_energy, plot_hardmax, plot_threshold, plot_trajectories
+from ..plot import plot_energy, plot_hardmax, plot_mean_field, plot_threshold, plot_trajectories
 from .._progress import Progress
 from .._validate import bounded_float, nonnegative_int, positive_float, positive_int
 from ._common import EXIT_CODES, add_command, emit, registers
@@ -225,6 +226,83 @@ def _run_threshold(args):
     _emit(out, args.json, lines)
 
 
+#: Particle runs longer than this many steps are skipped (reported as stiff), not run.
+_MAX_PARTICLE_STEPS = 20000
+
+
+def _mean_field_row(beta, d, bstar, factors, args, bar):
+    """One beta of ``dynamics mean-field``: K# two ways, the branch, mean-field and particle order parameters."""
+    ks = k_sharp(beta, d)
+    row = {"beta": beta, "K_sharp": ks, "K_sharp_quadrature": k_sharp_quadrature(beta, d),
+           "branch": "continuous" if beta < bstar else "discontinuous",
+           "landau_coefficient": landau_coefficient(beta, d), "points": []}
+    dt = min(args.dt, 0.5 / (beta * math.exp(beta)))        # the drift's stiffness near a cluster: beta e^beta
+    for f in factors:
+        pt = {"K_over_K_sharp": f, "K": f * ks, "r_mean_field_ordered_start": stationary_order(beta, d, f * ks, 0.9),
+              "r_mean_field_near_uniform_start": stationary_order(beta, d, f * ks, 0.01)}
+        if args.particles and args.T / dt <= _MAX_PARTICLE_STEPS:
+            m, e = particle_order(args.particles, d, beta, f * ks, args.T, dt, tuple(range(args.seeds)),
+                                  progress=bar)
+            pt.update({"r_particles": m, "r_particles_stderr": e, "dt": dt})
+            if f < 1:
+                sig2 = 1 / (d * args.particles * (1 - f))
+                pt["r_finite_n_prediction"] = math.sqrt(2 * sig2) * math.gamma((d + 1) / 2) / math.gamma(d / 2)
+        elif args.particles:
+            pt["r_particles"] = None
+            pt["particles_skipped"] = (f"stiff: the step must be <= 0.5 / (beta e^beta) = {dt:.2g}, so T / dt > "
+                                       f"{_MAX_PARTICLE_STEPS} steps; use a smaller --T or beta")
+        row["points"].append(pt)
+    return row
+
+
+def _run_mean_field(args):
+    _check(args, ints=[("particles", 0, "the number of particles (0: none)"), ("seeds", 1, "the number of runs"),
+                       ("points", 2, "the grid size of the picture")],
+           positives=[("T", "the final time"), ("dt", "the time step")])
+    if args.particles == 1:
+        raise InvalidInputError("--particles = 1; give 0 (no simulation) or at least 2 particles")
+    dims = _ints(args.d, "--d")
+    if min(dims) < 2:
+        raise InvalidInputError(f"--d = {args.d!r}; every dimension must be >= 2 (the sphere S^(d-1))")
+    betas = _positive_list(_floats(args.betas, "--betas"), "--betas")
+    factors = _positive_list(_floats(args.K_factors, "--K-factors"), "--K-factors")
+    bar = _Steps("particle runs")
+    out = {"model": "noisy USA: dx_i = P_i((1/n) sum_j e^(beta <x_i,x_j>) x_j) dt + sqrt(2/K) dB_i; free energy "
+                    "F = (1/K) int mu log mu - (1/(2 beta)) int int e^(beta <x,y>) dmu dmu",
+           "K_sharp_formula": "2^(1-d/2) beta^(d/2) / (Gamma(d/2) I_(d/2)(beta)), -> d as beta -> 0",
+           "particles": args.particles, "T": args.T, "dt": args.dt, "seeds": args.seeds, "dims": []}
+    lines = ["noisy USA McKean-Vlasov model (not the noiseless 'threshold' criterion): " + out["model"]]
+    for d in dims:
+        bstar = critical_beta_star(d)
+        check = [landau_coefficient(b, d) for b in (bstar - 0.05, bstar + 0.05)]
+        rows = [_mean_field_row(b, d, bstar, factors, args, bar) for b in betas]
+        out["dims"].append({"d": d, "beta_star": bstar, "landau_at_beta_star_minus_plus_0.05": check, "rows": rows})
+        lines += [f"d = {d}: beta*(d) = {bstar:.6g} (Bessel root); Landau coefficient {check[0]:+.3g} at beta* - 0.05, "
+                  f"{check[1]:+.3g} at beta* + 0.05",
+                  f"{'beta':>7} {'K#':>9} {'K# quad':>9} {'branch':>13} {'landau':>9}  K/K#: r mean-field "
+                  "(ordered, near-uniform start) | particles"]
+        for r in rows:
+            pts = "; ".join(f"{p['K_over_K_sharp']:g}: {p['r_mean_field_ordered_start']:.3f}, "
+                            f"{p['r_mean_field_near_uniform_start']:.3f}"
+                            + (f" | {p['r_particles']:.3f}+-{p['r_particles_stderr']:.3f}"
+                               if p.get("r_particles") is not None else (" | stiff" if args.particles else ""))
+                            for p in r["points"])
+            lines.append(f"{r['beta']:>7.4g} {r['K_sharp']:>9.5g} {r['K_sharp_quadrature']:>9.5g} "
+                         f"{r['branch']:>13} {r['landau_coefficient']:>+9.3g}  {pts}")
+    bar.close()
+    if args.plot:
+        d = dims[0]
+        bgrid = np.linspace(min(betas), max(betas), args.points)
+        kgrid = np.linspace(0.15, 1.95, args.points)
+        field = np.array([[stationary_order(b, d, f * k_sharp(b, d), 0.9) for b in bgrid] for f in kgrid])
+        dense = np.linspace(min(betas), max(betas), 200)
+        info = dict(out["dims"][0], curve=[[b, k_sharp(b, d)] for b in dense])
+        plot_mean_field(bgrid, kgrid, field, info, args.plot,
+                        title=f"noisy USA on S^{d - 1}: order parameter r of the stable state (ordered start)")
+        lines.append(f"wrote {args.plot}")
+    _emit(out, args.json, lines)
+
+
 def _polygon_tokens(vertices, interior, rng):
     """Vertices on the unit circle (jittered regular polygon); interior tokens at radius 1/2,
     each near the direction of a vertex (score margins >= ~1/4, so finite beta tracks them)."""
@@ -368,6 +446,27 @@ def register(sub):
     t.add_argument("--points", type=int, default=8, help="betas (log-spaced in [lo, hi]) of the phase diagram")
     t.add_argument("--values", choices=("scaled", "unit"), default="scaled", help="scaled: head D = beta I (the Wasserstein convention); unit: M = I, beta only in the score")
     _common(t, "draw the phase diagrams phi(beta, T) (first d) and phi(beta, d) (first T) to this PNG")
+
+    m = _sub(dsub, "mean-field", ('tropattn dynamics mean-field --d 2,3 --betas 0.5,1,2,3,5',
+                                  'tropattn dynamics mean-field --d 2 --particles 400 --plot mf.png'),
+             help="noisy USA McKean-Vlasov model: K#(beta), beta*(d), branches, particle checks",
+             description="The NOISY unnormalised model dx = P((1/n) sum e^(beta <x,y>) y) dt + sqrt(2/K) dB on "
+             "S^(d-1) and its mean-field limit: the coupling K#(beta) at which the uniform state loses stability "
+             "(Bessel formula and an independent quadrature), the tricritical beta*(d) separating the continuous "
+             "(beta < beta*) from the discontinuous branch (beta > beta*; sign of the Landau coefficient), the "
+             "order parameter r = |mean x| of the stable states from an ordered and a uniform start (hysteresis), "
+             "and particle simulations at the same (K, beta). Not the noiseless 'threshold' criterion.")
+    m.set_defaults(run=_run_mean_field)
+    m.add_argument("--d", default="2", help="dimensions, comma-separated")
+    m.add_argument("--betas", default="0.5,1,2,3,5", help="inverse temperatures, comma-separated")
+    m.add_argument("--K-factors", dest="K_factors", default="0.5,0.9,1.5", help="couplings K as multiples of K#(beta)")
+    m.add_argument("--particles", type=int, default=200, help="particles per simulation (0: no simulation)")
+    m.add_argument("--T", type=float, default=30.0, help="time of each particle run (r averaged over its second half)")
+    m.add_argument("--dt", type=float, default=0.05, help="Euler-Maruyama step (runs with dt beta e^beta > 0.5 are "
+                   "skipped as stiff)")
+    m.add_argument("--seeds", type=int, default=3, help="particle runs per point")
+    m.add_argument("--points", type=int, default=10, help="grid size per axis of the picture")
+    _common(m, "draw the (beta, K/K#) phase diagram of the first d to this PNG")
 
     h = _sub(dsub, "hardmax", ('tropattn dynamics hardmax --vertices 6 --interior 6 --plot hardmax.png',), help="Frank-Wolfe hardmax step: exact dominance cells, paths, finite beta",
              description="The beta -> infinity limit in the plane: the exact dominance cells of the hardmax step, "

@@ -15,7 +15,9 @@
   :func:`collinearity_residual`, :func:`deviation_time`, :func:`least_margin`, :func:`exponential_rate`;
 * **condensation** -- :func:`order_parameters`, :func:`condensed_state`, :func:`condensation_sweep`,
   :func:`critical_beta`, :func:`threshold_curve`, :func:`zero_beta_constant`,
-  :func:`order_parameter_grid` (the noiseless finite-time criterion); **McKean-Vlasov** -- :func:`bessel_ratio`, :func:`critical_beta_star`, :func:`k_sharp`;
+  :func:`order_parameter_grid` (the noiseless finite-time criterion); **McKean-Vlasov** -- :func:`bessel_ratio`, :func:`critical_beta_star`, :func:`k_sharp` (one convention:
+  ``K# -> d``), checked by :func:`k_sharp_quadrature`, :func:`branch_coupling`, :func:`landau_coefficient`,
+  :func:`stationary_order` and the particles of :func:`noisy_particles`, :func:`particle_order`;
 * **Wasserstein flows of time-dependent heads** -- :func:`interaction_energy`, :func:`flow_terms`,
   :func:`symmetric_noise`, :func:`wasserstein_flow` (:class:`WassersteinRun`), :func:`time_average`.
 
@@ -42,6 +44,8 @@ from ._hardmax import (collinearity_residual, deviation_time, dominance_diagram,
                        exponential_rate, hardmax_flow, hardmax_step, hardmax_targets, least_margin, self_dominant,
                        soft_flow, soft_step, vertex_count)
 from ._mckean_vlasov import bessel_ratio, critical_beta_star, k_sharp
+from ._mean_field import (branch_coupling, k_sharp_quadrature, landau_coefficient, noisy_particles, particle_order,
+                          stationary_order, zonal_kernel)
 from ._sphere import (Trajectory, attention_weights, energy, energy_rate, head_velocities, is_monotone, log_energy,
                       random_symmetric, random_tokens, scores, simulate, velocity)
 from ._wasserstein import (WassersteinRun, flow_terms, interaction_energy, symmetric_noise, time_average,
@@ -59,6 +63,8 @@ __all__ = [
     "order_parameters", "condensed_state", "condensation_sweep", "critical_beta", "threshold_curve",
     "zero_beta_constant", "order_parameter_grid",
     "bessel_ratio", "critical_beta_star", "k_sharp",
+    "zonal_kernel", "branch_coupling", "k_sharp_quadrature", "landau_coefficient", "stationary_order",
+    "noisy_particles", "particle_order",
     "interaction_energy", "flow_terms", "symmetric_noise", "WassersteinRun", "wasserstein_flow", "time_average",
 ]
 

@@ -268,7 +268,7 @@ def threshold_curve(n, d, Ts, lo=0.02, hi=2.0, seeds=(0, 1, 2), values="scaled",
     return rows, slope
 
 
-def zero_beta_constant(n, d, seeds=(0, 1, 2), eps=0.02, s_max=40.0, ds=0.02):
+def zero_beta_constant(n, d, seeds=(0, 1, 2), eps=0.02, s_max=12.0, ds=0.02):
     """``c_0``: the first time ``s`` at which the ``beta -> 0`` field ``P_i(mean_j x_j)`` has ``phi >= 1/2``.
 
     The seed-averaged clustered fraction of the Gaussian starts is read every ``ds``; ``beta_c(T) T -> c_0``

@@ -6,7 +6,8 @@
   :func:`tropattn.plot.plot_power_diagram`) with the tokens and their straight Frank-Wolfe paths;
 * :func:`plot_energy` -- ``E(t)`` and ``G^2(t)`` of a Wasserstein run;
 * :func:`plot_order_parameter` -- the condensation order parameter against ``beta``, threshold marked;
-* :func:`plot_threshold` -- phase diagrams of the noiseless finite-time criterion over ``(beta, T)`` and ``(beta, d)``.
+* :func:`plot_threshold` -- phase diagrams of the noiseless finite-time criterion over ``(beta, T)`` and ``(beta, d)``;
+* :func:`plot_mean_field` -- the noisy USA phase diagram over ``(beta, K)``: ``K#``, ``beta*``, branches, particles.
 
 >>> import tempfile, os
 >>> from tropattn.dynamics import simulate
@@ -27,7 +28,8 @@ from ..errors import InvalidInputError
 from ._common import colors, pyplot, save
 from ._power import plot_power_diagram
 
-__all__ = ["plot_trajectories", "plot_hardmax", "plot_energy", "plot_order_parameter", "plot_threshold"]
+__all__ = ["plot_trajectories", "plot_hardmax", "plot_energy", "plot_order_parameter", "plot_threshold",
+           "plot_mean_field"]
 
 
 def plot_trajectories(trajectory, path, threshold=0.999, title=None, dpi=120):
@@ -339,6 +341,77 @@ def plot_threshold(betas, Ts, phi, curve, c0, path, dims=None, phi_by_d=None, ti
         ax2.set_title(f"phi(beta, d) at T = {Ts[0]:g}")
         fig.colorbar(mesh2, ax=ax2, label="phi")
     fig.suptitle(title or "noiseless finite-time clustering criterion (beta_c -> 0 as T -> infinity)")
+    fig.tight_layout()
+    save(fig, path, dpi)
+    return Path(path)
+
+
+def plot_mean_field(betas, factors, r, info, path, title=None, dpi=120):
+    """The noisy USA phase diagram: ``K#(beta)`` (solid where the branch is continuous, dashed where it is
+    discontinuous, ``beta*`` marked) with the particle runs, and the mean-field ``r`` over ``(beta, K/K#)``.
+
+    Parameters
+    ----------
+    betas : (b,) array_like
+        Inverse temperatures of the grid.
+    factors : (k,) array_like
+        ``K / K#`` of the grid.
+    r : (k, b) array_like
+        Mean-field order parameter of the stable state on the grid.
+    info : dict
+        One ``dims`` entry of ``tropattn dynamics mean-field --json`` (``beta_star`` and ``rows`` with
+        ``beta``, ``K_sharp`` and ``points``), optionally with ``curve``: ``[beta, K#]`` pairs to draw.
+    path : str or Path
+        The picture file.
+    title : str, optional
+        Figure title.
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "mf.png")
+    >>> info = {"beta_star": 2.4, "rows": [{"beta": 1.0, "K_sharp": 1.77, "points": []}]}
+    >>> os.path.getsize(plot_mean_field([1, 2, 3], [0.5, 1.5], [[0, 0, 0.3], [0.8, 0.7, 0.6]], info, p)) > 0
+    True
+    """
+    betas, factors, r = np.asarray(betas, float), np.asarray(factors, float), np.asarray(r, float)
+    bstar = info["beta_star"]
+    rows = info["rows"]
+    plt = pyplot()
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    curve = info.get("curve") or [[row["beta"], row["K_sharp"]] for row in rows]
+    bb, ks = np.array(sorted(curve)).T
+    lo = bb <= bstar
+    a1.plot(bb[lo], ks[lo], "-", color="k", label="K#(beta): continuous branch")
+    a1.plot(bb[~lo], ks[~lo], "--", color="k", label="K#(beta): discontinuous branch")
+    a1.axvline(bstar, color="r", lw=1, label=f"beta* = {bstar:.4g}")
+    pts = [(row["beta"], p["K"], p["r_particles"]) for row in rows for p in row["points"]
+           if p.get("r_particles") is not None]
+    if pts:
+        x, y, c = np.array(pts).T
+        sc = a1.scatter(x, y, c=c, vmin=0, vmax=1, cmap="viridis", edgecolors="k", zorder=3,
+                        label="particle runs (colour: r)")
+        fig.colorbar(sc, ax=a1, label="r particles")
+    a1.set_xlabel("beta")
+    a1.set_ylabel("noise coupling K")
+    a1.set_title("linear-stability coupling K#(beta)")
+    a1.legend(fontsize=7)
+    mesh = a2.pcolormesh(betas, factors, r, shading="nearest", vmin=0, vmax=1, cmap="viridis")
+    a2.axhline(1.0, color="w", lw=1, label="K = K#")
+    a2.axvline(bstar, color="r", lw=1, label="beta*")
+    a2.set_xlabel("beta")
+    a2.set_ylabel("K / K#(beta)")
+    a2.set_title("mean-field r (ordered start): r > 0 below K# = discontinuous")
+    a2.legend(fontsize=7)
+    fig.colorbar(mesh, ax=a2, label="r")
+    fig.suptitle(title or "noisy USA McKean-Vlasov phase diagram")
     fig.tight_layout()
     save(fig, path, dpi)
     return Path(path)
