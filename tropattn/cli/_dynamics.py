@@ -18,13 +18,15 @@ import time
 
 import numpy as np
 
-from ..dynamics import (clustering_time, collinearity_residual, critical_beta_star, k_sharp, k_sharp_quadrature,
+from ..dynamics import (cluster_configuration, find_clustered_state, simplex_centres, slow_rate, suppression_in_d,
+                        tangent_jacobian,
+                        clustering_time, collinearity_residual, critical_beta_star, k_sharp, k_sharp_quadrature,
                         landau_coefficient, particle_order, stationary_order, deviation_time, detect_clusters, dominance_diagram, energy_rate, is_monotone,
                         exponential_rate, hardmax_flow, inter_cluster_mass, least_margin, mass_bound,
                         order_parameter_grid, overlap_gap, random_symmetric, random_tokens, self_dominant, simulate,
                         threshold_curve, time_average, vertex_count, wasserstein_flow, zero_beta_constant)
 from ..errors import InvalidInputError
-from ..plot import plot_energy, plot_hardmax, plot_mean_field, plot_threshold, plot_trajectories
+from ..plot import plot_energy, plot_fixed_points, plot_hardmax, plot_mean_field, plot_threshold, plot_trajectories
 from .._progress import Progress
 from .._validate import bounded_float, nonnegative_int, positive_float, positive_int
 from ._common import EXIT_CODES, add_command, emit, registers
@@ -303,6 +305,50 @@ def _run_mean_field(args):
     _emit(out, args.json, lines)
 
 
+def _run_fixed_points(args):
+    _check(args, ints=[("k", 2, "the number of clusters"), ("size", 1, "the tokens per cluster"),
+                       ("d", 2, "the dimension")], positives=[("beta", "the suppression's inverse temperature")])
+    if args.k > args.d + 1:
+        raise InvalidInputError(f"--k = {args.k} > --d + 1 = {args.d + 1}; a regular simplex of k clusters needs "
+                                "d >= k - 1")
+    betas = _positive_list(_floats(args.betas, "--betas"), "--betas")
+    dims = _ints(args.dims, "--dims")
+    S = simplex_centres(args.k, args.d)
+    start = S + 0.05 * np.random.default_rng(args.seed).standard_normal(S.shape)
+    gap = args.k / (args.k - 1)
+    rows = []
+    bar = _Steps("fixed points")
+    for j, b in enumerate(betas):
+        C, res = find_clustered_state(args.k, args.d, b, [args.size] * args.k, start=start)
+        X, lab = cluster_configuration(C, [args.size] * args.k)
+        ev = tangent_jacobian(X, np.eye(args.d), b)
+        rows.append({"beta": b, "force_residual": res, "overlap_gap": overlap_gap(X, lab), "slow_rate": slow_rate(ev),
+                     "unstable_modes": int((ev.real > 1e-9).sum()), "stable_fast_modes": int((ev.real < -0.05).sum()),
+                     "max_real_eigenvalue": float(ev.real.max())})
+        bar(j + 1, len(betas))
+    bar.close()
+    exps = [-(math.log(b["slow_rate"]) - math.log(a["slow_rate"])) / (b["beta"] - a["beta"])
+            for a, b in zip(rows, rows[1:]) if a["slow_rate"] > 0 and b["slow_rate"] > 0]
+    sup = suppression_in_d(dims, args.k, args.size, args.beta)
+    out = {"state": f"{args.k} clusters of {args.size} tokens on a regular simplex in R^{args.d} (found by the "
+                    "solver from a perturbed simplex)", "gap_theory": gap, "rows": rows,
+           "local_exponents": exps, "suppression": dict(sup, beta=args.beta, k=args.k, size=args.size)}
+    lines = [out["state"] + f"; Delta = k/(k-1) = {gap:.4g}",
+             f"{'beta':>6} {'residual':>10} {'gap':>8} {'slow rate':>11} {'unstable':>9} {'fast stable':>12}"]
+    lines += [f"{r['beta']:>6.3g} {r['force_residual']:>10.2e} {r['overlap_gap']:>8.4g} {r['slow_rate']:>11.4e} "
+              f"{r['unstable_modes']:>9} {r['stable_fast_modes']:>12}" for r in rows]
+    lines.append("local exponents -dln(rate)/dbeta: " + ", ".join(f"{e:.4g}" for e in exps)
+                 + f" (-> Delta = {gap:.4g}; the prefactor is polynomial in beta)")
+    lines.append(f"random centres, beta = {args.beta:g}: " + "; ".join(
+        f"d = {d}: gap {g:.3g}, mass {m:.3g} <= {bd:.3g}" for d, g, m, bd in
+        zip(sup["d"], sup["gap"], sup["mass"], sup["bound"])))
+    if args.plot:
+        plot_fixed_points([r["beta"] for r in rows], [r["slow_rate"] for r in rows], gap, sup["d"], sup["mass"],
+                          sup["bound"], args.plot)
+        lines.append(f"wrote {args.plot}")
+    _emit(out, args.json, lines)
+
+
 def _polygon_tokens(vertices, interior, rng):
     """Vertices on the unit circle (jittered regular polygon); interior tokens at radius 1/2,
     each near the direction of a vertex (score margins >= ~1/4, so finite beta tracks them)."""
@@ -467,6 +513,23 @@ def register(sub):
     m.add_argument("--seeds", type=int, default=3, help="particle runs per point")
     m.add_argument("--points", type=int, default=10, help="grid size per axis of the picture")
     _common(m, "draw the (beta, K/K#) phase diagram of the first d to this PNG")
+
+    x = _sub(dsub, "fixed-points", ('tropattn dynamics fixed-points --k 3 --d 4 --betas 4,6,8,10 --plot fp.png',),
+             help="clustered stationary states: solver, tangent Jacobian spectrum vs the overlap gap, suppression in d",
+             description="Solve for a clustered stationary state of the noiseless SA flow (k clusters of equal size "
+             "on a regular simplex, found by least squares from a perturbed start), compute the spectrum of the "
+             "flow's Jacobian on the tangent bundle at several beta (fast stable intra-cluster modes; slow "
+             "inter-cluster modes whose rate falls like e^(-beta Delta), Delta the overlap gap), and the "
+             "inter-cluster attention mass of random clustered states against the dimension d with its bound.")
+    x.set_defaults(run=_run_fixed_points)
+    x.add_argument("--k", type=int, default=3, help="number of clusters")
+    x.add_argument("--size", type=int, default=3, help="tokens per cluster")
+    x.add_argument("--d", type=int, default=4, help="dimension of the stationary state")
+    x.add_argument("--betas", default="4,6,8,10", help="inverse temperatures of the spectrum")
+    x.add_argument("--dims", default="2,4,8,16,32,64", help="dimensions of the suppression sweep")
+    x.add_argument("--beta", type=float, default=8.0, help="inverse temperature of the suppression sweep")
+    x.add_argument("--seed", type=int, default=0, help="seed of the perturbation of the start")
+    _common(x, "draw the slow rate against beta and the inter-cluster mass against d to this PNG")
 
     h = _sub(dsub, "hardmax", ('tropattn dynamics hardmax --vertices 6 --interior 6 --plot hardmax.png',), help="Frank-Wolfe hardmax step: exact dominance cells, paths, finite beta",
              description="The beta -> infinity limit in the plane: the exact dominance cells of the hardmax step, "

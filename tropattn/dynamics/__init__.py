@@ -8,7 +8,9 @@
   :func:`clustering_time`;
 * **clusters** -- :func:`overlaps`, :func:`overlap_gap`, :func:`inter_cluster_odds`,
   :func:`inter_cluster_mass`, :func:`mass_bound`, :func:`detect_clusters`, :func:`cluster_sizes`,
-  :func:`clustered_tokens`;
+  :func:`clustered_tokens`; **fixed points** -- :func:`cluster_configuration`, :func:`simplex_centres`,
+  :func:`find_clustered_state`, :func:`tangent_frame`, :func:`tangent_jacobian`, :func:`slow_rate`,
+  :func:`suppression_in_d`;
 * **hardmax** (``beta -> infinity``; cells exact, as the power diagram of a tropical polynomial) --
   :func:`dominance_polynomial`, :func:`dominance_diagram`, :func:`hardmax_targets`, :func:`hardmax_step`,
   :func:`soft_step`, :func:`hardmax_flow`, :func:`soft_flow`, :func:`self_dominant`, :func:`vertex_count`,
@@ -40,6 +42,8 @@ from ._clusters import (cluster_sizes, clustered_tokens, detect_clusters, inter_
 from ._condensation import (condensation_sweep, condensed_state, critical_beta, order_parameter_grid, order_parameters,
                             threshold_curve, zero_beta_constant)
 from ._equiangular import clustering_time, equiangular_tokens, rho_rate, rho_trajectory
+from ._fixed_points import (cluster_configuration, find_clustered_state, simplex_centres, slow_rate,
+                            suppression_in_d, tangent_frame, tangent_jacobian)
 from ._hardmax import (collinearity_residual, deviation_time, dominance_diagram, dominance_polynomial,
                        exponential_rate, hardmax_flow, hardmax_step, hardmax_targets, least_margin, self_dominant,
                        soft_flow, soft_step, vertex_count)
@@ -57,6 +61,8 @@ __all__ = [
     "rho_rate", "rho_trajectory", "equiangular_tokens", "clustering_time",
     "overlaps", "overlap_gap", "inter_cluster_mass", "inter_cluster_odds", "mass_bound", "detect_clusters",
     "cluster_sizes", "clustered_tokens",
+    "cluster_configuration", "simplex_centres", "find_clustered_state", "tangent_frame", "tangent_jacobian",
+    "slow_rate", "suppression_in_d",
     "dominance_polynomial", "dominance_diagram", "hardmax_targets", "hardmax_step", "soft_step", "hardmax_flow",
     "soft_flow", "self_dominant", "vertex_count", "collinearity_residual", "deviation_time", "least_margin",
     "exponential_rate",

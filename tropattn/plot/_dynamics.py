@@ -7,7 +7,8 @@
 * :func:`plot_energy` -- ``E(t)`` and ``G^2(t)`` of a Wasserstein run;
 * :func:`plot_order_parameter` -- the condensation order parameter against ``beta``, threshold marked;
 * :func:`plot_threshold` -- phase diagrams of the noiseless finite-time criterion over ``(beta, T)`` and ``(beta, d)``;
-* :func:`plot_mean_field` -- the noisy USA phase diagram over ``(beta, K)``: ``K#``, ``beta*``, branches, particles.
+* :func:`plot_mean_field` -- the noisy USA phase diagram over ``(beta, K)``: ``K#``, ``beta*``, branches, particles;
+* :func:`plot_fixed_points` -- slow Jacobian rates of a clustered state against ``beta``, inter-cluster mass against ``d``.
 
 >>> import tempfile, os
 >>> from tropattn.dynamics import simulate
@@ -29,7 +30,7 @@ from ._common import colors, pyplot, save
 from ._power import plot_power_diagram
 
 __all__ = ["plot_trajectories", "plot_hardmax", "plot_energy", "plot_order_parameter", "plot_threshold",
-           "plot_mean_field"]
+           "plot_mean_field", "plot_fixed_points"]
 
 
 def plot_trajectories(trajectory, path, threshold=0.999, title=None, dpi=120):
@@ -412,6 +413,60 @@ def plot_mean_field(betas, factors, r, info, path, title=None, dpi=120):
     a2.legend(fontsize=7)
     fig.colorbar(mesh, ax=a2, label="r")
     fig.suptitle(title or "noisy USA McKean-Vlasov phase diagram")
+    fig.tight_layout()
+    save(fig, path, dpi)
+    return Path(path)
+
+
+def plot_fixed_points(betas, rates, gap, dims, mass, bound, path, title=None, dpi=120):
+    """Stability and suppression of clustered states: the slow Jacobian rate against ``beta`` beside
+    ``e^{-beta Delta}``, and the inter-cluster attention mass against ``d`` beside its bound.
+
+    Parameters
+    ----------
+    betas, rates : (m,) array_like
+        Inverse temperatures and the slow rates :func:`tropattn.dynamics.slow_rate` at them.
+    gap : float
+        The overlap gap ``Delta`` of the state.
+    dims, mass, bound : (p,) array_like
+        Dimensions and the mean inter-cluster mass and bound (:func:`tropattn.dynamics.suppression_in_d`).
+    path : str or Path
+        The picture file.
+    title : str, optional
+        Figure title.
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "fp.png")
+    >>> os.path.getsize(plot_fixed_points([2, 4], [1e-1, 1e-2], 1.0, [2, 8], [0.1, 0.01], [0.2, 0.02], p)) > 0
+    True
+    """
+    betas, rates = np.asarray(betas, float), np.asarray(rates, float)
+    plt = pyplot()
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    a1.semilogy(betas, rates, "o-", label="largest slow |eigenvalue| (tangent Jacobian)")
+    ref = rates[0] * np.exp(-gap * (betas - betas[0]))
+    a1.semilogy(betas, ref, "--", color="0.4", label=f"e^(-beta Delta), Delta = {gap:.3g}")
+    a1.set_xlabel("beta")
+    a1.set_ylabel("rate")
+    a1.set_title("inter-cluster modes of a clustered stationary state")
+    a1.legend(fontsize=7)
+    a2.semilogy(dims, mass, "o-", label="max inter-cluster attention mass")
+    a2.semilogy(dims, bound, "s--", label="bound (n - n_a)/n_a e^(-beta Delta)")
+    a2.set_xscale("log", base=2)
+    a2.set_xlabel("dimension d (random centres)")
+    a2.set_ylabel("attention mass")
+    a2.set_title("suppression of inter-cluster attention in d")
+    a2.legend(fontsize=7)
+    fig.suptitle(title or "clustered fixed points: stability and suppression")
     fig.tight_layout()
     save(fig, path, dpi)
     return Path(path)
