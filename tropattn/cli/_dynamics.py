@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from ..dynamics import (cluster_configuration, find_clustered_state, simplex_centres, slow_rate, suppression_in_d,
+from ..dynamics import (cluster_configuration, find_clustered_state, simplex_centres, spectrum_summary, suppression_in_d,
                         tangent_jacobian,
                         clustering_time, collinearity_residual, critical_beta_star, k_sharp, k_sharp_quadrature,
                         landau_coefficient, particle_order, stationary_order, deviation_time, detect_clusters, dominance_diagram, energy_rate, is_monotone,
@@ -322,9 +322,7 @@ def _run_fixed_points(args):
         C, res = find_clustered_state(args.k, args.d, b, [args.size] * args.k, start=start)
         X, lab = cluster_configuration(C, [args.size] * args.k)
         ev = tangent_jacobian(X, np.eye(args.d), b)
-        rows.append({"beta": b, "force_residual": res, "overlap_gap": overlap_gap(X, lab), "slow_rate": slow_rate(ev),
-                     "unstable_modes": int((ev.real > 1e-9).sum()), "stable_fast_modes": int((ev.real < -0.05).sum()),
-                     "max_real_eigenvalue": float(ev.real.max())})
+        rows.append(dict({"beta": b, "force_residual": res, "overlap_gap": overlap_gap(X, lab)}, **spectrum_summary(ev)))
         bar(j + 1, len(betas))
     bar.close()
     exps = [-(math.log(b["slow_rate"]) - math.log(a["slow_rate"])) / (b["beta"] - a["beta"])

@@ -43,7 +43,7 @@ from ._condensation import (condensation_sweep, condensed_state, critical_beta, 
                             threshold_curve, zero_beta_constant)
 from ._equiangular import clustering_time, equiangular_tokens, rho_rate, rho_trajectory
 from ._fixed_points import (cluster_configuration, find_clustered_state, simplex_centres, slow_rate,
-                            suppression_in_d, tangent_frame, tangent_jacobian)
+                            spectrum_summary, suppression_in_d, tangent_frame, tangent_jacobian)
 from ._hardmax import (collinearity_residual, deviation_time, dominance_diagram, dominance_polynomial,
                        exponential_rate, hardmax_flow, hardmax_step, hardmax_targets, least_margin, self_dominant,
                        soft_flow, soft_step, vertex_count)
@@ -62,7 +62,7 @@ __all__ = [
     "overlaps", "overlap_gap", "inter_cluster_mass", "inter_cluster_odds", "mass_bound", "detect_clusters",
     "cluster_sizes", "clustered_tokens",
     "cluster_configuration", "simplex_centres", "find_clustered_state", "tangent_frame", "tangent_jacobian",
-    "slow_rate", "suppression_in_d",
+    "slow_rate", "spectrum_summary", "suppression_in_d",
     "dominance_polynomial", "dominance_diagram", "hardmax_targets", "hardmax_step", "soft_step", "hardmax_flow",
     "soft_flow", "self_dominant", "vertex_count", "collinearity_residual", "deviation_time", "least_margin",
     "exponential_rate",

@@ -33,7 +33,7 @@ from ._clusters import inter_cluster_mass, mass_bound, overlap_gap
 from ._sphere import check_beta, random_tokens, velocity
 
 __all__ = ["cluster_configuration", "simplex_centres", "find_clustered_state", "tangent_frame", "tangent_jacobian", "slow_rate",
-           "suppression_in_d"]
+           "spectrum_summary", "suppression_in_d"]
 
 optimize = lazy_import("scipy.optimize")
 
@@ -227,6 +227,20 @@ def slow_rate(eigenvalues, cut=0.05):
     lam = np.abs(np.asarray(eigenvalues))
     slow = lam[lam < cut]
     return float(slow.max()) if slow.size else 0.0
+
+
+def spectrum_summary(eigenvalues, cut=0.05, zero=1e-9):
+    """Counts of a tangent spectrum: unstable modes (``Re > zero``), fast stable modes (``Re < -cut``), the slow
+    rate (:func:`slow_rate`) and the largest real part.
+
+    Examples
+    --------
+    >>> spectrum_summary(np.array([-1.0, -0.9, 1e-4, 0.0]))
+    {'unstable_modes': 1, 'stable_fast_modes': 2, 'slow_rate': 0.0001, 'max_real_eigenvalue': 0.0001}
+    """
+    ev = np.asarray(eigenvalues)
+    return {"unstable_modes": int((ev.real > zero).sum()), "stable_fast_modes": int((ev.real < -cut).sum()),
+            "slow_rate": slow_rate(ev, cut), "max_real_eigenvalue": float(ev.real.max())}
 
 
 def suppression_in_d(dims, k, size, beta, seeds=(0, 1, 2)):
