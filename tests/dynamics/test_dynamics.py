@@ -423,7 +423,7 @@ def test_cli_sub_commands(capsys, tmp_path):
     assert s == 0 and out["nonempty_cells"] == out["vertices_conv_X"] and out["labels_kept"]
     s, out = _cli(capsys, "wasserstein", "--heads", "1,2", "--T", "1", "--seeds", "1", "--plot",
                   str(tmp_path / "w.png"))
-    assert s == 0 and len(out["rows"]) == 2 and (tmp_path / "w.png").exists()
+    assert s == 0 and len(out["regimes"]["in-phase"]["rows"]) == 2 and (tmp_path / "w.png").exists()
 
 
 def test_cli_bad_input_exits_2(capsys, tmp_path):

@@ -19,14 +19,14 @@ import time
 import numpy as np
 
 from ..dynamics import (cluster_configuration, find_clustered_state, simplex_centres, spectrum_summary, suppression_in_d,
-                        tangent_jacobian,
+                        tangent_jacobian, cross_polytope_tokens, gaussian_heads, loglog_slope,
                         clustering_time, collinearity_residual, critical_beta_star, k_sharp, k_sharp_quadrature,
                         landau_coefficient, particle_order, stationary_order, deviation_time, detect_clusters, dominance_diagram, energy_rate, is_monotone,
                         exponential_rate, hardmax_flow, inter_cluster_mass, least_margin, mass_bound,
                         order_parameter_grid, overlap_gap, random_symmetric, random_tokens, self_dominant, simulate,
                         threshold_curve, time_average, vertex_count, wasserstein_flow, zero_beta_constant)
 from ..errors import InvalidInputError
-from ..plot import plot_energy, plot_fixed_points, plot_hardmax, plot_mean_field, plot_threshold, plot_trajectories
+from ..plot import plot_fixed_points, plot_hardmax, plot_mean_field, plot_threshold, plot_trajectories, plot_wasserstein
 from .._progress import Progress
 from .._validate import bounded_float, nonnegative_int, positive_float, positive_int
 from ._common import EXIT_CODES, add_command, emit, registers
@@ -381,38 +381,68 @@ def _run_hardmax(args):
     _emit(out, args.json, lines)
 
 
-def _run_wasserstein(args):
-    _check(args, ints=[("n", 1, "the number of tokens"), ("d", 2, "the dimension (tokens on S^(d-1))"),
-                       ("seeds", 1, "the number of runs per H")],
-           positives=[("T", "the final time"), ("dt", "the time step")])
-    bounded_float(args.sigma, "--sigma", 0, math.inf, meaning="the noise level", open_hi=True)
-    Hs = _ints(args.heads, "--heads")
-    bar = _Steps("wasserstein steps")
-    rows, first = [], None
+def _wasserstein_regime(args, Hs, phase, sigma, seeds, bar):
+    """Rows (one per H) and the first path of each H for one phase setting."""
+    rows, firsts = [], []
     for H in Hs:
-        g2, res, resq = [], [], []
-        for s in range(args.seeds):
-            X = random_tokens(args.n, args.d, np.random.default_rng(1000 + s))
-            run = wasserstein_flow(X, np.repeat(np.eye(args.d)[None], H, 0), args.T, args.dt, args.weights,
-                                   args.sigma, args.phase, seed=s, progress=bar)
-            first = first or run
+        g2, res, resq, sto, sto0 = [], [], [], [], []
+        for s in range(seeds):
+            rng = np.random.default_rng(1000 + s)
+            if args.preset == "paper":
+                X, D0 = cross_polytope_tokens(args.n, args.d, rng), gaussian_heads(H, args.d, rng)
+            else:
+                X, D0 = random_tokens(args.n, args.d, rng), np.repeat(np.eye(args.d)[None], H, 0)
+            run = wasserstein_flow(X, D0, args.T, args.dt, args.weights, sigma, phase, seed=s, progress=bar)
+            if s == 0:
+                firsts.append(run)
             g2.append(time_average(run.G2))
             res.append(run.residual)
             resq.append(run.residual_with_Q)
+            sto.append(run.stochastic_residual)
+            sto0.append(run.stochastic_residual_without_ito)
         rows.append({"H": H, "mean_G2": float(np.mean(g2)), "residual": float(np.mean(res)),
-                     "residual_with_Q": float(np.mean(resq))})
+                     "residual_with_Q": float(np.mean(resq)),
+                     "ito_identity_rms_residual": float(np.sqrt(np.mean(np.square(sto)))),
+                     "ito_identity_mean_residual_without_ito": float(np.mean(sto0))})
+    return rows, firsts
+
+
+def _run_wasserstein(args):
+    _check(args, ints=[("n", 1, "the number of tokens"), ("d", 2, "the dimension (tokens on S^(d-1))")],
+           positives=[("T", "the final time"), ("dt", "the time step")])
+    paper = args.preset == "paper"
+    sigma = args.sigma if args.sigma is not None else (math.sqrt(2) if paper else 0.1)
+    seeds = args.seeds if args.seeds is not None else (10 if paper else 3)
+    bounded_float(sigma, "--sigma", 0, math.inf, meaning="the noise level", open_hi=True)
+    positive_int(seeds, "--seeds", 1, "the number of runs per H")
+    Hs = _ints(args.heads, "--heads")
+    phases = ("in-phase", "spread") if args.phase == "both" else (args.phase,)
+    bar = _Steps("wasserstein steps")
+    regimes = {}
+    for ph in phases:
+        rows, firsts = _wasserstein_regime(args, Hs, ph, sigma, seeds, bar)
+        regimes[ph] = {"rows": rows, "loglog_slope_G2_vs_H": loglog_slope(Hs, [r["mean_G2"] for r in rows]),
+                       "firsts": firsts}
     bar.close()
-    g = np.array([r["mean_G2"] for r in rows])
-    slope = float(np.polyfit(np.log(Hs), np.log(g), 1)[0]) if len(Hs) > 1 and np.all(g > 0) else None
-    out = {"weights": args.weights, "phase": args.phase, "sigma": args.sigma, "T": args.T, "dt": args.dt,
-           "rows": rows, "loglog_slope_G2_vs_H": slope}
-    lines = [f"{args.weights} weights ({args.phase}), sigma = {args.sigma:g}, T = {args.T:g}, dt = {args.dt:g}; "
-             "G2 averaged over the second half",
-             f"{'H':>5} {'<G2>':>12} {'residual':>12} {'with Q':>12}"]
-    lines += [f"{r['H']:>5} {r['mean_G2']:>12.4g} {r['residual']:>12.3g} {r['residual_with_Q']:>12.3g}" for r in rows]
-    lines.append(f"log-log slope of <G2> against H: {slope if slope is None else round(slope, 3)}")
+    setup = ("paper: sigma^2 = 2, D0 = Z + Z^T, tokens near the cross-polytope vertices" if paper else
+             "default: D0 = I, random tokens")
+    out = {"setup": setup, "weights": args.weights, "sigma": sigma, "T": args.T, "dt": args.dt, "paths": seeds,
+           "regimes": {ph: {k: v for k, v in r.items() if k != "firsts"} for ph, r in regimes.items()}}
+    lines = [f"{setup}; {args.weights} weights, sigma = {sigma:.4g}, T = {args.T:g}, dt = {args.dt:g}, {seeds} paths "
+             "per H; <G2> averaged over the second half; Ito identity residuals (with the Ito term: O(sqrt dt); "
+             "without: O(sigma^2))"]
+    for ph, r in regimes.items():
+        lines.append(f"phase {ph}: {'H':>4} {'<G2>':>11} {'resid+Q':>10} {'Ito rms':>10} {'no Ito':>10}")
+        lines += [f"{'':>{7 + len(ph)}}{x['H']:>4} {x['mean_G2']:>11.4g} {x['residual_with_Q']:>10.3g} "
+                  f"{x['ito_identity_rms_residual']:>10.3g} {x['ito_identity_mean_residual_without_ito']:>10.3g}"
+                  for x in r["rows"]]
+        sl = r["loglog_slope_G2_vs_H"]
+        lines.append(f"phase {ph}: log-log slope of <G2> against H: {'n/a' if sl is None else round(sl, 3)}")
     if args.plot:
-        plot_energy(first, args.plot)
+        plot_wasserstein(Hs, {ph: r["firsts"] for ph, r in regimes.items()},
+                         {ph: ([x["mean_G2"] for x in r["rows"]], r["loglog_slope_G2_vs_H"])
+                          for ph, r in regimes.items()}, args.plot,
+                         title=f"{setup}; {args.weights} weights, sigma = {sigma:.3g}")
         lines.append(f"wrote {args.plot}")
     _emit(out, args.json, lines)
 
@@ -553,9 +583,13 @@ def register(sub):
     w.add_argument("--d", type=int, default=3, help="dimension of R^d (tokens on S^(d-1))")
     w.add_argument("--heads", default="1,4,16", help="numbers of heads H, comma-separated")
     w.add_argument("--weights", choices=("ou", "oscillating", "frozen"), default="ou", help="law of the head weights D_h(t)")
-    w.add_argument("--phase", choices=("in-phase", "spread"), default="in-phase", help="phases of oscillating heads: all equal, or spread 2 pi h / H")
-    w.add_argument("--sigma", type=float, default=0.1, help="noise of the weights")
+    w.add_argument("--phase", choices=("in-phase", "spread", "both"), default="in-phase",
+                   help="phases of oscillating heads: all equal, spread 2 pi h / H, or both regimes")
+    w.add_argument("--preset", choices=("default", "paper"), default="default",
+                   help="paper: sigma^2 = 2, D0 = Z + Z^T, tokens near the cross-polytope vertices, 10 paths")
+    w.add_argument("--sigma", type=float, default=None, help="noise of the weights (None: 0.1, or sqrt 2 with --preset "
+                   "paper)")
     w.add_argument("--T", type=float, default=30.0, help="final time")
     w.add_argument("--dt", type=float, default=0.05, help="time step")
-    w.add_argument("--seeds", type=int, default=3, help="runs averaged per H")
-    _common(w, "draw E(t) and G^2(t) of the first run to this PNG")
+    w.add_argument("--seeds", type=int, default=None, help="paths averaged per H (None: 3, or 10 with --preset paper)")
+    _common(w, "draw E(t) and G^2(t) for every H and the log-log <G^2>-H fit per regime to this PNG")

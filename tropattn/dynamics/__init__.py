@@ -22,7 +22,8 @@
   ``K# -> d``), checked by :func:`k_sharp_quadrature`, :func:`branch_coupling`, :func:`landau_coefficient`,
   :func:`stationary_order` and the particles of :func:`noisy_particles`, :func:`particle_order`;
 * **Wasserstein flows of time-dependent heads** -- :func:`interaction_energy`, :func:`flow_terms`,
-  :func:`symmetric_noise`, :func:`wasserstein_flow` (:class:`WassersteinRun`), :func:`time_average`.
+  :func:`symmetric_noise`, :func:`wasserstein_flow` (:class:`WassersteinRun`, with the stochastic Ito
+  identity), :func:`time_average`, :func:`cross_polytope_tokens`, :func:`gaussian_heads`, :func:`loglog_slope`.
 
 Choices are strings: ``mode`` ``"sa"`` or ``"usa"``; ``scheme`` ``"euler"``, ``"rk4"`` or
 ``"solve_ivp"``; ``values`` ``"unit"`` or ``"scaled"``; ``weights`` ``"frozen"``, ``"ou"`` or
@@ -54,8 +55,8 @@ from ._mean_field import (branch_coupling, k_sharp_quadrature, landau_coefficien
                           stationary_order, zonal_kernel)
 from ._sphere import (Trajectory, attention_weights, energy, energy_rate, head_velocities, is_monotone, log_energy,
                       random_symmetric, random_tokens, scores, simulate, velocity)
-from ._wasserstein import (WassersteinRun, flow_terms, interaction_energy, symmetric_noise, time_average,
-                           wasserstein_flow)
+from ._wasserstein import (WassersteinRun, cross_polytope_tokens, flow_terms, gaussian_heads, interaction_energy,
+                           loglog_slope, symmetric_noise, time_average, wasserstein_flow)
 
 __all__ = [
     "scores", "attention_weights", "head_velocities", "velocity", "log_energy", "energy", "energy_rate", "is_monotone", "random_tokens",
@@ -75,6 +76,7 @@ __all__ = [
     "zonal_kernel", "branch_coupling", "k_sharp_quadrature", "landau_coefficient", "stationary_order",
     "noisy_particles", "particle_order",
     "interaction_energy", "flow_terms", "symmetric_noise", "WassersteinRun", "wasserstein_flow", "time_average",
+    "cross_polytope_tokens", "gaussian_heads", "loglog_slope",
 ]
 
 __getattr__, __dir__ = face(__name__, __all__, moved={

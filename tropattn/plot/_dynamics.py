@@ -5,6 +5,7 @@
 * :func:`plot_hardmax` -- the exact dominance cells of the hardmax step (a power diagram, drawn by
   :func:`tropattn.plot.plot_power_diagram`) with the tokens and their straight Frank-Wolfe paths;
 * :func:`plot_energy` -- ``E(t)`` and ``G^2(t)`` of a Wasserstein run;
+* :func:`plot_wasserstein` -- ``E(t)``, ``G^2(t)`` for every ``H`` and the log-log ``<G^2>``-``H`` fit per regime;
 * :func:`plot_order_parameter` -- the condensation order parameter against ``beta``, threshold marked;
 * :func:`plot_threshold` -- phase diagrams of the noiseless finite-time criterion over ``(beta, T)`` and ``(beta, d)``;
 * :func:`plot_mean_field` -- the noisy USA phase diagram over ``(beta, K)``: ``K#``, ``beta*``, branches, particles;
@@ -30,7 +31,7 @@ from ._common import colors, pyplot, save
 from ._power import plot_power_diagram
 
 __all__ = ["plot_trajectories", "plot_hardmax", "plot_energy", "plot_order_parameter", "plot_threshold",
-           "plot_mean_field", "plot_fixed_points"]
+           "plot_mean_field", "plot_fixed_points", "plot_wasserstein"]
 
 
 def plot_trajectories(trajectory, path, threshold=0.999, title=None, dpi=120):
@@ -467,6 +468,73 @@ def plot_fixed_points(betas, rates, gap, dims, mass, bound, path, title=None, dp
     a2.set_title("suppression of inter-cluster attention in d")
     a2.legend(fontsize=7)
     fig.suptitle(title or "clustered fixed points: stability and suppression")
+    fig.tight_layout()
+    save(fig, path, dpi)
+    return Path(path)
+
+
+def plot_wasserstein(Hs, runs, fits, path, title=None, dpi=120):
+    """Wasserstein flows for every number of heads: ``E(t)`` and ``G^2(t)`` of one path per ``H`` (first regime),
+    and ``<G^2>`` against ``H`` on log-log axes with the fitted slope of each regime.
+
+    Parameters
+    ----------
+    Hs : sequence of int
+        Numbers of heads.
+    runs : dict
+        Regime name -> list of :class:`tropattn.dynamics.WassersteinRun`, one per ``H``.
+    fits : dict
+        Regime name -> ``(mean_G2 per H, slope or None)``.
+    path : str or Path
+        The picture file.
+    title : str, optional
+        Figure title.
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from tropattn.dynamics import wasserstein_flow
+    >>> rs = [wasserstein_flow(np.eye(3), np.repeat(np.eye(3)[None], H, 0), 0.5, 0.05) for H in (1, 2)]
+    >>> p = os.path.join(tempfile.mkdtemp(), "w.png")
+    >>> os.path.getsize(plot_wasserstein([1, 2], {"in-phase": rs}, {"in-phase": ([0.1, 0.05], -1.0)}, p)) > 0
+    True
+    """
+    plt = pyplot()
+    fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(15, 4.2))
+    first = next(iter(runs))
+    col = colors(len(Hs))
+    for H, run, c in zip(Hs, runs[first], col):
+        a1.plot(run.times, run.energy, color=c, lw=1, label=f"H = {H}")
+        a2.semilogy(run.times[:-1], np.maximum(run.G2, 1e-300), color=c, lw=1, label=f"H = {H}")
+    a1.set_xlabel("time t")
+    a1.set_ylabel("E(x(t); D(t))")
+    a1.set_title(f"interaction energy, one path per H ({first})")
+    a1.legend(fontsize=7)
+    a2.set_xlabel("time t")
+    a2.set_ylabel("G^2(t) (log scale)")
+    a2.set_title("metric slope G^2 = sum_i (Zbar_i/n^2) |v_i|^2")
+    a2.legend(fontsize=7)
+    H = np.asarray(Hs, float)
+    for k, (name, (g2, slope)) in enumerate(fits.items()):
+        g2 = np.asarray(g2, float)
+        lab = f"{name}: slope {slope:.3g}" if slope is not None else f"{name}: no fit"
+        a3.loglog(H, g2, "os"[k % 2], color=f"C{k}", label=lab)
+        if slope is not None:
+            keep = g2 > 0
+            c0 = np.exp(np.mean(np.log(g2[keep])) - slope * np.mean(np.log(H[keep])))
+            a3.loglog(H, c0 * H ** slope, "--", color=f"C{k}")
+    a3.set_xlabel("number of heads H")
+    a3.set_ylabel("<G^2> (second half)")
+    a3.set_title("log-log fit of <G^2> against H")
+    a3.legend(fontsize=7)
+    fig.suptitle(title or "Wasserstein flows of time-dependent heads")
     fig.tight_layout()
     save(fig, path, dpi)
     return Path(path)
