@@ -66,3 +66,25 @@ def test_cli_fixed_points(capsys, tmp_path):
     assert len(out["rows"]) == 2 and out["gap_theory"] == 1.5 and png.stat().st_size > 0
     assert out["rows"][1]["slow_rate"] < out["rows"][0]["slow_rate"] * np.exp(-4 * 1.3)
     assert main(["dynamics", "fixed-points", "--k", "9", "--d", "4"]) == 2
+
+
+# ---------------------------------------------------------------- the closed-form critical beta (equiangular)
+
+from tropattn.dynamics import fastest_clustering_beta, rate_maximising_beta, rho_rate  # noqa: E402
+
+
+@pytest.mark.parametrize("n", [4, 8, 64])
+def test_closed_form_beta_maximises_the_rate_and_is_the_knee_of_narrow_windows(n):
+    for rho in (0.05, 0.3):
+        b = rate_maximising_beta(n, rho)
+        grid = np.linspace(0.5 * b, 1.5 * b, 2001)
+        rates = [g * float(rho_rate(rho, g, n, "sa")) for g in grid]      # D = g I: the unit rate times g
+        assert abs(grid[int(np.argmax(rates))] - b) < 1e-3 * b
+        # the fastest rho - 0.02 -> rho + 0.02 clustering is at the closed form (to O(window^2))
+        assert fastest_clustering_beta(n, rho - 0.02, rho + 0.02) == pytest.approx(b, rel=5e-3)
+
+
+def test_cli_cluster_reports_the_closed_form(capsys):
+    assert main(["dynamics", "cluster", "--n", "8", "--betas", "1,3,8", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["beta_c_closed_form_rho_a"] < out["fastest_beta_measured"] < out["beta_c_closed_form_rho_b"]

@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from ..dynamics import (cluster_configuration, find_clustered_state, simplex_centres, spectrum_summary, suppression_in_d,
-                        tangent_jacobian, cross_polytope_tokens, gaussian_heads, loglog_slope,
+                        tangent_jacobian, cross_polytope_tokens, fastest_clustering_beta, rate_maximising_beta, gaussian_heads, loglog_slope,
                         clustering_time, collinearity_residual, critical_beta_star, k_sharp, k_sharp_quadrature,
                         landau_coefficient, particle_order, stationary_order, deviation_time, detect_clusters, dominance_diagram, energy_rate, is_monotone,
                         exponential_rate, hardmax_flow, inter_cluster_mass, least_margin, mass_bound,
@@ -174,9 +174,17 @@ def _run_cluster(args):
     k = int(np.argmin(times))
     out = {"n": args.n, "mode": args.mode, "values": args.values, "rho_a": ra, "rho_b": rb,
            "betas": betas, "times": times, "argmin_beta": betas[k], "ln_n_minus_1": math.log(args.n - 1)}
+    if args.mode == "sa" and args.values == "scaled":
+        out.update({"beta_c_closed_form_rho_a": rate_maximising_beta(args.n, ra),
+                    "beta_c_closed_form_rho_b": rate_maximising_beta(args.n, rb),
+                    "fastest_beta_measured": fastest_clustering_beta(args.n, ra, rb)})
     lines = [f"equiangular clustering time rho {ra:g} -> {rb:g}, n = {args.n}, {args.mode}, values {args.values}",
              f"{'beta':>10} {'T':>14}"] + [f"{b:>10.4g} {t:>14.6g}" for b, t in zip(betas, times)]
     lines.append(f"minimum on the grid at beta = {betas[k]:g} (ln(n-1) = {math.log(args.n - 1):.4g})")
+    if "fastest_beta_measured" in out:
+        lines.append(f"closed form beta_c(n, rho) = (1 + W((n-1)/e))/(1 - rho): {out['beta_c_closed_form_rho_a']:.4g} "
+                     f"at rho_a, {out['beta_c_closed_form_rho_b']:.4g} at rho_b; measured knee (argmin of T over "
+                     f"beta) {out['fastest_beta_measured']:.4g}, in between")
     _emit(out, args.json, lines)
 
 

@@ -5,7 +5,7 @@
   :func:`tropattn.soft.attend`), :func:`log_energy` (finite at every beta), :func:`energy`, :func:`energy_rate`, :func:`simulate`
   (:class:`Trajectory`), :func:`random_tokens`, :func:`random_symmetric`;
 * **equiangular reduction** -- :func:`rho_rate`, :func:`rho_trajectory`, :func:`equiangular_tokens`,
-  :func:`clustering_time`;
+  :func:`clustering_time`, :func:`rate_maximising_beta` (closed form), :func:`fastest_clustering_beta`;
 * **clusters** -- :func:`overlaps`, :func:`overlap_gap`, :func:`inter_cluster_odds`,
   :func:`inter_cluster_mass`, :func:`mass_bound`, :func:`detect_clusters`, :func:`cluster_sizes`,
   :func:`clustered_tokens`; **flat and projected flows** -- :func:`flat_velocity`, :func:`energy_terms`,
@@ -43,7 +43,8 @@ from ._clusters import (cluster_sizes, clustered_tokens, detect_clusters, inter_
                         mass_bound, overlap_gap, overlaps)
 from ._condensation import (condensation_sweep, condensed_state, critical_beta, order_parameter_grid, order_parameters,
                             threshold_curve, zero_beta_constant)
-from ._equiangular import clustering_time, equiangular_tokens, rho_rate, rho_trajectory
+from ._equiangular import (clustering_time, equiangular_tokens, fastest_clustering_beta, rate_maximising_beta, rho_rate,
+                           rho_trajectory)
 from ._flat import energy_terms, flat_velocity, integrate_flow, orthogonal_psd_heads, satisfies_monotone_condition
 from ._fixed_points import (cluster_configuration, find_clustered_state, simplex_centres, slow_rate,
                             spectrum_summary, suppression_in_d, tangent_frame, tangent_jacobian)
@@ -61,7 +62,8 @@ from ._wasserstein import (WassersteinRun, cross_polytope_tokens, flow_terms, ga
 __all__ = [
     "scores", "attention_weights", "head_velocities", "velocity", "log_energy", "energy", "energy_rate", "is_monotone", "random_tokens",
     "random_symmetric", "Trajectory", "simulate",
-    "rho_rate", "rho_trajectory", "equiangular_tokens", "clustering_time",
+    "rho_rate", "rho_trajectory", "equiangular_tokens", "clustering_time", "rate_maximising_beta",
+    "fastest_clustering_beta",
     "overlaps", "overlap_gap", "inter_cluster_mass", "inter_cluster_odds", "mass_bound", "detect_clusters",
     "cluster_sizes", "clustered_tokens",
     "flat_velocity", "energy_terms", "orthogonal_psd_heads", "satisfies_monotone_condition", "integrate_flow",
