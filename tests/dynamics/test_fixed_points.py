@@ -16,6 +16,7 @@ def _force_loop(C, sizes, beta):
     out = []
     for a, c in enumerate(C):
         u = sum(s * np.exp(beta * (c @ b)) * b for s, b in zip(sizes, C))
+        u = u / sum(s * np.exp(beta * (c @ b)) for s, b in zip(sizes, C))     # the softmax-normalised force
         out.append(u - (u @ c) * c)
     return np.abs(out).max()
 
@@ -88,3 +89,15 @@ def test_cli_cluster_reports_the_closed_form(capsys):
     assert main(["dynamics", "cluster", "--n", "8", "--betas", "1,3,8", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["beta_c_closed_form_rho_a"] < out["fastest_beta_measured"] < out["beta_c_closed_form_rho_b"]
+
+
+def test_random_starts_give_stationary_states_from_few_large_to_many_small_clusters():
+    for k, d, size in ((2, 3, 8), (6, 8, 2), (12, 16, 1)):
+        C, res = find_clustered_state(k, d, 6.0, [size] * k, seed=3)
+        X, lab = cluster_configuration(C, [size] * k)
+        inter = (C @ C.T - 2 * np.eye(k)).max()
+        scale = np.exp(-6.0 * (1 - inter))                    # the size of the inter-cluster forces
+        assert _force_loop(C, [size] * k, 6.0) < 1e-8 * scale
+        ev = tangent_jacobian(X, np.eye(d), 6.0)
+        if size > 1:
+            assert int((ev.real < -0.5).sum()) >= k * (size - 1) * (d - 1) // 2   # the intra-cluster modes are fast

@@ -1,4 +1,4 @@
-"""``tropattn dynamics flow|cluster|threshold|hardmax|wasserstein``: attention as a dynamical system.
+"""``tropattn dynamics flow|cluster|threshold|mean-field|fixed-points|hardmax|wasserstein``: attention dynamics.
 
 Each sub-sub-command runs one part of :mod:`tropattn.dynamics` on seeded random data (or a token
 file for ``flow``), prints a table or one JSON object (``--json``) and, with ``--plot FILE``, draws
@@ -471,10 +471,11 @@ def _sub(dsub, name, examples, help, description):
                            formatter_class=_Formatter)
 
 
-@registers("``dynamics`` (token flows, clusters, thresholds, hardmax, Wasserstein)", "dynamics")
+@registers("``dynamics`` (token flows, clusters, the finite-time threshold, the mean-field transition, fixed points, hardmax, Wasserstein)", "dynamics")
 def register(sub):
     p = add_command(sub, "dynamics", lambda a: a.run(a), "attention as a dynamical system: token flows, "
-                    "clustering, thresholds, the hardmax skeleton, Wasserstein flows", json_output=False,
+                    "clustering, the noiseless finite-time threshold, the noisy mean-field transition, clustered "
+                    "fixed points, the hardmax skeleton, Wasserstein flows", json_output=False,
                     examples=("tropattn dynamics flow --plot flow.png", "tropattn dynamics hardmax --json"))
     dsub = p.add_subparsers(dest="dynamics_command", required=True)
 
