@@ -83,6 +83,8 @@ BAD = [
     (["threshold", "--seeds", "0"], "--seeds"), (["threshold", "--tol", "0"], "--tol"),
     (["threshold", "--T", "-1"], "--T"), (["threshold", "--lo", "3"], "--lo"),
     (["wasserstein", "--dt", "0"], "--dt"), (["wasserstein", "--sigma", "nan"], "--sigma"),
+    (["heads", "--runs", "0"], "--runs"), (["heads", "--heads", "1"], "--heads"),
+    (["fixed-points", "--k", "1"], "--k"), (["fixed-points", "--betas", "0"], "--betas"),
     (["mean-field", "--d", "1"], "--d"), (["mean-field", "--particles", "-1"], "--particles"),
     (["mean-field", "--K-factors", "0"], "--K-factors"), (["mean-field", "--T", "0"], "--T"),
 ]
@@ -105,7 +107,7 @@ def _dynamics_parsers():
 
 def test_every_sub_command_has_a_description_and_every_option_shows_its_default():
     parsers = _dynamics_parsers()
-    assert {"flow", "cluster", "threshold", "mean-field", "hardmax", "wasserstein"} <= set(parsers)
+    assert {"flow", "cluster", "threshold", "mean-field", "fixed-points", "heads", "hardmax", "wasserstein"} <= set(parsers)
     for name, p in parsers.items():
         assert p.description and len(p.description) > 40, name
         fmt = p._get_formatter()

@@ -92,12 +92,12 @@ def test_cli_cluster_reports_the_closed_form(capsys):
 
 
 def test_random_starts_give_stationary_states_from_few_large_to_many_small_clusters():
-    for k, d, size in ((2, 3, 8), (6, 8, 2), (12, 16, 1)):
+    for k, d, size in ((2, 3, 8), (5, 6, 2), (8, 10, 1)):
         C, res = find_clustered_state(k, d, 6.0, [size] * k, seed=3)
         X, lab = cluster_configuration(C, [size] * k)
         inter = (C @ C.T - 2 * np.eye(k)).max()
         scale = np.exp(-6.0 * (1 - inter))                    # the size of the inter-cluster forces
         assert _force_loop(C, [size] * k, 6.0) < 1e-8 * scale
-        ev = tangent_jacobian(X, np.eye(d), 6.0)
         if size > 1:
+            ev = tangent_jacobian(X, np.eye(d), 6.0)
             assert int((ev.real < -0.5).sum()) >= k * (size - 1) * (d - 1) // 2   # the intra-cluster modes are fast

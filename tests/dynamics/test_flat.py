@@ -72,3 +72,17 @@ def test_orthogonal_psd_heads_satisfy_the_condition():
     M = orthogonal_psd_heads(6, 3, np.random.default_rng(4))
     assert satisfies_monotone_condition(M)
     assert not satisfies_monotone_condition(M + 0.01 * np.eye(6))
+
+
+def test_cli_heads_reports_both_sides_and_the_identity(capsys):
+    import json
+    from tropattn.cli import main
+    assert main(["dynamics", "heads", "--runs", "6", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    rows = {(r["heads"], r["flow"]): r for r in out["rows"]}
+    assert rows[("orthogonal-psd", "flat")]["runs_decreasing"] == 0
+    d = rows[("orthogonal-psd", "projected")]["identity_defect_first_run"]
+    assert 10 < abs(d["dt"] / d["dt_half"]) < 20 and abs(d["dt_half_without_cross_term"]) > 1e3 * abs(d["dt_half"])
+    f = rows[("orthogonal-psd", "flat")]["identity_defect_first_run"]
+    assert f["dt_half"] == pytest.approx(f["dt_half_without_cross_term"])     # the cross term vanishes
+    assert main(["dynamics", "heads", "--heads", "4", "--d", "3"]) == 2

@@ -9,7 +9,7 @@
 * **clusters** -- :func:`overlaps`, :func:`overlap_gap`, :func:`inter_cluster_odds`,
   :func:`inter_cluster_mass`, :func:`mass_bound`, :func:`detect_clusters`, :func:`cluster_sizes`,
   :func:`clustered_tokens`; **flat and projected flows** -- :func:`flat_velocity`, :func:`energy_terms`,
-  :func:`orthogonal_psd_heads`, :func:`satisfies_monotone_condition`, :func:`integrate_flow`; **fixed points** -- :func:`cluster_configuration`, :func:`simplex_centres`,
+  :func:`orthogonal_psd_heads`, :func:`satisfies_monotone_condition`, :func:`integrate_flow`, :func:`identity_defect`, :func:`decreases`; **fixed points** -- :func:`cluster_configuration`, :func:`simplex_centres`,
   :func:`find_clustered_state`, :func:`tangent_frame`, :func:`tangent_jacobian`, :func:`slow_rate`,
   :func:`suppression_in_d`;
 * **hardmax** (``beta -> infinity``; cells exact, as the power diagram of a tropical polynomial) --
@@ -45,7 +45,8 @@ from ._condensation import (condensation_sweep, condensed_state, critical_beta, 
                             threshold_curve, zero_beta_constant)
 from ._equiangular import (clustering_time, equiangular_tokens, fastest_clustering_beta, rate_maximising_beta, rho_rate,
                            rho_trajectory)
-from ._flat import energy_terms, flat_velocity, integrate_flow, orthogonal_psd_heads, satisfies_monotone_condition
+from ._flat import (decreases, energy_terms, flat_velocity, identity_defect, integrate_flow, orthogonal_psd_heads,
+                    satisfies_monotone_condition)
 from ._fixed_points import (cluster_configuration, find_clustered_state, simplex_centres, slow_rate,
                             spectrum_summary, suppression_in_d, tangent_frame, tangent_jacobian)
 from ._hardmax import (collinearity_residual, deviation_time, dominance_diagram, dominance_polynomial,
@@ -67,6 +68,7 @@ __all__ = [
     "overlaps", "overlap_gap", "inter_cluster_mass", "inter_cluster_odds", "mass_bound", "detect_clusters",
     "cluster_sizes", "clustered_tokens",
     "flat_velocity", "energy_terms", "orthogonal_psd_heads", "satisfies_monotone_condition", "integrate_flow",
+    "identity_defect", "decreases",
     "cluster_configuration", "simplex_centres", "find_clustered_state", "tangent_frame", "tangent_jacobian",
     "slow_rate", "spectrum_summary", "suppression_in_d",
     "dominance_polynomial", "dominance_diagram", "hardmax_targets", "hardmax_step", "soft_step", "hardmax_flow",

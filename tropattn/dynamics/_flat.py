@@ -26,10 +26,11 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import choice
+from ..errors import DegenerateInputError
 from ._sphere import MODES, _stack, check_beta, check_positive, log_energy
 
 __all__ = ["FLOWS", "flat_velocity", "energy_terms", "orthogonal_psd_heads", "satisfies_monotone_condition",
-           "integrate_flow"]
+           "integrate_flow", "identity_defect", "decreases"]
 
 #: The two geometries.
 FLOWS = ("flat", "projected")
@@ -43,8 +44,9 @@ def _head_parts(X, M, beta, mode):
     c = float(S.max())
     E = np.exp(S - c)
     Z = E.sum(axis=2)                                         # shifted normalisers
-    W = E / Z[:, :, None] if mode == "sa" else E * (np.exp(c) / X.shape[0])
-    return np.matmul(W, MX), Z * np.exp(c) / X.shape[0] ** 2
+    with np.errstate(over="ignore", invalid="ignore"):        # overflow is detected by integrate_flow
+        W = E / Z[:, :, None] if mode == "sa" else E * (np.exp(c) / X.shape[0])
+        return np.matmul(W, MX), Z * np.exp(c) / X.shape[0] ** 2
 
 
 def flat_velocity(X, M, beta, mode="sa"):
@@ -159,6 +161,11 @@ def integrate_flow(X0, M, beta, T, dt, mode="sa", flow="flat"):
 
     X = np.array(X0, dtype=float)
     states = [X]
+    with np.errstate(over="ignore", invalid="ignore"):           # overflow is detected below, once
+        return _integrate(f, X, states, steps, dt, M, beta, mode, flow, T)
+
+
+def _integrate(f, X, states, steps, dt, M, beta, mode, flow, T):
     for _ in range(steps):
         k1 = f(X)
         k2 = f(X + dt / 2 * k1)
@@ -169,6 +176,44 @@ def integrate_flow(X0, M, beta, T, dt, mode="sa", flow="flat"):
             X = X / np.linalg.norm(X, axis=1, keepdims=True)
         states.append(X)
     states = np.array(states)
+    if not np.all(np.isfinite(states)):
+        raise DegenerateInputError(f"the {flow} flow left the float range by t = {T:g}; the flat flow grows the "
+                                   "tokens: use a smaller T, beta or heads")
     terms = np.array([energy_terms(S, M, beta, mode, flow) for S in states])
     logE = np.array([log_energy(S, M, beta) for S in states])
+    if not (np.all(np.isfinite(terms)) and np.all(logE < 700)):
+        raise DegenerateInputError(f"the {flow} flow left the float range by t = {T:g} (E ~ e^{np.nanmax(logE):.3g}); "
+                                   "the flat flow grows the tokens: use a smaller T, beta or heads")
     return np.linspace(0, T, steps + 1), states, logE, terms[:, 0], terms[:, 1]
+
+
+def identity_defect(times, log_energies, rates):
+    """``E(T) - E(0) - int dE/dt`` with Simpson's rule (an even number of steps; else the trapezoid), and the
+    largest ``|E|`` for scale.
+
+    Examples
+    --------
+    >>> t = np.linspace(0, 1, 11)
+    >>> round(identity_defect(t, np.log(1 + t ** 2), 2 * t)[0], 12)        # E = 1 + t^2
+    0.0
+    """
+    E = np.exp(np.asarray(log_energies, float))
+    r, t = np.asarray(rates, float), np.asarray(times, float)
+    dt = float(t[1] - t[0])
+    if (len(t) - 1) % 2 == 0:
+        integral = dt / 3 * (r[0] + r[-1] + 4 * r[1:-1:2].sum() + 2 * r[2:-1:2].sum())
+    else:
+        integral = dt * (r.sum() - (r[0] + r[-1]) / 2)
+    return float(E[-1] - E[0] - integral), float(np.abs(E).max())
+
+
+def decreases(rates, rel_tol=1e-12):
+    """Does a sampled ``dE/dt`` go below ``-rel_tol`` times its largest size?
+
+    Examples
+    --------
+    >>> decreases([1.0, -0.5]), decreases([1.0, -1e-15])
+    (True, False)
+    """
+    r = np.asarray(rates, float)
+    return bool(r.min() < -rel_tol * np.abs(r).max())
