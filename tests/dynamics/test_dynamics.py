@@ -278,13 +278,13 @@ def test_beta_star_and_k_sharp():
     assert round(critical_beta_star(2), 4) == 2.4469
     assert round(critical_beta_star(3), 4) == 1.8162
     for d in range(2, 11):
-        assert math.isclose(k_sharp(1e-9, d), d / 2, rel_tol=1e-8)
+        assert math.isclose(k_sharp(1e-9, d), d, rel_tol=1e-8)          # the convention of the free energy
     mpmath = pytest.importorskip("mpmath")
     for d in (2, 5, 64):
         b = critical_beta_star(d)
         ratio = mpmath.besseli(d / 2 + 1, b) / mpmath.besseli(d / 2, b)
         assert abs(float(ratio) - 1 / d) < 1e-12
-        kb = mpmath.mpf(b) ** (d / 2) / (2 ** (d / 2) * mpmath.gamma(d / 2) * mpmath.besseli(d / 2, b))
+        kb = 2 * mpmath.mpf(b) ** (d / 2) / (2 ** (d / 2) * mpmath.gamma(d / 2) * mpmath.besseli(d / 2, b))
         assert math.isclose(k_sharp(b, d), float(kb), rel_tol=1e-10)
     assert k_sharp(700.0, 3) > 0                                        # no overflow (ive)
 
@@ -418,14 +418,13 @@ def test_cli_sub_commands(capsys, tmp_path):
     s, out = _cli(capsys, "cluster", "--n", "8", "--betas", "1,3.5,8")
     assert s == 0 and out["argmin_beta"] == 3.5
     s, out = _cli(capsys, "threshold", "--n", "16", "--d", "4", "--T", "3", "--seeds", "1", "--tol", "0.1",
-                  "--points", "3", "--plot", str(tmp_path / "t.png"))
-    assert s == 0 and 0.1 < out["rows"][0]["beta_c"] < 2 and (tmp_path / "t.png").exists()
-    assert round(out["rows"][0]["beta_star_mckean_vlasov"], 4) == round(critical_beta_star(4), 4)
+                  "--lo", "0.1", "--points", "3")
+    assert s == 0 and 0.1 < out["rows"][0]["curve"][0]["beta_c"] < 2
     s, out = _cli(capsys, "hardmax", "--steps", "5", "--betas", "12,16", "--plot", str(tmp_path / "h.png"))
     assert s == 0 and out["nonempty_cells"] == out["vertices_conv_X"] and out["labels_kept"]
     s, out = _cli(capsys, "wasserstein", "--heads", "1,2", "--T", "1", "--seeds", "1", "--plot",
                   str(tmp_path / "w.png"))
-    assert s == 0 and len(out["rows"]) == 2 and (tmp_path / "w.png").exists()
+    assert s == 0 and len(out["regimes"]["in-phase"]["rows"]) == 2 and (tmp_path / "w.png").exists()
 
 
 def test_cli_bad_input_exits_2(capsys, tmp_path):

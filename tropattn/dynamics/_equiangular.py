@@ -17,6 +17,16 @@ the head, ``D = beta I`` (scores and values both scaled, the convention of
 like ``1/beta`` for small ``beta``, has a minimum near ``beta = ln(n-1)`` (where the self-weight
 ``e^beta`` overtakes the ``n-1`` others) and grows like ``e^{beta (1 - rho_a)} / beta^2`` beyond.
 
+*Closed-form critical beta* (docs/THEORY.md, "Attention dynamics").  With ``D = beta I`` the SA rate at
+overlap ``rho`` is ``2 (1-rho)(1+(n-1)rho) beta / (e^{beta (1-rho)} + n - 1)``; its ``beta``-derivative vanishes
+where ``u = beta (1-rho)`` solves ``e^u (u - 1) = n - 1``, so
+
+    beta_c(n, rho) = (1 + W((n-1)/e)) / (1 - rho)        (W the principal Lambert function)
+
+maximises the clustering rate at ``rho`` (:func:`rate_maximising_beta`; ``~ ln(n-1) - ln ln(n-1) + 1`` for
+large ``n``).  The fastest ``rho_a -> rho_b`` clustering (:func:`fastest_clustering_beta`, the measured knee
+of ``T(beta)``) lies between ``beta_c(n, rho_a)`` and ``beta_c(n, rho_b)``.
+
 >>> [round(clustering_time(b, 8, values="scaled"), 3) for b in (1.0, 3.5, 8.0)]   # a minimum in between
 [1.971, 0.926, 5.817]
 >>> [round(clustering_time(b, 8, values="unit"), 3) for b in (1.0, 3.5, 8.0)]     # increasing
@@ -34,9 +44,12 @@ from .._validate import bounded_float, choice
 from ..errors import InvalidInputError
 from ._sphere import MODES, check_beta, check_positive
 
-__all__ = ["VALUE_CONVENTIONS", "rho_rate", "rho_trajectory", "equiangular_tokens", "clustering_time"]
+__all__ = ["VALUE_CONVENTIONS", "rho_rate", "rho_trajectory", "equiangular_tokens", "clustering_time",
+           "rate_maximising_beta", "fastest_clustering_beta"]
 
 integrate = lazy_import("scipy.integrate")
+special = lazy_import("scipy.special")
+optimize = lazy_import("scipy.optimize")
 
 #: ``"unit"``: head ``M = m I`` with the score ``beta m``; ``"scaled"``: the head is ``D = beta m I``.
 VALUE_CONVENTIONS = ("unit", "scaled")
@@ -212,3 +225,46 @@ def clustering_time(beta, n, rho_a=0.1, rho_b=0.9, mode="sa", m=1.0, values="uni
     val, _ = integrate.quad(lambda r: 1.0 / float(rho_rate(r, beta, n, mode, (m,))), rho_a, rho_b, epsabs=0, epsrel=1e-10,
                   limit=200)
     return val / (beta * m) if values == "scaled" else val
+
+
+def rate_maximising_beta(n, rho=0.0):
+    """``beta_c(n, rho) = (1 + W((n-1)/e)) / (1 - rho)``: the ``beta`` of ``D = beta I`` that maximises the SA
+    equiangular clustering rate at overlap ``rho`` (closed form, Lambert ``W``).
+
+    Parameters
+    ----------
+    n : int
+        Number of tokens (>= 2).
+    rho : float, optional
+        The overlap, in ``[-1/(n-1), 1)``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> b = rate_maximising_beta(8)
+    >>> round(b, 6), round(float(np.exp(b) * (b - 1)), 9)          # e^u (u - 1) = n - 1
+    (1.973139, 7.0)
+    """
+    rho = _check_rho(rho, n)
+    if rho >= 1:
+        raise InvalidInputError("rho = 1; the rate vanishes at a single cluster (give rho < 1)")
+    return float((1 + special.lambertw((n - 1) / math.e).real) / (1 - rho))
+
+
+def fastest_clustering_beta(n, rho_a=0.1, rho_b=0.9, lo=0.05, hi=60.0):
+    """The ``beta`` minimising the ``rho_a -> rho_b`` clustering time with ``D = beta I`` (SA), by a bounded
+    scalar minimisation of :func:`clustering_time` in ``ln beta`` (the measured knee).
+
+    Examples
+    --------
+    >>> b = fastest_clustering_beta(8)
+    >>> rate_maximising_beta(8, 0.1) < b < rate_maximising_beta(8, 0.9)
+    True
+    """
+    res = optimize.minimize_scalar(lambda s: clustering_time(math.exp(s), n, rho_a, rho_b, "sa", values="scaled"),
+                                   bounds=(math.log(lo), math.log(hi)), method="bounded",
+                                   options={"xatol": 1e-9})
+    return float(math.exp(res.x))

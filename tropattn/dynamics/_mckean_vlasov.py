@@ -1,20 +1,28 @@
 """Noisy USA on ``S^{d-1}``: the McKean-Vlasov threshold ``beta*(d)`` and the coupling ``K#(beta)``.
 
-Adding noise to the unnormalised dynamics gives the McKean-Vlasov free energy
-``F(mu) = (1/K) int log mu dmu - (1/(2 beta)) int int e^{beta <x, y>} dmu dmu`` on the sphere.
-The uniform measure loses linear stability at the coupling
+**One convention** (derived in :mod:`tropattn.dynamics._mean_field`): the particles follow
+``dx_i = P_i((1/n) sum_j e^{beta <x_i, x_j>} x_j) dt + sqrt(2/K) dB_i`` on the sphere (noise generator
+``(1/K) Laplacian``), the Wasserstein gradient flow of the McKean-Vlasov free energy
+``F(mu) = (1/K) int log mu dmu - (1/(2 beta)) int int e^{beta <x, y>} dmu dmu``.  Its second variation at
+the uniform measure along a degree-1 harmonic is ``1/K - lambda_1/beta`` with the Funk-Hecke eigenvalue
+``lambda_1 = Gamma(d/2) (2/beta)^{d/2-1} I_{d/2}(beta)``, so the uniform measure loses linear stability at
 
-    K#(beta) = beta^{d/2} / (2^{d/2} Gamma(d/2) I_{d/2}(beta)),
+    K#(beta) = beta / lambda_1 = 2^{1-d/2} beta^{d/2} / (Gamma(d/2) I_{d/2}(beta))
 
 (``I_nu`` the modified Bessel function); as ``beta -> 0``, ``I_{d/2}(beta) ~ (beta/2)^{d/2}/Gamma(d/2+1)``
-so ``K# -> d/2``.  The critical ``beta*(d)`` solves ``I_{d/2+1}(beta) / I_{d/2}(beta) = 1/d``.
+so ``K# -> d``.  (An earlier version returned half of this, ``K# -> d/2``: the free energy above and that
+formula disagreed by the factor 2 of ``(1/2) int int``; the formula now follows the free energy, and the
+zonal stationary states of :func:`tropattn.dynamics.branch_coupling` bifurcate from it.)  The ordered branch
+is continuous for ``beta < beta*(d)`` and discontinuous (subcritical) beyond; ``beta*(d)`` solves
+``I_{d/2+1}(beta) / I_{d/2}(beta) = 1/d`` (the sign change of
+:func:`tropattn.dynamics.landau_coefficient`).
 Both are computed with ``scipy.special.ive`` (exponentially scaled Bessel functions: the ratio
 and ``log I = log ive + beta`` never overflow) and ``brentq``.
 
 >>> round(critical_beta_star(2), 4), round(critical_beta_star(3), 4)
 (2.4469, 1.8162)
->>> round(k_sharp(1e-8, 3), 6)
-1.5
+>>> round(k_sharp(1e-8, 3), 6)                       # K# -> d
+3.0
 """
 
 from __future__ import annotations
@@ -98,7 +106,7 @@ def critical_beta_star(d):
 
 
 def k_sharp(beta, d):
-    """The linear-stability coupling ``K#(beta) = beta^{d/2} / (2^{d/2} Gamma(d/2) I_{d/2}(beta))``.
+    """The linear-stability coupling ``K#(beta) = 2^{1-d/2} beta^{d/2} / (Gamma(d/2) I_{d/2}(beta))``.
 
     Computed in logs: ``log I_{d/2}(beta) = log ive(d/2, beta) + beta``.
 
@@ -112,7 +120,7 @@ def k_sharp(beta, d):
     Returns
     -------
     float
-        ``K#(beta)``, tending to ``d/2`` as ``beta -> 0``.
+        ``K#(beta)``, tending to ``d`` as ``beta -> 0``.
 
     Raises
     ------
@@ -121,10 +129,10 @@ def k_sharp(beta, d):
 
     Examples
     --------
-    >>> bool(k_sharp(5.0, 2) < k_sharp(1.0, 2) < 1.0)     # d = 2: K# -> 1 as beta -> 0, then falls
+    >>> bool(k_sharp(5.0, 2) < k_sharp(1.0, 2) < 2.0)     # d = 2: K# = beta / I_1(beta) -> 2, then falls
     True
     """
     beta, d = check_beta(beta), _check_d(d)
     nu = d / 2
-    log_k = nu * math.log(beta) - nu * math.log(2) - special.gammaln(nu) - (math.log(special.ive(nu, beta)) + beta)
+    log_k = (1 - nu) * math.log(2) + nu * math.log(beta) - special.gammaln(nu) - (math.log(special.ive(nu, beta)) + beta)
     return float(math.exp(log_k))

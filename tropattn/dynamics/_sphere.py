@@ -42,10 +42,10 @@ from .._doc import fill_doc
 from .._lazy import lazy_import
 from .._validate import choice, float_array, positive_float
 from ..errors import DegenerateInputError, InternalError, InvalidInputError
-from ..soft import attend, softmax
+from ..soft import attend, logsumexp, softmax
 
 __all__ = ["MODES", "SCHEMES", "MAX_ANGLE_STEP", "check_beta", "check_positive", "check_tokens", "check_heads",
-           "scores", "attention_weights", "head_velocities", "velocity", "energy", "energy_rate", "is_monotone",
+           "scores", "attention_weights", "head_velocities", "velocity", "log_energy", "energy", "energy_rate", "is_monotone",
            "random_tokens", "random_symmetric", "Trajectory", "simulate"]
 
 #: Docstring fragments shared by the functions of this module (see tropattn._doc).
@@ -69,6 +69,9 @@ SCHEMES = ("euler", "rk4", "solve_ivp")
 #: A fixed step that moves a token by more than this (radians, before renormalisation) is a blow-up.
 MAX_ANGLE_STEP = 0.5
 _SPHERE_TOL = 1e-9
+_LOG_FLOAT_MAX = math.log(np.finfo(float).max)
+#: USA weights ``e^{beta S}`` with ``beta S`` above this overflow a float (``e^709.78`` is the largest).
+USA_MAX_EXPONENT = 700.0
 
 
 def check_beta(beta, name="beta"):
@@ -269,9 +272,19 @@ def _weights(Xq, MX, beta, mode, n):
     if mode == "sa":
         return softmax(S, axis=2)
     if mode == "usa":
+        _usa_range(S)
         return np.exp(S) / n
     choice(mode, "mode", MODES)
     raise InternalError(f"mode {mode!r} passed the check but has no weights")
+
+
+def _usa_range(S):
+    """Refuse USA weights ``e^{beta S}`` beyond the float range: the field itself is that large."""
+    top = float(S.max()) if S.size else 0.0
+    if not top <= USA_MAX_EXPONENT:
+        raise DegenerateInputError(
+            f"mode 'usa' at beta * max score = {top:.4g}: the unnormalised weights e^(beta S) exceed e^"
+            f"{USA_MAX_EXPONENT:g}, beyond floats (the USA field itself is that large); use mode 'sa' or a smaller beta")
 
 
 def _project(X, V):
@@ -343,9 +356,48 @@ def velocity(X, M, beta, mode="sa"):
     return _project(X, U)
 
 
+def _log_sum_exp_scores(X, MX, beta):
+    """``ln sum_{h,i,j} e^{beta S^h_ij}`` block by block (never overflows)."""
+    parts = [float(logsumexp((beta * np.matmul(X[r], np.swapaxes(MX, 1, 2))).ravel()))
+             for r in _row_blocks(X.shape[0], MX.shape[0])]
+    return float(logsumexp(np.array(parts)))
+
+
+@fill_doc(**_DOC)
+def log_energy(X, M, beta):
+    """``ln E(X)``, with ``E = sum_h 1/(2 beta n^2) sum_{i,j} exp(beta <x_i, M_h x_j>)`` (log-sum-exp: finite
+    for every finite ``beta``, where ``E`` itself overflows past ``beta ~ 709``).
+
+    Parameters
+    ----------
+    %(X)s
+    %(M_scores)s
+    %(beta)s
+
+    Returns
+    -------
+    float
+        ``ln E(X)``.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [1.0, 0.0]])        # two equal tokens: E = e^beta / (2 beta)
+    >>> bool(np.isclose(log_energy(X, np.eye(2), 1e6), 1e6 - np.log(2e6)))
+    True
+    """
+    M = _stack(M)
+    n = X.shape[0]
+    return _log_sum_exp_scores(X, _values(X, M), beta) - math.log(2 * beta * n * n)
+
+
+def _exp_or_inf(log_value):
+    return math.exp(log_value) if log_value < _LOG_FLOAT_MAX else math.inf
+
+
 @fill_doc(**_DOC)
 def energy(X, M, beta):
-    """``E(X) = sum_h 1/(2 beta n^2) sum_{i,j} exp(beta <x_i, M_h x_j>)``.
+    """``E(X) = sum_h 1/(2 beta n^2) sum_{i,j} exp(beta <x_i, M_h x_j>)`` (``inf`` past the float range: use
+    :func:`log_energy` there).
 
     Parameters
     ----------
@@ -363,11 +415,10 @@ def energy(X, M, beta):
     >>> X = np.array([[1.0, 0.0], [1.0, 0.0]])        # two equal tokens: E = e^beta / (2 beta)
     >>> bool(np.isclose(energy(X, np.eye(2), 2.0), np.exp(2.0) / 4))
     True
+    >>> energy(X, np.eye(2), 1000.0)                   # e^1000 is not a float
+    inf
     """
-    M = _stack(M)
-    n, MX = X.shape[0], _values(X, M)
-    total = sum(np.exp(beta * np.matmul(X[r], np.swapaxes(MX, 1, 2))).sum() for r in _row_blocks(n, len(M)))
-    return float(total / (2 * beta * n * n))
+    return _exp_or_inf(log_energy(X, M, beta))
 
 
 def is_monotone(rates, rel_tol: float = 1e-12) -> bool:
@@ -393,12 +444,25 @@ def is_monotone(rates, rel_tol: float = 1e-12) -> bool:
     return bool(r.size == 0 or r.min() >= -rel_tol * max(float(np.abs(r).max()), 1e-300))
 
 
+def _shifted_rate(X, M, beta, mode):
+    """``(c, r, e)`` with ``dE/dt = e^c r`` and ``E = e^c e``: every exponential shifted by ``c = max beta S``."""
+    M = _stack(M)
+    n, MX = X.shape[0], _values(X, M)
+    S = [beta * np.matmul(X[r], np.swapaxes(MX, 1, 2)) for r in _row_blocks(n, len(M))]
+    c = max(float(b.max()) for b in S)
+    G = np.concatenate([np.matmul(np.exp(b - c), MX).sum(axis=0) for b in S]) / n ** 2
+    e = sum(float(np.exp(b - c).sum()) for b in S) / (2 * beta * n * n)
+    return c, float(np.einsum("id,id->", _project(X, G), velocity(X, M, beta, mode))), e
+
+
 @fill_doc(**_DOC)
-def energy_rate(X, M, beta, mode="sa"):
+def energy_rate(X, M, beta, mode="sa", relative=False):
     """``dE/dt`` along the flow at ``X``: ``sum_i <grad_i E, v_i>`` (exact chain rule, floats).
 
     For USA it is ``(1/n) sum_i |v_i|^2``; for one SA head ``sum_i Z_i |v_i|^2 / n^2``; for
-    several SA heads it can be negative (see the module docstring).
+    several SA heads it can be negative (see the module docstring).  Every exponential is
+    shifted by ``max beta S``, so ``relative=True`` (``d ln E / dt``, the same sign) is finite
+    for every finite ``beta``; ``dE/dt`` itself is ``+-inf`` where it leaves the float range.
 
     Parameters
     ----------
@@ -407,11 +471,13 @@ def energy_rate(X, M, beta, mode="sa"):
     %(beta)s
     mode : {"sa", "usa"}, optional
         The flow along which ``E`` is differentiated.
+    relative : bool, optional
+        Return ``(dE/dt) / E = d ln E / dt`` instead (default False).
 
     Returns
     -------
     float
-        ``dE/dt`` at ``X``.
+        ``dE/dt`` (or ``d ln E/dt``) at ``X``.
 
     Examples
     --------
@@ -419,13 +485,15 @@ def energy_rate(X, M, beta, mode="sa"):
     >>> X = random_tokens(6, 3, rng)
     >>> energy_rate(X, np.eye(3), 1.0) >= 0
     True
+    >>> bool(np.isfinite(energy_rate(X, np.eye(3), 1e6, relative=True)))
+    True
     """
-    M = _stack(M)
-    n, MX = X.shape[0], _values(X, M)
-    G = np.empty_like(X)
-    for r in _row_blocks(n, len(M)):
-        G[r] = np.matmul(np.exp(beta * np.matmul(X[r], np.swapaxes(MX, 1, 2))), MX).sum(axis=0) / n ** 2
-    return float(np.einsum("id,id->", _project(X, G), velocity(X, M, beta, mode)))
+    c, r, e = _shifted_rate(X, M, beta, mode)
+    if relative:
+        return r / e
+    if r == 0:
+        return 0.0
+    return math.copysign(_exp_or_inf(c + math.log(abs(r))), r)
 
 
 def random_tokens(n, d, rng):
@@ -484,11 +552,16 @@ def random_symmetric(d, rng, heads=None):
 
 @dataclass(frozen=True)
 class Trajectory:
-    """A sampled token flow: ``times (K,)``, ``states (K, n, d)`` and ``energies (K,)``."""
+    """A sampled token flow: ``times (K,)``, ``states (K, n, d)`` and ``log_energies (K,)`` (``ln E``, finite at
+    every ``beta``; ``energies`` is ``E`` itself, ``inf`` where it overflows)."""
 
     times: np.ndarray
     states: np.ndarray
-    energies: np.ndarray
+    log_energies: np.ndarray
+
+    @property
+    def energies(self):
+        return np.array([_exp_or_inf(v) for v in self.log_energies])
 
     @property
     def final(self):
@@ -575,7 +648,7 @@ def simulate(X0, M, beta, T, dt=0.01, mode="sa", scheme="rk4", record_every=1, n
         if progress is not None:
             progress(k, steps)
     states = np.array(states)
-    return Trajectory(np.array(times), states, np.array([energy(S, M, beta) for S in states]))
+    return Trajectory(np.array(times), states, np.array([log_energy(S, M, beta) for S in states]))
 
 
 def _simulate_ivp(X, M, beta, T, steps, mode, rtol, atol):
@@ -590,4 +663,4 @@ def _simulate_ivp(X, M, beta, T, steps, mode, rtol, atol):
         raise DegenerateInputError(f"solve_ivp failed at t <= {T:g}: {sol.message}; try a smaller beta or T")
     states = sol.y.T.reshape(-1, n, d)
     states = states / np.linalg.norm(states, axis=2, keepdims=True)
-    return Trajectory(sol.t, states, np.array([energy(S, M, beta) for S in states]))
+    return Trajectory(sol.t, states, np.array([log_energy(S, M, beta) for S in states]))

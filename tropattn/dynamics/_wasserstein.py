@@ -27,6 +27,17 @@ Weights follow ``dD_h = f_h(D_h, t) dt + sigma dW_h`` (Euler-Maruyama, symmetric
   ``phase="spread"``: ``phi_h = 2 pi h / H``;
 * ``frozen``:      ``D_h(t) = D_h(0)`` (``sigma`` is ignored).
 
+**The stochastic energy identity (Ito).**  With ``A_h = dE/dD_h = -(1/(2 H n^2)) sum_ij e^{S^h_ij} x_i x_j^T``
+and the symmetric increments ``dW = (G + G^T)/2 sqrt(dt)`` (``E[(a^T dW b)^2] = dt (|a|^2 |b|^2 + (a.b)^2)/2``),
+Ito's formula gives
+
+    dE = (-G^2 + Q) dt + sum_h <A_h, f_h> dt + sigma sum_h <A_h, dW_h> + I dt,
+    I = -(sigma^2 / 2) (1/(2 H n^2)) sum_h sum_ij e^{S^h_ij} (1 + <x_i, x_j>^2) / 2      (the Ito correction),
+
+the third term a martingale.  :attr:`WassersteinRun.stochastic_residual` is ``E_K - E_0`` minus the Euler-
+Maruyama sums of all five terms (``O(sqrt(dt))`` pathwise); without ``I`` it misses by ``int I dt = O(sigma^2)``,
+which does not shrink with ``dt`` (:attr:`WassersteinRun.stochastic_residual_without_ito`).
+
 One step: tokens ``x <- normalise(x + dt v(x; D_k))``, then weights ``D_k -> D_{k+1}``.  The
 recorded terms are, per step, ``G^2(x_k; D_k)``, ``Q(x_k; D_k)`` and the exact weight work
 ``E(x_{k+1}; D_{k+1}) - E(x_{k+1}; D_k)``; the residual ``E_K - E_0 + sum dt G^2 - sum work`` is
@@ -48,7 +59,7 @@ from .._validate import bounded_float, choice
 from ._sphere import MAX_ANGLE_STEP, check_heads, check_positive, check_tokens, energy, head_velocities, scores
 
 __all__ = ["WEIGHT_LAWS", "PHASES", "interaction_energy", "flow_terms", "symmetric_noise", "WassersteinRun",
-           "wasserstein_flow", "time_average"]
+           "wasserstein_flow", "time_average", "cross_polytope_tokens", "gaussian_heads", "loglog_slope"]
 
 WEIGHT_LAWS = ("ou", "oscillating", "frozen")
 PHASES = ("in-phase", "spread")
@@ -154,6 +165,9 @@ class WassersteinRun:
     tokens: np.ndarray
     weights: np.ndarray
     states: np.ndarray
+    drift_work: np.ndarray = None
+    martingale: np.ndarray = None
+    ito: np.ndarray = None
 
     @property
     def dt(self):
@@ -163,6 +177,17 @@ class WassersteinRun:
     def residual(self):
         """``E_K - E_0 + sum dt G^2 - sum work``: ``O(dt)`` for one head."""
         return float(self.energy[-1] - self.energy[0] + self.dt * self.G2.sum() - self.work.sum())
+
+    @property
+    def stochastic_residual(self):
+        """``E_K - E_0 - sum [(Q - G^2) dt + <A, f> dt + sigma <A, dW> + I dt]``: ``O(sqrt(dt))`` (Ito's formula)."""
+        return float(self.energy[-1] - self.energy[0] - self.dt * (self.Q.sum() - self.G2.sum())
+                     - self.drift_work.sum() - self.martingale.sum() - self.ito.sum())
+
+    @property
+    def stochastic_residual_without_ito(self):
+        """The same without the Ito correction: misses by ``int I dt``, which does not shrink with ``dt``."""
+        return self.stochastic_residual + float(self.ito.sum())
 
     @property
     def residual_with_Q(self):
@@ -185,8 +210,22 @@ def _shared_target(rng, d):
     return S / np.abs(np.linalg.eigvalsh(S)).max()
 
 
+def _ito_terms(X, D, drift, noise, sigma, dt):
+    """``(<A, f> dt, sigma <A, dW>, I dt)`` at tokens ``X`` and weights ``D`` (see the module docstring)."""
+    H, n = len(D), len(X)
+    S = scores(X, D)                                                   # (H, n, n)
+    c = float(S.max())
+    w = np.exp(S - c) * np.exp(c)
+    A = -np.einsum("hij,id,je->hde", w, X, X) / (2 * H * n * n)
+    rho2 = (X @ X.T) ** 2
+    ito = -(sigma ** 2 / 2) * float((w * (1 + rho2)[None] / 2).sum()) / (2 * H * n * n) * dt
+    work = float(np.einsum("hde,hde->", A, drift)) * dt
+    mart = sigma * float(np.einsum("hde,hde->", A, noise)) if noise is not None else 0.0
+    return work, mart, ito
+
+
 def wasserstein_flow(X0, D0, T, dt=0.01, weights="frozen", sigma=0.0, phase="in-phase", amplitude=1.0,
-                     omega=1.0, seed=0, record_states=False, normalize=False, progress=None):
+                     omega=1.0, seed=0, record_states=False, normalize=False, progress=None, noise=None):
     """Run the token flow and the weight law together; returns a :class:`WassersteinRun`.
 
     Parameters
@@ -204,6 +243,9 @@ def wasserstein_flow(X0, D0, T, dt=0.01, weights="frozen", sigma=0.0, phase="in-
         Project tokens off the sphere onto it (with a warning) instead of refusing them.
     progress : callable, optional
         Called as ``progress(step, steps)``.
+    noise : (steps, H, d, d) ndarray, optional
+        The symmetric increments ``dW`` (already ``sqrt(dt)``-scaled) instead of drawing them: one Brownian
+        path shared by several ``dt`` (sum pairs of a fine path for a coarse one).
 
     Returns
     -------
@@ -239,7 +281,7 @@ def wasserstein_flow(X0, D0, T, dt=0.01, weights="frozen", sigma=0.0, phase="in-
     phases = np.zeros(H) if phase == "in-phase" else 2 * np.pi * np.arange(H) / H
     steps = max(1, int(round(T / dt)))
     dt = T / steps
-    E, G2, Q, W, states = [interaction_energy(X, D)], [], [], [], [X]
+    E, G2, Q, W, states, ito_rows = [interaction_energy(X, D)], [], [], [], [X], []
     for k in range(steps):
         v, g2, q = flow_terms(X, D)
         speed = float(np.abs(v).max())
@@ -249,9 +291,12 @@ def wasserstein_flow(X0, D0, T, dt=0.01, weights="frozen", sigma=0.0, phase="in-
         Y = X + dt * v
         X = Y / np.linalg.norm(Y, axis=1, keepdims=True)
         before = interaction_energy(X, D)
-        D = D + dt * _drift(weights, D, k * dt, target, amplitude, omega, phases)
+        f = _drift(weights, D, k * dt, target, amplitude, omega, phases)
+        N = (noise[k] if noise is not None else symmetric_noise(rng, H, d, dt)) if sigma else None
+        ito_rows.append(_ito_terms(X, D, f, N, sigma, dt))
+        D = D + dt * f
         if sigma:
-            D = D + sigma * symmetric_noise(rng, H, d, dt)
+            D = D + sigma * N
         after = interaction_energy(X, D)
         if not (np.isfinite(after) and np.all(np.isfinite(D))):
             raise DegenerateInputError(f"the weights blew up at t = {(k + 1) * dt:.4g}; use a smaller dt or sigma")
@@ -263,8 +308,9 @@ def wasserstein_flow(X0, D0, T, dt=0.01, weights="frozen", sigma=0.0, phase="in-
             states.append(X)
         if progress is not None:
             progress(k + 1, steps)
+    ito_rows = np.array(ito_rows).reshape(-1, 3)
     return WassersteinRun(np.linspace(0, T, steps + 1), np.array(E), np.array(G2), np.array(Q), np.array(W), X, D,
-                          np.array(states))
+                          np.array(states), ito_rows[:, 0], ito_rows[:, 1], ito_rows[:, 2])
 
 
 def time_average(values, fraction=0.5):
@@ -289,3 +335,45 @@ def time_average(values, fraction=0.5):
     """
     values = np.asarray(values, dtype=float)
     return float(values[int(len(values) * (1 - fraction)):].mean())
+
+
+def cross_polytope_tokens(n, d, rng, spread=0.1):
+    """``n`` unit tokens near the ``2d`` vertices ``+-e_k`` of the cross-polytope (cycled), Gaussian ``spread``.
+
+    Examples
+    --------
+    >>> X = cross_polytope_tokens(6, 3, np.random.default_rng(0), spread=0.0)
+    >>> np.abs(X).tolist()[:4], X[3, 0]
+    ([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], np.float64(-1.0))
+    """
+    V = np.vstack([np.eye(d), -np.eye(d)])
+    X = V[np.arange(n) % (2 * d)] + spread * rng.standard_normal((n, d))
+    return X / np.linalg.norm(X, axis=1, keepdims=True)
+
+
+def gaussian_heads(H, d, rng):
+    """``H`` heads ``D_h(0) = Z + Z^T`` with ``Z`` standard Gaussian (the paper's start).
+
+    Examples
+    --------
+    >>> D = gaussian_heads(2, 3, np.random.default_rng(0))
+    >>> D.shape, bool(np.allclose(D, D.transpose(0, 2, 1)))
+    ((2, 3, 3), True)
+    """
+    Z = rng.standard_normal((H, d, d))
+    return Z + np.swapaxes(Z, 1, 2)
+
+
+def loglog_slope(Hs, values):
+    """Least-squares slope of ``ln values`` against ``ln H`` (None with fewer than two positive points).
+
+    Examples
+    --------
+    >>> round(loglog_slope([1, 2, 4], [1.0, 0.5, 0.25]), 6)
+    -1.0
+    """
+    H, v = np.asarray(Hs, float), np.asarray(values, float)
+    keep = v > 0
+    if keep.sum() < 2:
+        return None
+    return float(np.polyfit(np.log(H[keep]), np.log(v[keep]), 1)[0])

@@ -45,7 +45,8 @@ coordinates first (:class:`~tropattn.errors.InvalidInputError` says so).
 True
 """
 
-from ._dynamics import plot_energy, plot_hardmax, plot_order_parameter, plot_trajectories
+from ._dynamics import (plot_energy, plot_fixed_points, plot_hardmax, plot_mean_field, plot_order_parameter, plot_threshold,
+                        plot_trajectories, plot_wasserstein)
 from ._curves import curve_box, plot_minkowski_heads, plot_tropical_curve
 from ._plotly import plot, plot_3d, plotly_figure
 from ._power import plot_overlay, plot_power_diagram
@@ -55,5 +56,6 @@ from ._tasks import plot_dyck_accuracy, plot_dyck_partition, plot_markov_run
 
 __all__ = ["plot_power_diagram", "plot_overlay", "plot_soft_weights", "curve_box", "plot_tropical_curve",
            "plot_minkowski_heads", "plot_dyck_accuracy", "plot_dyck_partition", "plot_markov_run",
-           "plot_trajectories", "plot_hardmax", "plot_energy", "plot_order_parameter", "plot_slice", "plot",
+           "plot_trajectories", "plot_hardmax", "plot_energy", "plot_order_parameter", "plot_threshold",
+           "plot_mean_field", "plot_fixed_points", "plot_wasserstein", "plot_slice", "plot",
            "plot_3d", "plotly_figure"]

@@ -5,7 +5,11 @@
 * :func:`plot_hardmax` -- the exact dominance cells of the hardmax step (a power diagram, drawn by
   :func:`tropattn.plot.plot_power_diagram`) with the tokens and their straight Frank-Wolfe paths;
 * :func:`plot_energy` -- ``E(t)`` and ``G^2(t)`` of a Wasserstein run;
-* :func:`plot_order_parameter` -- the condensation order parameter against ``beta``, threshold marked.
+* :func:`plot_wasserstein` -- ``E(t)``, ``G^2(t)`` for every ``H`` and the log-log ``<G^2>``-``H`` fit per regime;
+* :func:`plot_order_parameter` -- the condensation order parameter against ``beta``, threshold marked;
+* :func:`plot_threshold` -- phase diagrams of the noiseless finite-time criterion over ``(beta, T)`` and ``(beta, d)``;
+* :func:`plot_mean_field` -- the noisy USA phase diagram over ``(beta, K)``: ``K#``, ``beta*``, branches, particles;
+* :func:`plot_fixed_points` -- slow Jacobian rates of a clustered state against ``beta``, inter-cluster mass against ``d``.
 
 >>> import tempfile, os
 >>> from tropattn.dynamics import simulate
@@ -26,7 +30,8 @@ from ..errors import InvalidInputError
 from ._common import colors, pyplot, save
 from ._power import plot_power_diagram
 
-__all__ = ["plot_trajectories", "plot_hardmax", "plot_energy", "plot_order_parameter"]
+__all__ = ["plot_trajectories", "plot_hardmax", "plot_energy", "plot_order_parameter", "plot_threshold",
+           "plot_mean_field", "plot_fixed_points", "plot_wasserstein"]
 
 
 def plot_trajectories(trajectory, path, threshold=0.999, title=None, dpi=120):
@@ -265,6 +270,271 @@ def plot_order_parameter(betas, phi, q, beta_c, path, title=None, dpi=120):
     ax.set_ylim(-0.05, 1.05)
     ax.legend(fontsize=8)
     ax.set_title(title or "attention condensation from a Gaussian start")
+    fig.tight_layout()
+    save(fig, path, dpi)
+    return Path(path)
+
+
+def plot_threshold(betas, Ts, phi, curve, c0, path, dims=None, phi_by_d=None, title=None, dpi=120):
+    """Phase diagrams of the noiseless finite-time criterion: ``phi`` over ``(beta, T)`` with the measured
+    ``beta_c(T)`` and the ``c0 / T`` law, and (optionally) ``phi`` over ``(beta, d)`` at the first ``T``.
+
+    Parameters
+    ----------
+    betas : (b,) array_like
+        Sharpness grid (log axis).
+    Ts : (t,) array_like
+        Reading times.
+    phi : (t, b) array_like
+        Clustered fraction on the grid.
+    curve : list of dict
+        ``{"T", "beta_c"}`` rows (:func:`tropattn.dynamics.threshold_curve`), drawn as points.
+    c0 : float or None
+        The constant of ``beta_c ~ c0 / T``, drawn as a line.
+    path : str or Path
+        The picture file.
+    dims : sequence of int, optional
+        Dimensions of the second panel (with ``phi_by_d`` of shape ``(len(dims), b)``).
+    phi_by_d : array_like, optional
+        Clustered fraction over ``(d, beta)``.
+    title : str, optional
+        Figure title.
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "th.png")
+    >>> rows = [{"T": 1.0, "beta_c": 1.0}, {"T": 2.0, "beta_c": 0.5}]
+    >>> os.path.getsize(plot_threshold([0.5, 1, 2], [1, 2], [[0, 0.5, 1], [0.5, 1, 1]], rows, 1.0, p)) > 0
+    True
+    """
+    betas, Ts, phi = np.asarray(betas, float), np.asarray(Ts, float), np.asarray(phi, float)
+    plt = pyplot()
+    two = dims is not None and phi_by_d is not None
+    fig, axes = plt.subplots(1, 2 if two else 1, figsize=(11 if two else 6, 4.2), squeeze=False)
+    ax = axes[0, 0]
+    mesh = ax.pcolormesh(betas, Ts, phi, shading="nearest", vmin=0, vmax=1, cmap="viridis")
+    ax.plot([r["beta_c"] for r in curve], [r["T"] for r in curve], "o", color="r", label="beta_c(T): phi = 1/2")
+    if c0 is not None:
+        tt = np.geomspace(Ts.min(), Ts.max(), 50)
+        ax.plot(c0 / tt, tt, "-", color="w", lw=1.2, label=f"c0 / T, c0 = {c0:.3g} (beta -> 0 field)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("sharpness beta (head D = beta I)")
+    ax.set_ylabel("reading time T")
+    ax.set_title("clustered fraction phi(beta, T)")
+    ax.legend(fontsize=7, loc="lower left")
+    fig.colorbar(mesh, ax=ax, label="phi")
+    if two:
+        ax2 = axes[0, 1]
+        mesh2 = ax2.pcolormesh(betas, np.arange(len(dims)), np.asarray(phi_by_d, float), shading="nearest",
+                               vmin=0, vmax=1, cmap="viridis")
+        ax2.set_yticks(np.arange(len(dims)), [str(d) for d in dims])
+        ax2.set_xscale("log")
+        ax2.set_xlabel("sharpness beta")
+        ax2.set_ylabel("dimension d")
+        ax2.set_title(f"phi(beta, d) at T = {Ts[0]:g}")
+        fig.colorbar(mesh2, ax=ax2, label="phi")
+    fig.suptitle(title or "noiseless finite-time clustering criterion (beta_c -> 0 as T -> infinity)")
+    fig.tight_layout()
+    save(fig, path, dpi)
+    return Path(path)
+
+
+def plot_mean_field(betas, factors, r, info, path, title=None, dpi=120):
+    """The noisy USA phase diagram: ``K#(beta)`` (solid where the branch is continuous, dashed where it is
+    discontinuous, ``beta*`` marked) with the particle runs, and the mean-field ``r`` over ``(beta, K/K#)``.
+
+    Parameters
+    ----------
+    betas : (b,) array_like
+        Inverse temperatures of the grid.
+    factors : (k,) array_like
+        ``K / K#`` of the grid.
+    r : (k, b) array_like
+        Mean-field order parameter of the stable state on the grid.
+    info : dict
+        One ``dims`` entry of ``tropattn dynamics mean-field --json`` (``beta_star`` and ``rows`` with
+        ``beta``, ``K_sharp`` and ``points``), optionally with ``curve``: ``[beta, K#]`` pairs to draw.
+    path : str or Path
+        The picture file.
+    title : str, optional
+        Figure title.
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "mf.png")
+    >>> info = {"beta_star": 2.4, "rows": [{"beta": 1.0, "K_sharp": 1.77, "points": []}]}
+    >>> os.path.getsize(plot_mean_field([1, 2, 3], [0.5, 1.5], [[0, 0, 0.3], [0.8, 0.7, 0.6]], info, p)) > 0
+    True
+    """
+    betas, factors, r = np.asarray(betas, float), np.asarray(factors, float), np.asarray(r, float)
+    bstar = info["beta_star"]
+    rows = info["rows"]
+    plt = pyplot()
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    curve = info.get("curve") or [[row["beta"], row["K_sharp"]] for row in rows]
+    bb, ks = np.array(sorted(curve)).T
+    lo = bb <= bstar
+    a1.plot(bb[lo], ks[lo], "-", color="k", label="K#(beta): continuous branch")
+    a1.plot(bb[~lo], ks[~lo], "--", color="k", label="K#(beta): discontinuous branch")
+    a1.axvline(bstar, color="r", lw=1, label=f"beta* = {bstar:.4g}")
+    pts = [(row["beta"], p["K"], p["r_particles"]) for row in rows for p in row["points"]
+           if p.get("r_particles") is not None]
+    if pts:
+        x, y, c = np.array(pts).T
+        sc = a1.scatter(x, y, c=c, vmin=0, vmax=1, cmap="viridis", edgecolors="k", zorder=3,
+                        label="particle runs (colour: r)")
+        fig.colorbar(sc, ax=a1, label="r particles")
+    a1.set_xlabel("beta")
+    a1.set_ylabel("noise coupling K")
+    a1.set_title("linear-stability coupling K#(beta)")
+    a1.legend(fontsize=7)
+    mesh = a2.pcolormesh(betas, factors, r, shading="nearest", vmin=0, vmax=1, cmap="viridis")
+    a2.axhline(1.0, color="w", lw=1, label="K = K#")
+    a2.axvline(bstar, color="r", lw=1, label="beta*")
+    a2.set_xlabel("beta")
+    a2.set_ylabel("K / K#(beta)")
+    a2.set_title("mean-field r (ordered start): r > 0 below K# = discontinuous")
+    a2.legend(fontsize=7)
+    fig.colorbar(mesh, ax=a2, label="r")
+    fig.suptitle(title or "noisy USA McKean-Vlasov phase diagram")
+    fig.tight_layout()
+    save(fig, path, dpi)
+    return Path(path)
+
+
+def plot_fixed_points(betas, rates, gap, dims, mass, bound, path, title=None, dpi=120):
+    """Stability and suppression of clustered states: the slow Jacobian rate against ``beta`` beside
+    ``e^{-beta Delta}``, and the inter-cluster attention mass against ``d`` beside its bound.
+
+    Parameters
+    ----------
+    betas, rates : (m,) array_like
+        Inverse temperatures and the slow rates :func:`tropattn.dynamics.slow_rate` at them.
+    gap : float
+        The overlap gap ``Delta`` of the state.
+    dims, mass, bound : (p,) array_like
+        Dimensions and the mean inter-cluster mass and bound (:func:`tropattn.dynamics.suppression_in_d`).
+    path : str or Path
+        The picture file.
+    title : str, optional
+        Figure title.
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "fp.png")
+    >>> os.path.getsize(plot_fixed_points([2, 4], [1e-1, 1e-2], 1.0, [2, 8], [0.1, 0.01], [0.2, 0.02], p)) > 0
+    True
+    """
+    betas, rates = np.asarray(betas, float), np.asarray(rates, float)
+    plt = pyplot()
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    a1.semilogy(betas, rates, "o-", label="largest slow |eigenvalue| (tangent Jacobian)")
+    ref = rates[0] * np.exp(-gap * (betas - betas[0]))
+    a1.semilogy(betas, ref, "--", color="0.4", label=f"e^(-beta Delta), Delta = {gap:.3g}")
+    a1.set_xlabel("beta")
+    a1.set_ylabel("rate")
+    a1.set_title("inter-cluster modes of a clustered stationary state")
+    a1.legend(fontsize=7)
+    a2.semilogy(dims, mass, "o-", label="max inter-cluster attention mass")
+    a2.semilogy(dims, bound, "s--", label="bound (n - n_a)/n_a e^(-beta Delta)")
+    a2.set_xscale("log", base=2)
+    a2.set_xlabel("dimension d (random centres)")
+    a2.set_ylabel("attention mass")
+    a2.set_title("suppression of inter-cluster attention in d")
+    a2.legend(fontsize=7)
+    fig.suptitle(title or "clustered fixed points: stability and suppression")
+    fig.tight_layout()
+    save(fig, path, dpi)
+    return Path(path)
+
+
+def plot_wasserstein(Hs, runs, fits, path, title=None, dpi=120):
+    """Wasserstein flows for every number of heads: ``E(t)`` and ``G^2(t)`` of one path per ``H`` (first regime),
+    and ``<G^2>`` against ``H`` on log-log axes with the fitted slope of each regime.
+
+    Parameters
+    ----------
+    Hs : sequence of int
+        Numbers of heads.
+    runs : dict
+        Regime name -> list of :class:`tropattn.dynamics.WassersteinRun`, one per ``H``.
+    fits : dict
+        Regime name -> ``(mean_G2 per H, slope or None)``.
+    path : str or Path
+        The picture file.
+    title : str, optional
+        Figure title.
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from tropattn.dynamics import wasserstein_flow
+    >>> rs = [wasserstein_flow(np.eye(3), np.repeat(np.eye(3)[None], H, 0), 0.5, 0.05) for H in (1, 2)]
+    >>> p = os.path.join(tempfile.mkdtemp(), "w.png")
+    >>> os.path.getsize(plot_wasserstein([1, 2], {"in-phase": rs}, {"in-phase": ([0.1, 0.05], -1.0)}, p)) > 0
+    True
+    """
+    plt = pyplot()
+    fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(15, 4.2))
+    first = next(iter(runs))
+    col = colors(len(Hs))
+    for H, run, c in zip(Hs, runs[first], col):
+        a1.plot(run.times, run.energy, color=c, lw=1, label=f"H = {H}")
+        a2.semilogy(run.times[:-1], np.maximum(run.G2, 1e-300), color=c, lw=1, label=f"H = {H}")
+    a1.set_xlabel("time t")
+    a1.set_ylabel("E(x(t); D(t))")
+    a1.set_title(f"interaction energy, one path per H ({first})")
+    a1.legend(fontsize=7)
+    a2.set_xlabel("time t")
+    a2.set_ylabel("G^2(t) (log scale)")
+    a2.set_title("metric slope G^2 = sum_i (Zbar_i/n^2) |v_i|^2")
+    a2.legend(fontsize=7)
+    H = np.asarray(Hs, float)
+    for k, (name, (g2, slope)) in enumerate(fits.items()):
+        g2 = np.asarray(g2, float)
+        lab = f"{name}: slope {slope:.3g}" if slope is not None else f"{name}: no fit"
+        a3.loglog(H, g2, "os"[k % 2], color=f"C{k}", label=lab)
+        if slope is not None:
+            keep = g2 > 0
+            c0 = np.exp(np.mean(np.log(g2[keep])) - slope * np.mean(np.log(H[keep])))
+            a3.loglog(H, c0 * H ** slope, "--", color=f"C{k}")
+    a3.set_xlabel("number of heads H")
+    a3.set_ylabel("<G^2> (second half)")
+    a3.set_title("log-log fit of <G^2> against H")
+    a3.legend(fontsize=7)
+    fig.suptitle(title or "Wasserstein flows of time-dependent heads")
     fig.tight_layout()
     save(fig, path, dpi)
     return Path(path)
