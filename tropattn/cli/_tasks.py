@@ -8,10 +8,11 @@ import numpy as np
 
 from .._progress import Progress
 from ..errors import InvalidInputError
-from ..plot import plot_dyck_accuracy, plot_dyck_partition, plot_markov_run
-from ..tasks import (DyckModel, attention_entropy, closing_positions, detect_plateaus, generate, hard_accuracy,
-                     hardening_bound, hardening_gap, head_distances, measure_trained, plateau_levels, simulate,
-                     soft_sweep, stage_times, train_dyck)
+from ..plot import (plot_dyck_accuracy, plot_dyck_interventions, plot_dyck_partition, plot_dyck_probes,
+                    plot_dyck_training, plot_markov_run)
+from ..tasks import (INTERVENTIONS, DyckModel, attention_entropy, closing_positions, construction_table,
+                     detect_plateaus, generate, hard_accuracy, hardening_bound, hardening_gap, head_distances,
+                     intervene, measure_trained, plateau_levels, probe, simulate, soft_sweep, stage_times, train_dyck)
 from ._common import add_command, emit, registers
 
 __all__ = ["register", "dyck_report", "markov_report"]
@@ -77,7 +78,120 @@ def dyck_report(k, m, length, n, seed, betas) -> dict:
             "_model": model, "_words": words, "_rows": rows}
 
 
+def _strict(x):
+    """``x`` with every NaN or infinity replaced by None (strict JSON)."""
+    if isinstance(x, dict):
+        return {k: _strict(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_strict(v) for v in x]
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x
+
+
+def _seeds(text):
+    try:
+        seeds = [float(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        seeds = None
+    if not seeds or any(s != int(s) or s < 0 for s in seeds):
+        raise InvalidInputError(f"--seeds must be non-negative integers, comma-separated (e.g. 0,1,2); got {text!r}")
+    return [int(s) for s in seeds]
+
+
+def dyck_trained_report(action, k, m, length, d_model, heads, steps, batch, lr, seeds, test_words,
+                        progress=None) -> dict:
+    """What ``tropattn dyck train|probe|intervene`` prints: per seed the training log, then probes, interventions.
+
+    Parameters
+    ----------
+    action : {"train", "probe", "intervene"}
+        How far to go (``intervene`` also probes: the probe subspace is ablated).
+    k, m, length : int
+        The Dyck shape.
+    d_model, heads : int
+        Width and heads of the 2-layer model.
+    steps, batch : int
+        Adam steps and words per step.
+    lr : float
+        Learning rate.
+    seeds : sequence of int
+        One model per seed.
+    test_words : int
+        Words of the interventions (and a third of the construction's, at most 60).
+    progress : Progress, optional
+        A progress line.
+
+    Returns
+    -------
+    dict
+        ``runs`` (per seed: ``seed``, ``steps``, ``log``, ``final``, and ``probe``/``intervene``), and for
+        ``intervene`` the exact ``construction`` table; ``chance``.
+
+    Raises
+    ------
+    InvalidInputError
+        If a parameter is bad.  MissingDependencyError without torch.
+
+    Examples
+    --------
+    >>> import pytest; _ = pytest.importorskip("torch")
+    >>> r = dyck_trained_report("train", 2, 2, 6, 8, 1, 2, 4, 3e-3, [0], 10)
+    >>> r["runs"][0]["steps"], len(r["runs"][0]["log"])
+    (2, 2)
+    """
+    bar = progress or Progress(enabled=False)
+    bar.start_step(0, len(seeds))
+    runs = []
+    for seed in seeds:
+        t = train_dyck(k, m, length, steps=steps, batch=batch, d_model=d_model, heads=heads, lr=lr, seed=seed)
+        run = {"seed": seed, "steps": t.steps, "log": [list(row) for row in t.log],
+               "final": {"loss": t.log[-1][1], "accuracy": t.log[-1][2]}}
+        if action in ("probe", "intervene"):
+            p = probe(t)
+            run["probe"] = {key: p[key] for key in ("layers", "rows", "heldout_rows")}
+            if action == "intervene":
+                run["intervene"] = intervene(t, n_words=test_words, probes=p)
+        runs.append(run)
+        bar.advance(1)
+    rep = {"k": k, "m": m, "length": length, "d_model": d_model, "heads": heads, "layers": 2, "steps": steps,
+           "batch": batch, "lr": lr, "seeds": list(seeds), "chance": 1 / k, "runs": runs}
+    if action == "intervene":
+        rep["construction"] = construction_table(k, m, length, n_words=min(test_words, 60))
+        rep["interventions"] = [{"key": key, "what": what, "control_of": ctl} for key, what, ctl in INTERVENTIONS]
+    return _strict(rep)
+
+
+def _fmt_acc(a):
+    return "   --  " if a is None or a["long"] is None else f"{a['all']:.3f}/{a['long']:.3f}"
+
+
+def _trained_lines(rep, action):
+    lines = [f"Dyck-({rep['k']}, {rep['m']}), length {rep['length']}: 2-layer {rep['heads']}-head model, "
+             f"d = {rep['d_model']}, {rep['steps']} Adam steps of {rep['batch']} words, seeds "
+             + ",".join(map(str, rep["seeds"])) + f"   (chance {rep['chance']:.3f})"]
+    for run in rep["runs"]:
+        lines.append(f"  seed {run['seed']}: " + "  ".join(f"step {s} loss {lo:.3f} acc {a:.3f}"
+                                                          for s, lo, a in run["log"][-3:]))
+    if action in ("probe", "intervene"):
+        lines.append("  probe R² (held-out / OOD length split / shuffled control), per layer 0=embeddings:")
+        for run in rep["runs"]:
+            for target in ("depth", "distance"):
+                cells = ["{:.2f}/{:.2f}/{:.2f}".format(*(lay[target][s]["r2"] for s in ("heldout", "ood", "shuffled")))
+                         for lay in run["probe"]["layers"]]
+                lines.append(f"    seed {run['seed']} {target:<8s} " + "   ".join(cells))
+    if action == "intervene":
+        lines.append("  accuracy all/long-distance per seed (patches: fraction giving the clean answer) | exact "
+                     "construction; the keys are listed in docs/tasks_experiments.md")
+        for key, what, _ in INTERVENTIONS:
+            cells = [_fmt_acc(run["intervene"]["accuracy"][key]) for run in rep["runs"]]
+            lines.append(f"    {key:<18s} " + " ".join(cells) + " | " + _fmt_acc(rep["construction"]["accuracy"][key]))
+    return lines
+
+
 def cmd_dyck(args):
+    if args.action != "exact":
+        return cmd_dyck_trained(args)
     rep = dyck_report(args.k, args.m, args.length, args.n, args.seed, _floats(args.betas, "--betas"))
     if args.plot:
         plot_dyck_accuracy(rep["_rows"], rep["hard"], rep["knockout"], rep["depth_ablated"], args.k, args.plot)
@@ -100,13 +214,26 @@ def cmd_dyck(args):
     if args.train:
         tr = measure_trained(train_dyck(args.k, args.m, args.length, steps=args.train, seed=args.seed))
         rep["trained"] = tr
-        lines += [f"  trained 2-layer 1-head torch model ({tr['train_seconds']:.0f} s): accuracy {tr['accuracy']:.3f}"
+        lines += [f"  trained 2-layer 1-head torch model ({tr['steps']} steps): accuracy {tr['accuracy']:.3f}"
                   f"   long-distance {tr['accuracy_long']:.3f}",
                   "    top-of-stack attention mass per layer: " + ", ".join(f"{v:.2f}" for v in tr["top_mass"])
                   + "   (long-distance: " + ", ".join(f"{v:.2f}" for v in tr["top_mass_long"]) + ")",
                   f"    knockout of that edge in layer {tr['knockout_layer']}: accuracy {tr['knockout_accuracy']:.3f}"
                   f"   long-distance {tr['knockout_accuracy_long']:.3f}   (chance {tr['chance']:.3f})"]
     emit({k: v for k, v in rep.items() if not k.startswith("_")}, args.json, lines)
+
+
+def cmd_dyck_trained(args):
+    rep = dyck_trained_report(args.action, args.k, args.m, args.length, args.d, args.heads, args.steps, args.batch,
+                              args.lr, _seeds(args.seeds), args.test_words, Progress())
+    if args.plot and args.action == "train":
+        plot_dyck_training(rep["runs"], args.plot)
+    elif args.plot and args.action == "probe":
+        plot_dyck_probes([{"seed": r["seed"], "layers": r["probe"]["layers"]} for r in rep["runs"]], args.plot)
+    elif args.plot:
+        plot_dyck_interventions(INTERVENTIONS, [r["intervene"] for r in rep["runs"]], rep["construction"],
+                                rep["chance"], args.plot)
+    emit(rep, args.json, _trained_lines(rep, args.action))
 
 
 def markov_report(m, h, T, noise, seeds, t_end, method, dt, n_out, progress=None) -> dict:
@@ -196,20 +323,40 @@ def cmd_markov(args):
 
 @registers("``dyck`` and ``markov``", "dyck", "markov")
 def register(sub):
-    s = add_command(sub, "dyck", cmd_dyck, "Dyck-(k, m) top-of-stack attention: exact model, softmax, knockouts",
+    s = add_command(sub, "dyck", cmd_dyck, "Dyck-(k, m) top-of-stack attention: exact model, softmax, knockouts; "
+                    "trained models: train, probe, intervene",
                     examples=("tropattn dyck --k 3 --m 4 --plot dyck.png", "tropattn dyck --partition partition.png --json",
-                              "tropattn dyck --k 2 --m 3 --length 16 --n 40 --train 1500   # needs torch"))
-    s.add_argument("--k", type=int, default=3, help="bracket types (default 3)")
-    s.add_argument("--m", type=int, default=4, help="maximal depth (default 4)")
-    s.add_argument("--length", type=int, default=32, help="word length, even (default 32)")
-    s.add_argument("--n", type=int, default=60, help="number of words (default 60)")
-    s.add_argument("--seed", type=int, default=0, help="seed of the generated words (default 0)")
-    s.add_argument("--betas", default=DEFAULT_BETAS, help=f"inverse temperatures (default {DEFAULT_BETAS})")
-    s.add_argument("--plot", metavar="FILE.png", help="accuracy against beta with the knockout bars")
-    s.add_argument("--partition", metavar="FILE.png", help="layer 2's exact query-space partition (first word)")
-    s.add_argument("--train", type=int, metavar="STEPS", default=0,
-                   help="also train a tiny 2-layer 1-head torch model for STEPS Adam steps (at most 60 s) and "
-                        "run the same knockout on it (needs torch)")
+                              "tropattn dyck train --plot train.png            # needs torch (tropattn[torch])",
+                              "tropattn dyck probe --seeds 0,1,2 --plot probes.png",
+                              "tropattn dyck intervene --seeds 0,1,2 --plot interventions.png --json",
+                              "tropattn dyck intervene --k 20 --m 10 --length 40 --d 64 --steps 4000   # paper shape"))
+    s.add_argument("action", nargs="?", choices=("exact", "train", "probe", "intervene"), default="exact",
+                   help="exact: the constructed model (default); train: train 2-layer models by steps, one per "
+                        "seed; probe: also fit linear probes of depth and distance; intervene: also ablate, knock "
+                        "out and patch, beside the exact construction (train/probe/intervene need torch)")
+    s.add_argument("--k", type=int, default=3, help="bracket types (default %(default)s)")
+    s.add_argument("--m", type=int, default=4, help="maximal depth (default %(default)s)")
+    s.add_argument("--length", type=int, default=32, help="word length, even (default %(default)s)")
+    s.add_argument("--plot", metavar="FILE.png", help="exact: accuracy against beta with the knockout bars; train: "
+                   "loss and accuracy per step; probe: R² per layer; intervene: accuracy under each intervention")
+    e = s.add_argument_group("exact model (tropattn dyck [exact])")
+    e.add_argument("--n", type=int, default=60, help="number of words (default %(default)s)")
+    e.add_argument("--seed", type=int, default=0, help="seed of the generated words (default %(default)s)")
+    e.add_argument("--betas", default=DEFAULT_BETAS, help="inverse temperatures (default %(default)s)")
+    e.add_argument("--partition", metavar="FILE.png", help="layer 2's exact query-space partition (first word)")
+    e.add_argument("--train", type=int, metavar="STEPS", default=0,
+                   help="also train one 2-layer 1-head torch model (seed --seed) for STEPS Adam steps and knock "
+                        "out the top-of-stack edge in its layer of most top mass (default 0: no; 'tropattn dyck "
+                        "intervene' does every layer, both, and the controls)")
+    t = s.add_argument_group("trained models (tropattn dyck train|probe|intervene)")
+    t.add_argument("--d", type=int, default=32, help="model width d_model (default %(default)s)")
+    t.add_argument("--heads", type=int, default=1, help="attention heads per layer, dividing --d (default %(default)s)")
+    t.add_argument("--steps", type=int, default=1000, help="Adam steps per seed (default %(default)s)")
+    t.add_argument("--batch", type=int, default=64, help="words per step (default %(default)s)")
+    t.add_argument("--lr", type=float, default=3e-3, help="Adam learning rate (default %(default)s)")
+    t.add_argument("--seeds", default="0,1,2", help="one model per seed, comma-separated (default %(default)s)")
+    t.add_argument("--test-words", dest="test_words", type=int, default=200,
+                   help="test words of the interventions (the construction uses at most 60; default %(default)s)")
     s = add_command(sub, "markov", cmd_markov, "staged sparse attention: surrogate flow, plateaus, stage times",
                     examples=("tropattn markov --m 1.7 --h 3 --T 40 --plot markov.png", "tropattn markov --m 1 --json"))
     s.add_argument("--m", type=float, default=1.7, help="importance ratio (default 1.7)")

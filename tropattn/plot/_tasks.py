@@ -22,7 +22,8 @@ from ..tasks import detect_plateaus, format_sequence, plateau_levels, stage_time
 from ._common import colors, pyplot, save
 from ._power import draw_cells
 
-__all__ = ["plot_dyck_accuracy", "plot_dyck_partition", "plot_markov_run"]
+__all__ = ["plot_dyck_accuracy", "plot_dyck_partition", "plot_markov_run", "plot_dyck_training", "plot_dyck_probes",
+           "plot_dyck_interventions"]
 
 
 def plot_dyck_accuracy(rows, hard, knockout, ablated, k, path, dpi=120):
@@ -223,4 +224,173 @@ def plot_markov_run(traj, path, positions=None, dpi=120):
                  f"(positions 0..{npos - 1}; p_i = i carries row i)", fontsize=10)
     fig.subplots_adjust(left=0.07, right=0.94, top=0.92, bottom=0.06, hspace=0.35)
     save(fig, path, dpi)
+    return Path(path)
+
+
+def plot_dyck_training(runs, path, dpi=120):
+    """Training loss and held-out accuracy against the step, one curve per seed.
+
+    Parameters
+    ----------
+    runs : list of dict
+        ``{"seed": s, "log": [(step, loss, accuracy), ...]}`` per seed.
+    path : str or Path
+        The picture file.
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = plot_dyck_training([{"seed": 0, "log": [(1, 1.0, 0.5), (2, 0.5, 0.9)]}],
+    ...                        os.path.join(tempfile.mkdtemp(), "t.png"))
+    >>> p.stat().st_size > 0
+    True
+    """
+    plt = pyplot()
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.8))
+    for run in runs:
+        steps, losses, accs = zip(*run["log"])
+        ax.semilogy(steps, losses, "-", label=f"seed {run['seed']}")
+        bx.plot(steps, accs, "-", label=f"seed {run['seed']}")
+    ax.set_xlabel("Adam step")
+    ax.set_ylabel("training loss (cross-entropy, log scale)")
+    bx.set_xlabel("Adam step")
+    bx.set_ylabel("held-out closing-type accuracy")
+    bx.set_ylim(0, 1.02)
+    for a in (ax, bx):
+        a.legend(fontsize=8)
+    fig.suptitle("Dyck: the trained 2-layer model, by steps (seeded, deterministic)", fontsize=10)
+    fig.tight_layout()
+    save(fig, path, dpi)
+    return Path(path)
+
+
+def draw_dyck_probes(probes):
+    """The figure of :func:`plot_dyck_probes` (not saved)."""
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
+    styles = (("heldout", "o", "C0", "held-out words"), ("ood", "^", "C2", "OOD: fit q < L/2, test q >= L/2"),
+              ("shuffled", "x", "grey", "shuffled-label control"))
+    n_layers = len(probes[0]["layers"])
+    for ax, target in zip(axes, ("depth", "distance")):
+        for i, (split, marker, color, label) in enumerate(styles):
+            xs = np.arange(n_layers) + (i - 1) * 0.12
+            vals = np.array([[lay[target][split]["r2"] for lay in p["layers"]] for p in probes], dtype=float)
+            vals = np.maximum(vals, -1.0)                  # clipped, drawn on the bottom edge
+            for j, row in enumerate(vals):
+                ax.plot(xs, row, marker, color=color, ls="none", label=label if j == 0 else None)
+            ax.plot(xs, np.nanmean(vals, 0), "-", color=color, lw=0.8)
+        ax.axhline(0, color="k", lw=0.5)
+        ax.set_xticks(range(n_layers), ["embeddings"] + [f"after layer {i}" for i in range(1, n_layers)])
+        ax.set_title(f"probe of the {target}", fontsize=9)
+        ax.set_ylim(-1.05, 1.02)
+        ax.set_xlabel("residual stream read by the linear probe")
+    axes[0].set_ylabel("R² on held-out positions (seeds as points)")
+    axes[1].legend(fontsize=8, loc="lower right")
+    fig.suptitle(f"Dyck: linear probes of depth and distance, {len(probes)} seed(s); R² below -1 clipped", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_dyck_probes(probes, path, dpi=120):
+    """Probe R² per layer (held-out, OOD length split, shuffled-label control), seeds as points.
+
+    Parameters
+    ----------
+    probes : list of dict
+        ``{"seed": s, "layers": [...]}`` per seed, ``layers`` as :func:`tropattn.tasks.probe` returns.
+    path : str or Path
+        The picture file.
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> sc = {"r2": 0.5, "r": 0.7}
+    >>> layer = {t: {"heldout": sc, "ood": sc, "shuffled": {"r2": 0.0, "r": 0.0}} for t in ("depth", "distance")}
+    >>> p = plot_dyck_probes([{"seed": 0, "layers": [layer, layer]}], os.path.join(tempfile.mkdtemp(), "p.png"))
+    >>> p.stat().st_size > 0
+    True
+    """
+    save(draw_dyck_probes(probes), path, dpi)
+    return Path(path)
+
+
+def draw_dyck_interventions(rows, trained, construction, chance, part="long"):
+    """The figure of :func:`plot_dyck_interventions` (not saved)."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(10, 0.38 * len(rows) + 1.6))
+    y = np.arange(len(rows))[::-1]
+    for yi, (key, label, control) in zip(y, rows):
+        vals = [r["accuracy"][key][part] for r in trained]
+        color = "grey" if control else "C0"
+        ax.barh(yi, np.mean(vals), color=color, alpha=0.35, height=0.7)
+        ax.plot(vals, [yi] * len(vals), "o", color=color, ms=4, label=None)
+        c = construction["accuracy"][key]
+        if c is not None:
+            ax.plot(c[part], yi, "*", color="C3", ms=10)
+    ax.plot([], [], "o", color="C0", label="trained model, one point per seed (bar: mean)")
+    ax.plot([], [], "o", color="grey", label="control (random subspace / random edge)")
+    ax.plot([], [], "*", color="C3", ms=10, label="exact construction")
+    ax.axvline(chance, color="k", ls=":", label=f"chance 1/k = {chance:.2f}")
+    ax.set_yticks(y, [label for _, label, _ in rows], fontsize=7)
+    ax.set_xlim(-0.03, 1.05)
+    what = "long-distance closes (distance >= 3)" if part == "long" else "all closes"
+    ax.set_xlabel(f"accuracy on {what}\n(corrupted rows: fraction giving the clean answer)", fontsize=9)
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    ax.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, framealpha=0.9)
+    fig.suptitle(f"Dyck: interventions on {len(trained)} trained model(s) beside the exact construction",
+                 fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_dyck_interventions(rows, trained, construction, chance, path, part="long", dpi=120):
+    """Accuracy under each intervention: the trained seeds as points (bar = mean), the construction as a star.
+
+    Parameters
+    ----------
+    rows : sequence of (key, label, control_of)
+        The interventions in order (:data:`tropattn.tasks.INTERVENTIONS`).
+    trained : list of dict
+        Per seed, ``accuracy[key] = {"all", "long"}``.
+    construction : dict
+        The same for the exact model (a value may be ``None``: no counterpart).
+    chance : float
+        ``1/k``, drawn as a line.
+    path : str or Path
+        The picture file.
+    part : {"long", "all"}, optional
+        Long-distance closes (default) or all closes.
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> rows = (("none", "no intervention", None), ("ctl", "a control", "none"))
+    >>> acc = {"none": {"all": 1.0, "long": 1.0}, "ctl": {"all": 0.9, "long": 0.8}}
+    >>> p = plot_dyck_interventions(rows, [{"accuracy": acc}], {"accuracy": acc}, 0.5,
+    ...                             os.path.join(tempfile.mkdtemp(), "i.png"))
+    >>> p.stat().st_size > 0
+    True
+    """
+    save(draw_dyck_interventions(rows, trained, construction, chance, part), path, dpi)
     return Path(path)

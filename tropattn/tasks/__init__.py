@@ -12,8 +12,11 @@
   :func:`stage_times`, :func:`stage_table` (:class:`StageRow`), :func:`head_distances`,
   :func:`attention_entropy`, :func:`harden`, :func:`hardening_gap`, :func:`hardening_bound`,
   :func:`sharpen`; the teacher chain :func:`markov_teacher` (:class:`Teacher`);
-* **a trained model** (optional, torch) -- :func:`train_dyck` (:class:`TrainedDyck`, trained by
-  steps, seeded), :func:`measure_trained` (top-of-stack attention mass and its knockout).
+* **trained models** (optional, torch) -- :func:`train_dyck` (:class:`TrainedDyck`, trained by
+  steps, seeded, deterministic), :func:`measure_trained` (top-of-stack attention mass and its knockout),
+  :func:`run_model` with an :class:`Edit` (ablate, mask, patch), :func:`probe` (linear probes of depth
+  and distance), :func:`intervene` (every intervention of :data:`INTERVENTIONS`) beside
+  :func:`construction_table` (the same on the exact model);
 
 Every softmax here is :func:`tropattn.soft.softmax`.
 
@@ -29,7 +32,8 @@ from ._dyck import (DyckModel, SoftRow, closing_positions, depths, format_sequen
 from ._markov import (Plateau, StageRow, Teacher, Trajectory, attention_entropy, detect_plateaus, harden,
                       hardening_bound, hardening_gap, head_distances, initial_state, loss, markov_teacher,
                       plateau_levels, sharpen, simulate, stage_table, stage_times, target, vector_field)
-from ._trained import TrainedDyck, measure_trained, train_dyck
+from ._dyck_lab import INTERVENTIONS, construction_table, intervene, probe
+from ._trained import Edit, TrainedDyck, measure_trained, run_model, train_dyck
 
 __all__ = ["generate", "depths", "matches", "top_of_stack", "closing_positions", "format_sequence",
            "DyckModel", "hard_accuracy", "SoftRow", "soft_sweep",
@@ -37,7 +41,8 @@ __all__ = ["generate", "depths", "matches", "top_of_stack", "closing_positions",
            "Plateau", "detect_plateaus", "stage_times", "StageRow", "stage_table", "head_distances",
            "attention_entropy", "harden", "hardening_gap", "hardening_bound", "sharpen", "Teacher",
            "markov_teacher",
-           "TrainedDyck", "train_dyck", "measure_trained"]
+           "TrainedDyck", "train_dyck", "measure_trained", "Edit", "run_model", "probe", "intervene",
+           "construction_table", "INTERVENTIONS"]
 
 __getattr__, __dir__ = face(__name__, __all__, moved={
     "check_shape": "internal; generate, DyckModel and train_dyck check (length, k, m) and say what is wrong",
