@@ -9,8 +9,8 @@ import numpy as np
 from .._progress import Progress
 from ..errors import InvalidInputError
 from ..plot import (plot_dyck_accuracy, plot_dyck_interventions, plot_dyck_partition, plot_dyck_probes,
-                    plot_dyck_training, plot_markov_run)
-from ..tasks import (INTERVENTIONS, DyckModel, attention_entropy, closing_positions, construction_table,
+                    plot_dyck_training, plot_markov_run, plot_markov_student)
+from ..tasks import (INTERVENTIONS, STUDENTS, DyckModel, closest_passes, markov_teacher, train_student, attention_entropy, closing_positions, construction_table,
                      detect_plateaus, generate, hard_accuracy, hardening_bound, hardening_gap, head_distances,
                      intervene, measure_trained, plateau_levels, probe, simulate, soft_sweep, stage_times, train_dyck)
 from ._common import add_command, emit, registers
@@ -18,6 +18,7 @@ from ._common import add_command, emit, registers
 __all__ = ["register", "dyck_report", "markov_report"]
 
 DEFAULT_BETAS = "0.01,0.03,0.1,0.3,1,3,10"
+_START_NOTE = "the start L(0) = 1/2 sum_j m^(2(h-1-j)): the flow leaves it at once, so it is not a plateau"
 
 
 def _floats(text, what):
@@ -89,13 +90,13 @@ def _strict(x):
     return x
 
 
-def _seeds(text):
+def _seeds(text, flag="--seeds"):
     try:
         seeds = [float(t) for t in text.split(",") if t.strip()]
     except ValueError:
         seeds = None
     if not seeds or any(s != int(s) or s < 0 for s in seeds):
-        raise InvalidInputError(f"--seeds must be non-negative integers, comma-separated (e.g. 0,1,2); got {text!r}")
+        raise InvalidInputError(f"{flag} must be non-negative integers, comma-separated (e.g. 0,1,2); got {text!r}")
     return [int(s) for s in seeds]
 
 
@@ -263,7 +264,8 @@ def markov_report(m, h, T, noise, seeds, t_end, method, dt, n_out, progress=None
     Returns
     -------
     dict
-        The parameters, ``predicted_levels`` and per-seed ``runs`` (stage times, plateaus, head
+        The parameters, ``predicted_levels`` (the start first, then ``predicted_plateaus``) and per-seed
+        ``runs`` (stage times, ``start`` -- the initial loss, which the flow leaves at once -- the learned plateaus, head
         distances, hardening gap and bound); ``_trajectory`` is the first run.
 
     Raises
@@ -286,7 +288,8 @@ def markov_report(m, h, T, noise, seeds, t_end, method, dt, n_out, progress=None
         plats = detect_plateaus(tr)
         i0 = int(np.argmin(np.abs(tr.times - plats[1].time))) if len(plats) > 2 else 0
         runs.append({"seed": seed, "stage_times": [None if math.isnan(x) else x for x in stage_times(tr)],
-                     "plateaus": [dict(start=p.start, end=p.end, time=p.time, level=p.level) for p in plats],
+                     "start": {"level": plats[0].level, "end": plats[0].end, "note": _START_NOTE},
+                     "plateaus": [dict(start=p.start, end=p.end, time=p.time, level=p.level) for p in plats[1:]],
                      "competitive_max_head_distance": head_distances(tr.S[i0])[1] if i0 else None,
                      "final_min_head_distance": head_distances(tr.S[-1])[0],
                      "final_loss": float(tr.losses[-1]),
@@ -294,22 +297,142 @@ def markov_report(m, h, T, noise, seeds, t_end, method, dt, n_out, progress=None
                      "hardening_gap": hardening_gap(tr.G, tr.V[-1], tr.S[-1]),
                      "hardening_bound": hardening_bound(tr.G, tr.V[-1], tr.S[-1])})
         bar.advance(1)
+    levels = plateau_levels(h, m)
     return {"m": m, "h": h, "T": T, "noise": noise, "method": method, "t_end": t_end,
-            "predicted_levels": plateau_levels(h, m), "runs": runs, "_trajectory": first}
+            "predicted_levels": levels, "predicted_start": levels[0], "predicted_plateaus": levels[1:],
+            "runs": runs, "_trajectory": first}
+
+
+def markov_train_report(m, h, student, vocab, scale, teacher_seed, samples, seeds, steps, lr, optimizer, context,
+                        heads, t_end, progress=None) -> dict:
+    """What ``tropattn markov train`` prints: students trained on the teacher chain beside the surrogate flow.
+
+    Parameters
+    ----------
+    m : float
+        Importance ratio.
+    h : int
+        Lag blocks of the teacher (= target rows of the surrogate).
+    student : {"minimal", "attention"}
+        The student model.
+    vocab : int
+        Teacher vocabulary.
+    scale : float
+        Teacher scale.
+    teacher_seed : int
+        Seed of the teacher's matrices.
+    samples : sequence of int
+        Training-set sizes (one run per size and seed).
+    seeds : sequence of int
+        Student seeds (chain sample and weights).
+    steps : int
+        Optimiser steps.
+    lr : float
+        Learning rate.
+    optimizer : {"sgd", "adam"}
+        The optimiser.
+    context : int or None
+        Student context length (default: teacher order + 2).
+    heads : int or None
+        Student heads (default ``h``).
+    t_end : float
+        Surrogate integration time.
+    progress : Progress, optional
+        A progress line.
+
+    Returns
+    -------
+    dict
+        ``levels`` (restricted teachers, uniform first), ``runs`` (per run: ``seed``, ``samples``,
+        ``log``, ``stage_steps``, ``closest_passes``, ``final_attention``), ``surrogate`` (``start``, learned
+        ``plateaus``, ``stage_times``); ``_runs`` and ``_trajectory`` for the picture.
+
+    Examples
+    --------
+    >>> import pytest; _ = pytest.importorskip("torch")
+    >>> r = markov_train_report(1.7, 2, "minimal", 3, 2.0, 0, [100], [0], 3, 0.5, "sgd", None, None, 10.0)
+    >>> len(r["levels"]), r["runs"][0]["steps"], r["surrogate"]["start"]["note"][:9]
+    (3, 3, 'the start')
+    """
+    teacher = markov_teacher(h, m, vocab=vocab, scale=scale, seed=teacher_seed)
+    bar = progress or Progress(enabled=False)
+    bar.start_step(0, len(samples) * len(seeds))
+    runs, raw = [], []
+    for n in samples:
+        for seed in seeds:
+            r = train_student(teacher, student, samples=n, T=context, heads=heads, steps=steps, lr=lr,
+                              optimizer=optimizer, seed=seed)
+            raw.append({"student": r.student, "seed": r.seed, "samples": r.samples, "log": r.log,
+                        "stage_steps": r.stage_steps, "attention": r.attention})
+            runs.append({"seed": r.seed, "samples": r.samples, "steps": r.steps,
+                         "stages_found": sum(s is not None for s in r.stage_steps), "stage_steps": list(r.stage_steps),
+                         "closest_passes": [{"step": s, "gap": g} for s, g in closest_passes(r)],
+                         "final_heldout_loss": r.log[-1][2], "final_train_loss": r.log[-1][1],
+                         "final_attention": r.attention[-1].tolist(), "log": [list(row) for row in r.log]})
+            bar.advance(1)
+            levels = r.levels
+    tr = simulate(m, h, max(context or teacher.order + 2, h), t_end=t_end)
+    plats = detect_plateaus(tr)
+    rep = {"m": m, "h": h, "student": student, "vocab": vocab, "scale": scale, "teacher_seed": teacher_seed,
+           "steps": steps, "lr": lr, "optimizer": optimizer, "levels": list(levels),
+           "level_names": ["no lag (marginal)"] + [f"blocks 0..{j - 1}" for j in range(1, h)] + ["teacher"],
+           "runs": runs,
+           "surrogate": {"start": {"level": plats[0].level, "end": plats[0].end,
+                                             "note": _START_NOTE},
+                         "plateaus": [dict(start=p.start, end=p.end, time=p.time, level=p.level) for p in plats[1:]],
+                         "predicted_plateaus": plateau_levels(h, m)[1:],
+                         "stage_times": [None if math.isnan(x) else x for x in stage_times(tr)]}}
+    rep = _strict(rep)
+    rep["_runs"], rep["_trajectory"] = raw, tr
+    return rep
+
+
+def cmd_markov_train(args):
+    samples = _seeds(args.samples, "--samples")
+    rep = markov_train_report(args.m, args.h, args.student, args.vocab, args.scale, args.teacher_seed, samples,
+                              _seeds(args.seeds_students, "--student-seeds"), args.steps, args.lr, args.optimizer, args.context, args.heads,
+                              args.t_end, Progress())
+    if args.plot:
+        plot_markov_student(rep["_runs"], rep["_trajectory"], rep["levels"], args.plot)
+    names = rep["level_names"]
+    lines = [f"{args.student} student on the Markov teacher (h = {args.h}, m = {args.m:g}, vocab {args.vocab}, "
+             f"scale {args.scale:g}): {args.steps} {args.optimizer} steps, lr {args.lr:g}",
+             "  restricted-teacher levels (held-out nats): "
+             + ", ".join(f"{n} {v:.4f}" for n, v in zip(names, rep["levels"]))]
+    for r in rep["runs"]:
+        lines.append(f"  seed {r['seed']}, {r['samples']} samples: stages at steps "
+                     + ", ".join("never" if s is None else str(s) for s in r["stage_steps"])
+                     + f"; held-out loss {r['log'][0][2]:.4f} (start) -> {r['final_heldout_loss']:.4f}"
+                     + f" (train {r['final_train_loss']:.4f})")
+        lines.append("          closest passes by the intermediate levels: "
+                     + ", ".join(f"{n}: step {c['step']} (gap {c['gap']:.4f})"
+                                 for n, c in zip(names[1:-1], r["closest_passes"])))
+    sur = rep["surrogate"]
+    lines.append(f"  surrogate: start {sur['start']['level']:.4f} (not a plateau), plateaus at "
+                 + ", ".join(f"{p['level']:.4f}" for p in sur["plateaus"]) + " (predicted "
+                 + ", ".join(f"{v:.4f}" for v in sur["predicted_plateaus"]) + "), stage times "
+                 + ", ".join("never" if s is None else f"{s:g}" for s in sur["stage_times"]))
+    emit({k: v for k, v in rep.items() if not k.startswith("_")}, args.json, lines)
 
 
 def cmd_markov(args):
+    if args.m is None:
+        args.m = 1.5 if args.action == "train" else 1.7
+    if args.action == "train":
+        return cmd_markov_train(args)
     seeds = [int(s) for s in _floats(args.seeds, "--seeds")]
     rep = markov_report(args.m, args.h, args.T, args.noise, seeds, args.t_end, args.method, args.dt, args.n_out,
                         Progress())
     if args.plot:
         plot_markov_run(rep["_trajectory"], args.plot)
     lines = [f"surrogate flow: m = {args.m:g}, h = {args.h}, T = {args.T}, noise {args.noise:g}, {args.method}",
-             "  predicted plateau levels: " + ", ".join(f"{v:.4f}" for v in rep["predicted_levels"])]
+             f"  predicted: start {rep['predicted_start']:.4f} (the initial loss), plateaus "
+             + ", ".join(f"{v:.4f}" for v in rep["predicted_plateaus"])]
     for r in rep["runs"]:
-        lines.append(f"  seed {r['seed']}: plateaus at " + ", ".join(f"{p['level']:.4f}" for p in r["plateaus"])
+        lines.append(f"  seed {r['seed']}: start {r['start']['level']:.4f} (left at once, not a plateau), plateaus at "
+                     + ", ".join(f"{p['level']:.4f}" for p in r["plateaus"])
                      + "   stage times " + ", ".join("never" if s is None else f"{s:g}" for s in r["stage_times"]))
-        if len(r["plateaus"]) > 2:
+        if len(r["plateaus"]) > 1:
             lines.append(f"          competitive phase (first learned plateau): heads within "
                          f"{r['competitive_max_head_distance']:.3f} (TV)")
         else:
@@ -357,9 +480,17 @@ def register(sub):
     t.add_argument("--seeds", default="0,1,2", help="one model per seed, comma-separated (default %(default)s)")
     t.add_argument("--test-words", dest="test_words", type=int, default=200,
                    help="test words of the interventions (the construction uses at most 60; default %(default)s)")
-    s = add_command(sub, "markov", cmd_markov, "staged sparse attention: surrogate flow, plateaus, stage times",
-                    examples=("tropattn markov --m 1.7 --h 3 --T 40 --plot markov.png", "tropattn markov --m 1 --json"))
-    s.add_argument("--m", type=float, default=1.7, help="importance ratio (default 1.7)")
+    s = add_command(sub, "markov", cmd_markov, "staged sparse attention: surrogate flow, plateaus, stage times; "
+                    "students trained on the teacher chain",
+                    examples=("tropattn markov --m 1.7 --h 3 --T 40 --plot markov.png", "tropattn markov --m 1 --json",
+                              "tropattn markov train --plot student.png       # needs torch (tropattn[torch])",
+                              "tropattn markov train --student attention --optimizer adam --lr 0.02 --steps 1000"))
+    s.add_argument("action", nargs="?", choices=("surrogate", "train"), default="surrogate",
+                   help="surrogate: the gradient flow of the surrogate (default); train: train students on samples "
+                        "of the teacher chain, beside the surrogate (needs torch)")
+    s.add_argument("--m", type=float, default=None,
+                   help="importance ratio (default 1.7 for the surrogate, 1.5 for train: wider gaps between the "
+                        "restricted-teacher levels)")
     s.add_argument("--h", type=int, default=3, help="target rows = heads (default 3)")
     s.add_argument("--T", type=int, default=40, help="positions (default 40)")
     s.add_argument("--noise", type=float, default=1e-6, help="symmetry-breaking noise (default 1e-6)")
@@ -369,4 +500,23 @@ def register(sub):
                    help="integrator: adaptive solve_ivp (default) or explicit Euler with --dt")
     s.add_argument("--dt", type=float, default=0.01, help="Euler step (default 0.01)")
     s.add_argument("--n-out", dest="n_out", type=int, default=601, help="output times (default 601)")
-    s.add_argument("--plot", metavar="FILE.png", help="loss with plateaus and per-head attention heat maps")
+    s.add_argument("--plot", metavar="FILE.png", help="surrogate: loss with plateaus and per-head attention heat maps; "
+                   "train: the students' loss beside the surrogate's, and the first run's head attention")
+    t = s.add_argument_group("students (tropattn markov train)")
+    t.add_argument("--student", choices=STUDENTS, default="minimal",
+                   help="the paper's minimal model or a 1-layer multi-head attention (default %(default)s)")
+    t.add_argument("--vocab", type=int, default=3, help="teacher vocabulary (default %(default)s)")
+    t.add_argument("--scale", type=float, default=2.0, help="teacher scale of the A_k (default %(default)s)")
+    t.add_argument("--teacher-seed", dest="teacher_seed", type=int, default=0,
+                   help="seed of the teacher's matrices (default %(default)s)")
+    t.add_argument("--samples", default="4000,300",
+                   help="training windows, one run per size (comma-separated; default %(default)s)")
+    t.add_argument("--student-seeds", dest="seeds_students", default="0,1",
+                   help="student seeds: chain sample and weights (default %(default)s)")
+    t.add_argument("--steps", type=int, default=3000, help="optimiser steps (default %(default)s)")
+    t.add_argument("--lr", type=float, default=1.0, help="learning rate (default %(default)s)")
+    t.add_argument("--optimizer", choices=("sgd", "adam"), default="sgd",
+                   help="full-batch gradient descent (the discretised flow) or Adam (default %(default)s)")
+    t.add_argument("--context", type=int, default=None,
+                   help="student context length (default: the teacher's order + 2)")
+    t.add_argument("--heads", type=int, default=None, help="student heads (default: --h)")

@@ -46,9 +46,9 @@ from ._power import plot_overlay, plot_power_diagram
 from ._slices import plot_slice
 from ._soft import plot_soft_weights
 from ._tasks import (plot_dyck_accuracy, plot_dyck_interventions, plot_dyck_partition, plot_dyck_probes,
-                     plot_dyck_training, plot_markov_run)
+                     plot_dyck_training, plot_markov_run, plot_markov_student)
 
 __all__ = ["plot_power_diagram", "plot_overlay", "plot_soft_weights", "curve_box", "plot_tropical_curve",
            "plot_minkowski_heads", "plot_dyck_accuracy", "plot_dyck_partition", "plot_markov_run",
-           "plot_dyck_training", "plot_dyck_probes", "plot_dyck_interventions",
+           "plot_dyck_training", "plot_dyck_probes", "plot_dyck_interventions", "plot_markov_student",
            "plot_trajectories", "plot_hardmax", "plot_energy", "plot_order_parameter", "plot_slice"]

@@ -23,7 +23,8 @@ from ._common import colors, pyplot, save
 from ._power import draw_cells
 
 __all__ = ["plot_dyck_accuracy", "plot_dyck_partition", "plot_markov_run", "plot_dyck_training", "plot_dyck_probes",
-           "plot_dyck_interventions"]
+           "plot_dyck_interventions", "plot_markov_student", "draw_dyck_probes", "draw_dyck_interventions",
+           "draw_markov_student"]
 
 
 def plot_dyck_accuracy(rows, hard, knockout, ablated, k, path, dpi=120):
@@ -196,9 +197,11 @@ def plot_markov_run(traj, path, positions=None, dpi=120):
     fig.add_subplot(gs[0, 1]).axis("off")
     t = traj.times
     ax.semilogy(t, np.maximum(traj.losses, 1e-12), "k-", lw=1.2, label="loss 1/2 ||G - P||^2")
-    for i, lev in enumerate(plateau_levels(traj.h, traj.m)[:-1]):
+    for i, lev in enumerate(plateau_levels(traj.h, traj.m)[1:-1]):
         ax.axhline(lev, color="C1", ls="--", lw=0.8, label="predicted plateau levels" if i == 0 else None)
-    for i, p in enumerate(detect_plateaus(traj)):
+    plats = detect_plateaus(traj)
+    ax.plot(t[0], traj.losses[0], "s", color="C3", ms=6, label="start L(0) (left at once: not a plateau)")
+    for i, p in enumerate(plats[1:]):
         ax.axvspan(p.start, p.end, color="C0", alpha=0.12, label="detected plateaus" if i == 0 else None)
         ax.plot(p.time, max(p.level, 1e-12), "o", color="C0", ms=4)
     for i, s in enumerate(stage_times(traj)):
@@ -393,4 +396,98 @@ def plot_dyck_interventions(rows, trained, construction, chance, path, part="lon
     True
     """
     save(draw_dyck_interventions(rows, trained, construction, chance, part), path, dpi)
+    return Path(path)
+
+
+def draw_markov_student(runs, traj, levels):
+    """The figure of :func:`plot_markov_student` (not saved)."""
+    plt = pyplot()
+    first = runs[0]
+    H = first["attention"].shape[1]
+    fig = plt.figure(figsize=(12, 4.4 + 1.1 * H))
+    gs = fig.add_gridspec(1 + H, 3, height_ratios=[3] + [1] * H, width_ratios=[30, 30, 1], wspace=0.25)
+    ax, bx = fig.add_subplot(gs[0, 0]), fig.add_subplot(gs[0, 1])
+    for i, run in enumerate(runs):
+        steps, _, held = zip(*run["log"])
+        ax.plot(steps, held, "-", color=f"C{i}", lw=1.1, label=f"seed {run['seed']}, {run['samples']} samples")
+        for s in run["stage_steps"]:
+            if s is not None:
+                ax.plot(s, np.interp(s, steps, held), "v", color=f"C{i}", ms=6)
+    for j, lev in enumerate(levels):
+        name = "no lag read (marginal)" if j == 0 else ("the teacher" if j == len(levels) - 1 else
+                                                     f"teacher with blocks 0..{j - 1} only")
+        ax.axhline(lev, color="grey", ls="--", lw=0.7)
+        ax.text(0.99, lev, name, transform=ax.get_yaxis_transform(), ha="right",
+                va="bottom", fontsize=7, color="dimgrey")
+    ax.plot([], [], "v", color="k", label="detected stage (loss below a level midpoint)")
+    ax.set_xlabel("optimiser step")
+    ax.set_ylabel("held-out cross-entropy (nats)")
+    ax.set_title(f"trained {first['student']} student: loss against restricted-teacher levels", fontsize=9)
+    ax.legend(fontsize=7, loc="center right")
+    t, L = traj.times, traj.losses
+    bx.semilogy(t, np.maximum(L, 1e-12), "k-", lw=1.1, label="surrogate loss")
+    plats = detect_plateaus(traj)
+    bx.plot(t[0], L[0], "s", color="C3", ms=6, label=f"start L(0) = {L[0]:.3g} (left at once: not a plateau)")
+    for i, p in enumerate(plats[1:]):
+        bx.axvspan(p.start, p.end, color="C0", alpha=0.15, label="detected plateaus" if i == 0 else None)
+    for i, s in enumerate(stage_times(traj)):
+        if np.isfinite(s):
+            bx.axvline(s, color="C3", lw=0.8, ls=":", label="stage times t_i" if i == 0 else None)
+    bx.set_xlabel("time of the surrogate gradient flow")
+    bx.set_ylabel("surrogate loss 1/2 ||G - P||^2 (log scale)")
+    bx.set_title(f"surrogate flow, m = {traj.m:g}, h = {traj.h}", fontsize=9)
+    bx.legend(fontsize=7, loc="lower left")
+    fig.add_subplot(gs[0, 2]).axis("off")
+    steps = [row[0] for row in first["log"]]
+    A = np.asarray(first["attention"])
+    for k in range(H):
+        hx = fig.add_subplot(gs[1 + k, :2])
+        im = hx.imshow(A[:, k, :].T, aspect="auto", origin="lower", vmin=0, vmax=1, cmap="viridis",
+                       extent=(steps[0], steps[-1], -0.5, A.shape[2] - 0.5), interpolation="nearest")
+        hx.set_ylabel(f"head {k}\nposition", fontsize=8)
+        hx.tick_params(labelsize=7)
+        if k == H - 1:
+            hx.set_xlabel(f"optimiser step (seed {first['seed']}, {first['samples']} samples); "
+                          f"position {A.shape[2] - 1} is lag 1")
+        fig.colorbar(im, cax=fig.add_subplot(gs[1 + k, 2]), label="attention")
+    fig.suptitle("Markov teacher: a trained student beside the surrogate flow; per-head attention over training",
+                 fontsize=10)
+    fig.subplots_adjust(left=0.07, right=0.95, top=0.92, bottom=0.06, hspace=0.45)
+    return fig
+
+
+def plot_markov_student(runs, traj, levels, path, dpi=120):
+    """Trained student loss (with the restricted-teacher levels and stages) beside the surrogate's loss.
+
+    Parameters
+    ----------
+    runs : list of dict
+        Per run: ``student``, ``seed``, ``samples``, ``log`` rows ``(step, train, held-out)``,
+        ``stage_steps`` and ``attention`` (``steps x H x T``); the first run's heat maps are drawn.
+    traj : Trajectory
+        The surrogate flow (:func:`tropattn.tasks.simulate`).
+    levels : sequence of float
+        The restricted-teacher levels ``l_0 .. l_h``.
+    path : str or Path
+        The picture file.
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from tropattn.tasks._markov import simulate
+    >>> run = {"student": "minimal", "seed": 0, "samples": 10, "log": [(0, 1.0, 1.0), (5, 0.5, 0.6)],
+    ...        "stage_steps": (5, None), "attention": np.full((2, 2, 3), 1 / 3)}
+    >>> p = plot_markov_student([run], simulate(1.7, h=2, t_end=20.0, n_out=41), [1.1, 0.8, 0.5],
+    ...                         os.path.join(tempfile.mkdtemp(), "s.png"))
+    >>> p.stat().st_size > 0
+    True
+    """
+    save(draw_markov_student(runs, traj, levels), path, dpi)
     return Path(path)

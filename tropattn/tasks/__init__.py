@@ -16,7 +16,10 @@
   steps, seeded, deterministic), :func:`measure_trained` (top-of-stack attention mass and its knockout),
   :func:`run_model` with an :class:`Edit` (ablate, mask, patch), :func:`probe` (linear probes of depth
   and distance), :func:`intervene` (every intervention of :data:`INTERVENTIONS`) beside
-  :func:`construction_table` (the same on the exact model);
+  :func:`construction_table` (the same on the exact model); students of the Markov teacher --
+  :func:`train_student` (:class:`StudentRun`: the paper's minimal model or a 1-layer multi-head
+  attention, trained on :func:`teacher_windows`), :func:`restricted_levels`, :func:`stage_steps`,
+  :func:`closest_passes`.
 
 Every softmax here is :func:`tropattn.soft.softmax`.
 
@@ -33,6 +36,8 @@ from ._markov import (Plateau, StageRow, Teacher, Trajectory, attention_entropy,
                       hardening_bound, hardening_gap, head_distances, initial_state, loss, markov_teacher,
                       plateau_levels, sharpen, simulate, stage_table, stage_times, target, vector_field)
 from ._dyck_lab import INTERVENTIONS, construction_table, intervene, probe
+from ._markov_student import (STUDENTS, StudentRun, closest_passes, restricted_levels, stage_steps,
+                              teacher_windows, train_student)
 from ._trained import Edit, TrainedDyck, measure_trained, run_model, train_dyck
 
 __all__ = ["generate", "depths", "matches", "top_of_stack", "closing_positions", "format_sequence",
@@ -42,7 +47,8 @@ __all__ = ["generate", "depths", "matches", "top_of_stack", "closing_positions",
            "attention_entropy", "harden", "hardening_gap", "hardening_bound", "sharpen", "Teacher",
            "markov_teacher",
            "TrainedDyck", "train_dyck", "measure_trained", "Edit", "run_model", "probe", "intervene",
-           "construction_table", "INTERVENTIONS"]
+           "construction_table", "INTERVENTIONS", "StudentRun", "teacher_windows", "restricted_levels",
+           "train_student", "stage_steps", "closest_passes", "STUDENTS"]
 
 __getattr__, __dir__ = face(__name__, __all__, moved={
     "check_shape": "internal; generate, DyckModel and train_dyck check (length, k, m) and say what is wrong",

@@ -12,15 +12,18 @@ tokens and predicts the next one (cross-entropy, nats); two students:
   ``H`` heads, residual, linear read-out) at the last position.
 
 Training is full-batch Adam on ``samples`` windows of one seeded chain, for ``steps`` steps
-(deterministic on the CPU).  The **restricted-teacher levels** ``l_j`` are the held-out cross-entropies
-of the teacher that keeps blocks ``0 .. j-1`` only (:meth:`Teacher.restrict`; ``l_0 = log vocab``,
-uniform; ``l_h`` the teacher itself): the misspecified models the stages pass through.  Stage ``j``
+(deterministic on the CPU).  The **restricted-teacher levels** ``l_j`` are the cross-entropies of the
+best predictor that reads blocks ``0 .. j-1`` only (the teacher averaged over the other lags under its
+stationary law, :func:`restricted_levels`; ``l_0`` about ``log vocab``, ``l_h`` the teacher itself):
+the misspecified models the stages pass through.  (Zeroing the other blocks, :meth:`Teacher.restrict`,
+is not such a model: it is over-confident and can be worse than uniform.)  Stage ``j``
 (block ``j - 1`` learned) is detected when the held-out loss first falls below ``(l_{j-1} + l_j) / 2``.
 Everything here is a float simulation.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,44 +85,76 @@ def teacher_windows(teacher, n, T, seed=0) -> tuple:
     return np.ascontiguousarray(X, dtype=np.int64), x[T:T + n].astype(np.int64)
 
 
-def _logits(teacher, X):
-    """The teacher's logits for every window of ``X`` at once (``history[-i] = X[:, -i]``)."""
-    z = np.zeros((len(X), teacher.vocab))
-    for A, lags in zip(teacher.A, teacher.lags):
-        for i in lags:
-            z += A[:, X[:, -i]].T
-    return z
+def _stationary(teacher):
+    """The states (last ``order`` tokens, oldest first), their stationary law and next-token laws."""
+    states = list(itertools.product(range(teacher.vocab), repeat=teacher.order))
+    at = {st: i for i, st in enumerate(states)}
+    P = np.array([teacher.probabilities(st) for st in states])                  # (states, vocab)
+    M = np.zeros((len(states), len(states)))                                    # the transition matrix
+    for i, st in enumerate(states):
+        for y in range(teacher.vocab):
+            M[i, at[st[1:] + (y,)]] += P[i, y]
+    pi = np.full(len(states), 1.0 / len(states))
+    for _ in range(10000):                                                       # power iteration
+        nxt = pi @ M
+        done = float(np.abs(nxt - pi).sum()) < 1e-14
+        pi = nxt
+        if done:
+            break
+    return states, pi, P
 
 
-def _cross_entropy(logits, y):
-    z = logits - logits.max(1, keepdims=True)
-    return float(np.mean(np.log(np.exp(z).sum(1)) - z[np.arange(len(y)), y]))
+def restricted_levels(teacher, max_states=4096) -> list:
+    """``l_j``, ``j = 0 .. h``: the cross-entropy (nats) of the best predictor that reads only blocks ``0 .. j-1``.
 
-
-def restricted_levels(teacher, X, y) -> list:
-    """``l_j``, ``j = 0 .. h``: held-out cross-entropy of the teacher restricted to blocks ``0 .. j-1``.
+    The misspecified model of stage ``j``: the teacher's next-token law averaged, under the chain's
+    stationary law, over the lags it does not read (exact over the ``vocab^order`` histories, in floats).
+    ``l_0`` is the entropy of the stationary token law (about ``log vocab``), ``l_h`` the teacher's own
+    conditional entropy, the least loss any student can reach.
 
     Parameters
     ----------
     teacher : Teacher
         The full teacher.
-    X, y : numpy.ndarray
-        Held-out windows (:func:`teacher_windows`).
+    max_states : int, optional
+        Refuse teachers with more than this many histories (default 4096).
 
     Returns
     -------
     list of float
-        ``l_0 = log vocab`` (uniform) first, the teacher's own cross-entropy last.
+        Non-increasing in ``j``.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``vocab^order`` exceeds ``max_states``.
 
     Examples
     --------
     >>> from tropattn.tasks import markov_teacher
-    >>> t = markov_teacher(2, 2.0, vocab=3)
-    >>> lv = restricted_levels(t, *teacher_windows(t, 4000, 2, seed=1))
-    >>> round(lv[0], 4) == round(float(np.log(3)), 4), lv[0] > lv[1] > lv[2]
-    (True, True)
+    >>> lv = restricted_levels(markov_teacher(2, 2.0, vocab=3))
+    >>> len(lv), lv[0] > lv[1] > lv[2], lv[0] <= float(np.log(3)) + 1e-12
+    (3, True, True)
     """
-    return [_cross_entropy(_logits(teacher.restrict(range(j)), X), y) for j in range(len(teacher.lags) + 1)]
+    n = teacher.vocab ** teacher.order
+    if n > max_states:
+        raise InvalidInputError(f"the teacher has vocab^order = {n} histories; at most max_states = {max_states} "
+                                "(use a smaller vocab or fewer lags)")
+    states, pi, P = _stationary(teacher)
+    out = []
+    for j in range(len(teacher.lags) + 1):
+        kept = [i for block in teacher.lags[:j] for i in block]
+        keys = [tuple(st[-i] for i in kept) for st in states]
+        num, den = {}, {}
+        for key, w, p in zip(keys, pi, P):
+            num[key] = num.get(key, 0.0) + w * p
+            den[key] = den.get(key, 0.0) + w
+        ce = 0.0
+        for key, w, p in zip(keys, pi, P):
+            q = num[key] / den[key]
+            ce -= w * float(np.sum(p * np.log(q)))
+        out.append(float(ce))
+    return out
 
 
 def _minimal(vocab, T, heads, noise):
@@ -297,7 +332,7 @@ def train_student(teacher, student="minimal", samples=4000, T=None, heads=None, 
         opt.step()
         if step % every == 0 or step == steps:
             record(step)
-    levels = tuple(restricted_levels(teacher, Xt, yt))
+    levels = tuple(restricted_levels(teacher))
     steps_, _, held = zip(*log)
     return StudentRun(student, int(samples), steps, int(seed), tuple(log), np.array(attn), levels,
                       stage_steps(steps_, held, levels))
