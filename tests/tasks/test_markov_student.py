@@ -73,7 +73,7 @@ def test_student_picture_content():
     ax, bx = fig.axes[0], fig.axes[1]
     curves = [ln for ln in ax.lines if len(ln.get_xdata()) == 3]
     assert len(curves) == 2                                            # one loss curve per run
-    levels = sorted({ln.get_ydata()[0] for ln in ax.lines if list(ln.get_xdata()) == [0, 1]})
+    levels = sorted({ln.get_ydata()[0] for ln in ax.lines if list(ln.get_xdata()) == [0, 1]})   # axhline
     assert levels == [0.5, 0.8, 1.1]                                   # the restricted-teacher levels
     start = [ln for ln in bx.lines if ln.get_marker() == "s"]
     assert len(start) == 1 and "not a plateau" in start[0].get_label()

@@ -387,6 +387,10 @@ def markov_train_report(m, h, student, vocab, scale, teacher_seed, samples, seed
     return rep
 
 
+def _nats(x):
+    return "nan" if x is None else f"{x:.4f}"
+
+
 def cmd_markov_train(args):
     samples = _seeds(args.samples, "--samples")
     rep = markov_train_report(args.m, args.h, args.student, args.vocab, args.scale, args.teacher_seed, samples,
@@ -397,13 +401,15 @@ def cmd_markov_train(args):
     names = rep["level_names"]
     lines = [f"{args.student} student on the Markov teacher (h = {args.h}, m = {args.m:g}, vocab {args.vocab}, "
              f"scale {args.scale:g}): {args.steps} {args.optimizer} steps, lr {args.lr:g}",
-             "  restricted-teacher levels (held-out nats): "
+             "  restricted-teacher levels (cross-entropy of the best predictor reading those blocks, nats): "
              + ", ".join(f"{n} {v:.4f}" for n, v in zip(names, rep["levels"]))]
     for r in rep["runs"]:
         lines.append(f"  seed {r['seed']}, {r['samples']} samples: stages at steps "
                      + ", ".join("never" if s is None else str(s) for s in r["stage_steps"])
-                     + f"; held-out loss {r['log'][0][2]:.4f} (start) -> {r['final_heldout_loss']:.4f}"
-                     + f" (train {r['final_train_loss']:.4f})")
+                     + f"; held-out loss {_nats(r['log'][0][2])} (start) -> {_nats(r['final_heldout_loss'])}"
+                     + f" (train {_nats(r['final_train_loss'])})")
+        if r["final_heldout_loss"] is None:
+            lines.append("          the loss diverged (NaN): lower --lr")
         lines.append("          closest passes by the intermediate levels: "
                      + ", ".join(f"{n}: step {c['step']} (gap {c['gap']:.4f})"
                                  for n, c in zip(names[1:-1], r["closest_passes"])))

@@ -409,10 +409,11 @@ def draw_markov_student(runs, traj, levels):
     ax, bx = fig.add_subplot(gs[0, 0]), fig.add_subplot(gs[0, 1])
     for i, run in enumerate(runs):
         steps, _, held = zip(*run["log"])
-        ax.plot(steps, held, "-", color=f"C{i}", lw=1.1, label=f"seed {run['seed']}, {run['samples']} samples")
+        ax.semilogx(np.add(steps, 1), held, "-", color=f"C{i}", lw=1.1,
+                    label=f"seed {run['seed']}, {run['samples']} samples")
         for s in run["stage_steps"]:
             if s is not None:
-                ax.plot(s, np.interp(s, steps, held), "v", color=f"C{i}", ms=6)
+                ax.plot(s + 1, np.interp(s, steps, held), "v", color=f"C{i}", ms=6)
     for j, lev in enumerate(levels):
         name = "no lag read (marginal)" if j == 0 else ("the teacher" if j == len(levels) - 1 else
                                                      f"teacher with blocks 0..{j - 1} only")
@@ -420,10 +421,10 @@ def draw_markov_student(runs, traj, levels):
         ax.text(0.99, lev, name, transform=ax.get_yaxis_transform(), ha="right",
                 va="bottom", fontsize=7, color="dimgrey")
     ax.plot([], [], "v", color="k", label="detected stage (loss below a level midpoint)")
-    ax.set_xlabel("optimiser step")
+    ax.set_xlabel("optimiser step + 1 (log scale; step 0 is the start)")
     ax.set_ylabel("held-out cross-entropy (nats)")
     ax.set_title(f"trained {first['student']} student: loss against restricted-teacher levels", fontsize=9)
-    ax.legend(fontsize=7, loc="center right")
+    ax.legend(fontsize=7, loc="lower left")
     t, L = traj.times, traj.losses
     bx.semilogy(t, np.maximum(L, 1e-12), "k-", lw=1.1, label="surrogate loss")
     plats = detect_plateaus(traj)
