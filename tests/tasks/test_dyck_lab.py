@@ -169,7 +169,8 @@ def test_intervention_picture_content():
 
 @pytest.mark.parametrize("argv, words", [
     (["--k", "0"], "bracket types"), (["--d", "10", "--heads", "3"], "not divisible by heads"),
-    (["--steps", "0"], "steps = 0"), (["--seeds", "a"], "--seeds")])
+    (["--steps", "0"], "steps = 0"), (["--seeds", "a"], "--seeds"),
+    (["--plot", "/no/such/dir/x.png"], "--plot")])
 def test_cli_bad_input_is_one_line_and_exit_2(capsys, argv, words):
     code, out = _run_cli(capsys, "dyck", "train", *argv)
     assert code == 2 and words in out.err and len(out.err.strip().splitlines()) == 1

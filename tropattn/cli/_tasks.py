@@ -13,7 +13,7 @@ from ..plot import (plot_dyck_accuracy, plot_dyck_interventions, plot_dyck_parti
 from ..tasks import (INTERVENTIONS, STUDENTS, DyckModel, closest_passes, markov_teacher, train_student, attention_entropy, closing_positions, construction_table,
                      detect_plateaus, generate, hard_accuracy, hardening_bound, hardening_gap, head_distances,
                      intervene, measure_trained, plateau_levels, probe, simulate, soft_sweep, stage_times, train_dyck)
-from ._common import add_command, emit, registers
+from ._common import add_command, emit, output_path, registers
 
 __all__ = ["register", "dyck_report", "markov_report"]
 
@@ -225,6 +225,8 @@ def cmd_dyck(args):
 
 
 def cmd_dyck_trained(args):
+    if args.plot:
+        output_path(args.plot, "--plot")                # refused before minutes of training, not after
     rep = dyck_trained_report(args.action, args.k, args.m, args.length, args.d, args.heads, args.steps, args.batch,
                               args.lr, _seeds(args.seeds), args.test_words, Progress())
     if args.plot and args.action == "train":
@@ -392,6 +394,8 @@ def _nats(x):
 
 
 def cmd_markov_train(args):
+    if args.plot:
+        output_path(args.plot, "--plot")
     samples = _seeds(args.samples, "--samples")
     rep = markov_train_report(args.m, args.h, args.student, args.vocab, args.scale, args.teacher_seed, samples,
                               _seeds(args.seeds_students, "--student-seeds"), args.steps, args.lr, args.optimizer, args.context, args.heads,

@@ -418,13 +418,13 @@ def draw_markov_student(runs, traj, levels):
         name = "no lag read (marginal)" if j == 0 else ("the teacher" if j == len(levels) - 1 else
                                                      f"teacher with blocks 0..{j - 1} only")
         ax.axhline(lev, color="grey", ls="--", lw=0.7)
-        ax.text(0.99, lev, name, transform=ax.get_yaxis_transform(), ha="right",
-                va="bottom", fontsize=7, color="dimgrey")
+        ax.text(0.01, lev, name, transform=ax.get_yaxis_transform(), ha="left",
+                va="top" if j == len(levels) - 1 else "bottom", fontsize=7, color="dimgrey")
     ax.plot([], [], "v", color="k", label="detected stage (loss below a level midpoint)")
     ax.set_xlabel("optimiser step + 1 (log scale; step 0 is the start)")
     ax.set_ylabel("held-out cross-entropy (nats)")
     ax.set_title(f"trained {first['student']} student: loss against restricted-teacher levels", fontsize=9)
-    ax.legend(fontsize=7, loc="lower left")
+    ax.legend(fontsize=7, loc="upper right")
     t, L = traj.times, traj.losses
     bx.semilogy(t, np.maximum(L, 1e-12), "k-", lw=1.1, label="surrogate loss")
     plats = detect_plateaus(traj)

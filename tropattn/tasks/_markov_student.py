@@ -271,7 +271,8 @@ def train_student(teacher, student="minimal", samples=4000, T=None, heads=None, 
     seed : int, optional
         Seeds the chain, the held-out chain (``seed + 10^6``) and the weights (default 0).
     log_every : int, optional
-        Steps between log rows (default ``steps // 200``); step 0 (the start) is logged too.
+        Steps between log rows (default ``steps // 200``); step 0 (the start) and the powers of 2 are
+        logged too.
     test_samples : int, optional
         Held-out windows (default 4000).
 
@@ -330,7 +331,7 @@ def train_student(teacher, student="minimal", samples=4000, T=None, heads=None, 
         opt.zero_grad()
         out.backward()
         opt.step()
-        if step % every == 0 or step == steps:
+        if step % every == 0 or step == steps or step & (step - 1) == 0:      # and at the powers of 2
             record(step)
     levels = tuple(restricted_levels(teacher))
     steps_, _, held = zip(*log)
