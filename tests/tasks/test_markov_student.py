@@ -77,7 +77,9 @@ def test_student_picture_content():
     assert levels == [0.5, 0.8, 1.1]                                   # the restricted-teacher levels
     start = [ln for ln in bx.lines if ln.get_marker() == "s"]
     assert len(start) == 1 and "not a plateau" in start[0].get_label()
-    assert len([a for a in fig.axes if a.images]) == 2                 # one heat map per head
+    maps = [a for a in fig.axes if a.collections and a.get_ylabel().startswith("head")]
+    assert len(maps) == 2                                              # one heat map per head
+    assert maps[0].collections[0].get_array().size == 3 * 4            # log rows x positions
 
 
 def test_cli_train_is_strict_json_with_the_start_apart(capsys, tmp_path):

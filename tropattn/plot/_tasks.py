@@ -439,12 +439,14 @@ def draw_markov_student(runs, traj, levels):
     bx.set_title(f"surrogate flow, m = {traj.m:g}, h = {traj.h}", fontsize=9)
     bx.legend(fontsize=7, loc="lower left")
     fig.add_subplot(gs[0, 2]).axis("off")
-    steps = [row[0] for row in first["log"]]
+    steps = np.array([row[0] for row in first["log"]], dtype=float)
     A = np.asarray(first["attention"])
+    mid = (steps[1:] + steps[:-1]) / 2 if len(steps) > 1 else steps
+    edges = np.concatenate([[steps[0] - 0.5], mid, [steps[-1] + 0.5]])          # log steps are not evenly spaced
     for k in range(H):
         hx = fig.add_subplot(gs[1 + k, :2])
-        im = hx.imshow(A[:, k, :].T, aspect="auto", origin="lower", vmin=0, vmax=1, cmap="viridis",
-                       extent=(steps[0], steps[-1], -0.5, A.shape[2] - 0.5), interpolation="nearest")
+        im = hx.pcolormesh(edges, np.arange(A.shape[2] + 1) - 0.5, A[:, k, :].T, vmin=0, vmax=1, cmap="viridis",
+                           shading="flat")
         hx.set_ylabel(f"head {k}\nposition", fontsize=8)
         hx.tick_params(labelsize=7)
         if k == H - 1:
