@@ -17,7 +17,9 @@ inside the functions, so ``import tropattn`` never needs a display):
   exponentially with the distance to the walls (docs/THEORY.md §5);
 * :mod:`tropattn.plot._tasks` -- the structured tasks of docs/THEORY.md §9: Dyck accuracy
   against beta with the knockout bars, layer 2's exact query-space partition, and the
-  Markov surrogate's loss plateaus with per-head attention heat maps.
+  Markov surrogate's loss plateaus with per-head attention heat maps; the trained Dyck models'
+  training curves, probe R² per layer and accuracy under each intervention; the trained Markov
+  student's loss beside the surrogate's.
 
 and three teaching pictures (:mod:`tropattn.plot._curves`): a tropical curve beside the
 Newton polygon with its regular subdivision (:func:`plot_tropical_curve`, or a tropical
@@ -52,10 +54,12 @@ from ._plotly import plot, plot_3d, plotly_figure
 from ._power import plot_overlay, plot_power_diagram
 from ._slices import plot_slice
 from ._soft import plot_soft_weights
-from ._tasks import plot_dyck_accuracy, plot_dyck_partition, plot_markov_run
+from ._tasks import (plot_dyck_accuracy, plot_dyck_interventions, plot_dyck_partition, plot_dyck_probes,
+                     plot_dyck_training, plot_markov_run, plot_markov_student)
 
 __all__ = ["plot_power_diagram", "plot_overlay", "plot_soft_weights", "curve_box", "plot_tropical_curve",
            "plot_minkowski_heads", "plot_dyck_accuracy", "plot_dyck_partition", "plot_markov_run",
+           "plot_dyck_training", "plot_dyck_probes", "plot_dyck_interventions", "plot_markov_student",
            "plot_trajectories", "plot_hardmax", "plot_energy", "plot_order_parameter", "plot_threshold",
            "plot_mean_field", "plot_fixed_points", "plot_wasserstein", "plot_slice", "plot",
            "plot_3d", "plotly_figure"]

@@ -22,7 +22,9 @@ from ..tasks import detect_plateaus, format_sequence, plateau_levels, stage_time
 from ._common import colors, pyplot, save
 from ._power import draw_cells
 
-__all__ = ["plot_dyck_accuracy", "plot_dyck_partition", "plot_markov_run"]
+__all__ = ["plot_dyck_accuracy", "plot_dyck_partition", "plot_markov_run", "plot_dyck_training", "plot_dyck_probes",
+           "plot_dyck_interventions", "plot_markov_student", "draw_dyck_probes", "draw_dyck_interventions",
+           "draw_markov_student"]
 
 
 def plot_dyck_accuracy(rows, hard, knockout, ablated, k, path, dpi=120):
@@ -195,9 +197,11 @@ def plot_markov_run(traj, path, positions=None, dpi=120):
     fig.add_subplot(gs[0, 1]).axis("off")
     t = traj.times
     ax.semilogy(t, np.maximum(traj.losses, 1e-12), "k-", lw=1.2, label="loss 1/2 ||G - P||^2")
-    for i, lev in enumerate(plateau_levels(traj.h, traj.m)[:-1]):
+    for i, lev in enumerate(plateau_levels(traj.h, traj.m)[1:-1]):
         ax.axhline(lev, color="C1", ls="--", lw=0.8, label="predicted plateau levels" if i == 0 else None)
-    for i, p in enumerate(detect_plateaus(traj)):
+    plats = detect_plateaus(traj)
+    ax.plot(t[0], traj.losses[0], "s", color="C3", ms=6, label="start L(0) (left at once: not a plateau)")
+    for i, p in enumerate(plats[1:]):
         ax.axvspan(p.start, p.end, color="C0", alpha=0.12, label="detected plateaus" if i == 0 else None)
         ax.plot(p.time, max(p.level, 1e-12), "o", color="C0", ms=4)
     for i, s in enumerate(stage_times(traj)):
@@ -223,4 +227,270 @@ def plot_markov_run(traj, path, positions=None, dpi=120):
                  f"(positions 0..{npos - 1}; p_i = i carries row i)", fontsize=10)
     fig.subplots_adjust(left=0.07, right=0.94, top=0.92, bottom=0.06, hspace=0.35)
     save(fig, path, dpi)
+    return Path(path)
+
+
+def plot_dyck_training(runs, path, dpi=120):
+    """Training loss and held-out accuracy against the step, one curve per seed.
+
+    Parameters
+    ----------
+    runs : list of dict
+        ``{"seed": s, "log": [(step, loss, accuracy), ...]}`` per seed.
+    path : str or Path
+        The picture file.
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = plot_dyck_training([{"seed": 0, "log": [(1, 1.0, 0.5), (2, 0.5, 0.9)]}],
+    ...                        os.path.join(tempfile.mkdtemp(), "t.png"))
+    >>> p.stat().st_size > 0
+    True
+    """
+    plt = pyplot()
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.8))
+    for run in runs:
+        steps, losses, accs = zip(*run["log"])
+        ax.semilogy(steps, losses, "-", label=f"seed {run['seed']}")
+        bx.plot(steps, accs, "-", label=f"seed {run['seed']}")
+    ax.set_xlabel("Adam step")
+    ax.set_ylabel("training loss (cross-entropy, log scale)")
+    bx.set_xlabel("Adam step")
+    bx.set_ylabel("held-out closing-type accuracy")
+    bx.set_ylim(0, 1.02)
+    for a in (ax, bx):
+        a.legend(fontsize=8)
+    fig.suptitle("Dyck: the trained 2-layer model, by steps (seeded, deterministic)", fontsize=10)
+    fig.tight_layout()
+    save(fig, path, dpi)
+    return Path(path)
+
+
+def draw_dyck_probes(probes):
+    """The figure of :func:`plot_dyck_probes` (not saved)."""
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
+    styles = (("heldout", "o", "C0", "held-out words"), ("ood", "^", "C2", "OOD: fit q < L/2, test q >= L/2"),
+              ("shuffled", "x", "grey", "shuffled-label control"))
+    n_layers = len(probes[0]["layers"])
+    for ax, target in zip(axes, ("depth", "distance")):
+        for i, (split, marker, color, label) in enumerate(styles):
+            xs = np.arange(n_layers) + (i - 1) * 0.12
+            vals = np.array([[lay[target][split]["r2"] for lay in p["layers"]] for p in probes], dtype=float)
+            vals = np.maximum(vals, -1.0)                  # clipped, drawn on the bottom edge
+            for j, row in enumerate(vals):
+                ax.plot(xs, row, marker, color=color, ls="none", label=label if j == 0 else None)
+            ax.plot(xs, np.nanmean(vals, 0), "-", color=color, lw=0.8)
+        ax.axhline(0, color="k", lw=0.5)
+        ax.set_xticks(range(n_layers), ["embeddings"] + [f"after layer {i}" for i in range(1, n_layers)])
+        ax.set_title(f"probe of the {target}", fontsize=9)
+        ax.set_ylim(-1.05, 1.02)
+        ax.set_xlabel("residual stream read by the linear probe")
+    axes[0].set_ylabel("R² on held-out positions (seeds as points)")
+    axes[1].legend(fontsize=8, loc="lower right")
+    fig.suptitle(f"Dyck: linear probes of depth and distance, {len(probes)} seed(s); R² below -1 clipped", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_dyck_probes(probes, path, dpi=120):
+    """Probe R² per layer (held-out, OOD length split, shuffled-label control), seeds as points.
+
+    Parameters
+    ----------
+    probes : list of dict
+        ``{"seed": s, "layers": [...]}`` per seed, ``layers`` as :func:`tropattn.tasks.probe` returns.
+    path : str or Path
+        The picture file.
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> sc = {"r2": 0.5, "r": 0.7}
+    >>> layer = {t: {"heldout": sc, "ood": sc, "shuffled": {"r2": 0.0, "r": 0.0}} for t in ("depth", "distance")}
+    >>> p = plot_dyck_probes([{"seed": 0, "layers": [layer, layer]}], os.path.join(tempfile.mkdtemp(), "p.png"))
+    >>> p.stat().st_size > 0
+    True
+    """
+    save(draw_dyck_probes(probes), path, dpi)
+    return Path(path)
+
+
+def draw_dyck_interventions(rows, trained, construction, chance, part="long"):
+    """The figure of :func:`plot_dyck_interventions` (not saved)."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(10, 0.38 * len(rows) + 1.6))
+    y = np.arange(len(rows))[::-1]
+    for yi, (key, label, control) in zip(y, rows):
+        vals = [r["accuracy"][key][part] for r in trained]
+        color = "grey" if control else "C0"
+        ax.barh(yi, np.mean(vals), color=color, alpha=0.35, height=0.7)
+        ax.plot(vals, [yi] * len(vals), "o", color=color, ms=4, label=None)
+        c = construction["accuracy"][key]
+        if c is not None:
+            ax.plot(c[part], yi, "*", color="C3", ms=10)
+    ax.plot([], [], "o", color="C0", label="trained model, one point per seed (bar: mean)")
+    ax.plot([], [], "o", color="grey", label="control (random subspace / random edge)")
+    ax.plot([], [], "*", color="C3", ms=10, label="exact construction")
+    ax.axvline(chance, color="k", ls=":", label=f"chance 1/k = {chance:.2f}")
+    ax.set_yticks(y, [label for _, label, _ in rows], fontsize=7)
+    ax.set_xlim(-0.03, 1.05)
+    what = "long-distance closes (distance >= 3)" if part == "long" else "all closes"
+    ax.set_xlabel(f"accuracy on {what}\n(corrupted rows: fraction giving the clean answer)", fontsize=9)
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    ax.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, framealpha=0.9)
+    fig.suptitle(f"Dyck: interventions on {len(trained)} trained model(s) beside the exact construction",
+                 fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_dyck_interventions(rows, trained, construction, chance, path, part="long", dpi=120):
+    """Accuracy under each intervention: the trained seeds as points (bar = mean), the construction as a star.
+
+    Parameters
+    ----------
+    rows : sequence of (key, label, control_of)
+        The interventions in order (:data:`tropattn.tasks.INTERVENTIONS`).
+    trained : list of dict
+        Per seed, ``accuracy[key] = {"all", "long"}``.
+    construction : dict
+        The same for the exact model (a value may be ``None``: no counterpart).
+    chance : float
+        ``1/k``, drawn as a line.
+    path : str or Path
+        The picture file.
+    part : {"long", "all"}, optional
+        Long-distance closes (default) or all closes.
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> rows = (("none", "no intervention", None), ("ctl", "a control", "none"))
+    >>> acc = {"none": {"all": 1.0, "long": 1.0}, "ctl": {"all": 0.9, "long": 0.8}}
+    >>> p = plot_dyck_interventions(rows, [{"accuracy": acc}], {"accuracy": acc}, 0.5,
+    ...                             os.path.join(tempfile.mkdtemp(), "i.png"))
+    >>> p.stat().st_size > 0
+    True
+    """
+    save(draw_dyck_interventions(rows, trained, construction, chance, part), path, dpi)
+    return Path(path)
+
+
+def draw_markov_student(runs, traj, levels):
+    """The figure of :func:`plot_markov_student` (not saved)."""
+    plt = pyplot()
+    first = runs[0]
+    H = first["attention"].shape[1]
+    fig = plt.figure(figsize=(12, 4.4 + 1.1 * H))
+    gs = fig.add_gridspec(1 + H, 3, height_ratios=[3] + [1] * H, width_ratios=[30, 30, 1], wspace=0.25)
+    ax, bx = fig.add_subplot(gs[0, 0]), fig.add_subplot(gs[0, 1])
+    for i, run in enumerate(runs):
+        steps, _, held = zip(*run["log"])
+        ax.semilogx(np.add(steps, 1), held, "-", color=f"C{i}", lw=1.1,
+                    label=f"seed {run['seed']}, {run['samples']} samples")
+        for s in run["stage_steps"]:
+            if s is not None:
+                ax.plot(s + 1, np.interp(s, steps, held), "v", color=f"C{i}", ms=6)
+    for j, lev in enumerate(levels):
+        name = "no lag read (marginal)" if j == 0 else ("the teacher" if j == len(levels) - 1 else
+                                                     f"teacher with blocks 0..{j - 1} only")
+        ax.axhline(lev, color="grey", ls="--", lw=0.7)
+        ax.text(0.01, lev, name, transform=ax.get_yaxis_transform(), ha="left",
+                va="top" if j == len(levels) - 1 else "bottom", fontsize=7, color="dimgrey")
+    ax.plot([], [], "v", color="k", label="detected stage (loss below a level midpoint)")
+    ax.set_xlabel("optimiser step + 1 (log scale; step 0 is the start)")
+    ax.set_ylabel("held-out cross-entropy (nats)")
+    ax.set_title(f"trained {first['student']} student: loss against restricted-teacher levels", fontsize=9)
+    ax.legend(fontsize=7, loc="upper right")
+    t, L = traj.times, traj.losses
+    bx.semilogy(t, np.maximum(L, 1e-12), "k-", lw=1.1, label="surrogate loss")
+    plats = detect_plateaus(traj)
+    bx.plot(t[0], L[0], "s", color="C3", ms=6, label=f"start L(0) = {L[0]:.3g} (left at once: not a plateau)")
+    for i, p in enumerate(plats[1:]):
+        bx.axvspan(p.start, p.end, color="C0", alpha=0.15, label="detected plateaus" if i == 0 else None)
+    for i, s in enumerate(stage_times(traj)):
+        if np.isfinite(s):
+            bx.axvline(s, color="C3", lw=0.8, ls=":", label="stage times t_i" if i == 0 else None)
+    bx.set_xlabel("time of the surrogate gradient flow")
+    bx.set_ylabel("surrogate loss 1/2 ||G - P||^2 (log scale)")
+    bx.set_title(f"surrogate flow, m = {traj.m:g}, h = {traj.h}", fontsize=9)
+    bx.legend(fontsize=7, loc="lower left")
+    fig.add_subplot(gs[0, 2]).axis("off")
+    steps = np.array([row[0] for row in first["log"]], dtype=float)
+    A = np.asarray(first["attention"])
+    mid = (steps[1:] + steps[:-1]) / 2 if len(steps) > 1 else steps
+    edges = np.concatenate([[steps[0] - 0.5], mid, [steps[-1] + 0.5]])          # log steps are not evenly spaced
+    for k in range(H):
+        hx = fig.add_subplot(gs[1 + k, :2])
+        im = hx.pcolormesh(edges, np.arange(A.shape[2] + 1) - 0.5, A[:, k, :].T, vmin=0, vmax=1, cmap="viridis",
+                           shading="flat")
+        hx.set_ylabel(f"head {k}\nposition", fontsize=8)
+        hx.tick_params(labelsize=7)
+        if k == H - 1:
+            hx.set_xlabel(f"optimiser step (seed {first['seed']}, {first['samples']} samples); "
+                          f"position {A.shape[2] - 1} is lag 1")
+        fig.colorbar(im, cax=fig.add_subplot(gs[1 + k, 2]), label="attention")
+    fig.suptitle("Markov teacher: a trained student beside the surrogate flow; per-head attention over training",
+                 fontsize=10)
+    fig.subplots_adjust(left=0.07, right=0.95, top=0.92, bottom=0.06, hspace=0.45)
+    return fig
+
+
+def plot_markov_student(runs, traj, levels, path, dpi=120):
+    """Trained student loss (with the restricted-teacher levels and stages) beside the surrogate's loss.
+
+    Parameters
+    ----------
+    runs : list of dict
+        Per run: ``student``, ``seed``, ``samples``, ``log`` rows ``(step, train, held-out)``,
+        ``stage_steps`` and ``attention`` (``steps x H x T``); the first run's heat maps are drawn.
+    traj : Trajectory
+        The surrogate flow (:func:`tropattn.tasks.simulate`).
+    levels : sequence of float
+        The restricted-teacher levels ``l_0 .. l_h``.
+    path : str or Path
+        The picture file.
+    dpi : int, optional
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from tropattn.tasks._markov import simulate
+    >>> run = {"student": "minimal", "seed": 0, "samples": 10, "log": [(0, 1.0, 1.0), (5, 0.5, 0.6)],
+    ...        "stage_steps": (5, None), "attention": np.full((2, 2, 3), 1 / 3)}
+    >>> p = plot_markov_student([run], simulate(1.7, h=2, t_end=20.0, n_out=41), [1.1, 0.8, 0.5],
+    ...                         os.path.join(tempfile.mkdtemp(), "s.png"))
+    >>> p.stat().st_size > 0
+    True
+    """
+    save(draw_markov_student(runs, traj, levels), path, dpi)
     return Path(path)

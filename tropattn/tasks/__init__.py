@@ -12,8 +12,14 @@
   :func:`stage_times`, :func:`stage_table` (:class:`StageRow`), :func:`head_distances`,
   :func:`attention_entropy`, :func:`harden`, :func:`hardening_gap`, :func:`hardening_bound`,
   :func:`sharpen`; the teacher chain :func:`markov_teacher` (:class:`Teacher`);
-* **a trained model** (optional, torch) -- :func:`train_dyck` (:class:`TrainedDyck`, trained by
-  steps, seeded), :func:`measure_trained` (top-of-stack attention mass and its knockout).
+* **trained models** (optional, torch) -- :func:`train_dyck` (:class:`TrainedDyck`, trained by
+  steps, seeded, deterministic), :func:`measure_trained` (top-of-stack attention mass and its knockout),
+  :func:`run_model` with an :class:`Edit` (ablate, mask, patch), :func:`probe` (linear probes of depth
+  and distance), :func:`intervene` (every intervention of :data:`INTERVENTIONS`) beside
+  :func:`construction_table` (the same on the exact model); students of the Markov teacher --
+  :func:`train_student` (:class:`StudentRun`: the paper's minimal model or a 1-layer multi-head
+  attention, trained on :func:`teacher_windows`), :func:`restricted_levels`, :func:`stage_steps`,
+  :func:`closest_passes`.
 
 Every softmax here is :func:`tropattn.soft.softmax`.
 
@@ -29,7 +35,10 @@ from ._dyck import (DyckModel, SoftRow, closing_positions, depths, format_sequen
 from ._markov import (Plateau, StageRow, Teacher, Trajectory, attention_entropy, detect_plateaus, harden,
                       hardening_bound, hardening_gap, head_distances, initial_state, loss, markov_teacher,
                       plateau_levels, sharpen, simulate, stage_table, stage_times, target, vector_field)
-from ._trained import TrainedDyck, measure_trained, train_dyck
+from ._dyck_lab import INTERVENTIONS, construction_table, intervene, probe
+from ._markov_student import (STUDENTS, StudentRun, closest_passes, restricted_levels, stage_steps,
+                              teacher_windows, train_student)
+from ._trained import Edit, TrainedDyck, measure_trained, run_model, train_dyck
 
 __all__ = ["generate", "depths", "matches", "top_of_stack", "closing_positions", "format_sequence",
            "DyckModel", "hard_accuracy", "SoftRow", "soft_sweep",
@@ -37,7 +46,9 @@ __all__ = ["generate", "depths", "matches", "top_of_stack", "closing_positions",
            "Plateau", "detect_plateaus", "stage_times", "StageRow", "stage_table", "head_distances",
            "attention_entropy", "harden", "hardening_gap", "hardening_bound", "sharpen", "Teacher",
            "markov_teacher",
-           "TrainedDyck", "train_dyck", "measure_trained"]
+           "TrainedDyck", "train_dyck", "measure_trained", "Edit", "run_model", "probe", "intervene",
+           "construction_table", "INTERVENTIONS", "StudentRun", "teacher_windows", "restricted_levels",
+           "train_student", "stage_steps", "closest_passes", "STUDENTS"]
 
 __getattr__, __dir__ = face(__name__, __all__, moved={
     "check_shape": "internal; generate, DyckModel and train_dyck check (length, k, m) and say what is wrong",
