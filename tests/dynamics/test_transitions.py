@@ -167,3 +167,14 @@ def test_particles_at_large_n_agree_with_the_mean_field():
     ks = k_sharp(beta, 2)
     m, e = particle_order(600, 2, beta, factor * ks, 30.0, 0.05, seeds=(0, 1))
     assert abs(m - stationary_order(beta, 2, factor * ks, 0.9)) < 3 * e + 0.01
+
+
+@pytest.mark.slow
+def test_particles_keep_the_ordered_state_below_k_sharp_only_past_beta_star():
+    # K = 0.95 K#: the uniform state is linearly stable; an ordered start survives only on the subcritical branch
+    # (beta = 1 relaxes at the slow linear rate (1 - K/K#)/K = 0.03: a long run)
+    for beta, survives, T in ((4.0, True, 10.0), (1.0, False, 150.0)):
+        ks = k_sharp(beta, 2)
+        dt = min(0.05, 0.5 / (beta * np.exp(beta)))
+        m, e = particle_order(200, 2, beta, 0.95 * ks, T, dt, seeds=(0,), start="clustered")
+        assert (m > 0.5) == survives, (beta, m)
