@@ -124,11 +124,18 @@ def load(path, kind=None, *, context=None, n_head=None, layernorm=None, self_key
 def is_checkpoint_path(path) -> bool:
     """Whether ``path`` names a checkpoint: a ``.safetensors`` file, a shard index or a model directory.
 
+    A model directory holds ``model.safetensors``, ``model.safetensors.index.json``,
+    ``config.json`` or ``pytorch_model.bin`` (reading the last says to save safetensors); any
+    other directory is not a checkpoint.
+
     >>> [is_checkpoint_path(p) for p in ("gpt2.safetensors", "model.safetensors.index.json", "m.json")]
     [True, True, False]
     """
     name = str(path).lower()
-    return name.endswith((".safetensors", ".safetensors.index.json")) or Path(str(path)).is_dir()
+    folder = Path(str(path))
+    return name.endswith((".safetensors", ".safetensors.index.json")) or (folder.is_dir() and any(
+        (folder / f).is_file() for f in ("model.safetensors", "model.safetensors.index.json", "config.json",
+                                          "pytorch_model.bin")))
 
 
 def _kind_of(obj, path):
