@@ -146,6 +146,7 @@ def test_only_the_undecided_small_determinants_are_declined():
     with counting() as c:
         out = small_determinant_signs(np.array(clear + zero, dtype=np.int64))
     assert out.tolist() == [1, -1, 0, 0, 0] and c.filter_failures == 3
+    assert dict(c.by_place) == {"filter_failures:small_determinant_signs": 3}     # the place is named
 
 
 def test_an_empty_stack_has_no_signs():
