@@ -6,6 +6,7 @@ signs come back as the documented integer types.  Expected values are written ou
 """
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -119,12 +120,16 @@ def stack(k, scale, seed):
 
 
 @pytest.mark.parametrize("k", [2, 3, 4, 5])
-@pytest.mark.parametrize("scale", [1, 10 ** 20, 10 ** 200])
+@pytest.mark.parametrize("scale", [1, 10 ** 20, 10 ** 200, 10 ** 400])
 def test_determinant_signs_are_exact(k, scale):
+    """... at every magnitude (10^400 is beyond floats), quietly: an overflow in the float filter is no warning."""
     mats = stack(k, scale, seed=k)
     expected = [leibniz_sign(A) for A in mats]
     M = np.array(mats, dtype=object)
-    for out in (determinant_signs(M, False), small_determinant_signs(M)):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        outs = (determinant_signs(M, False), small_determinant_signs(M))
+    for out in outs:
         assert out.dtype == np.int64 and out.shape == (len(mats),) and out.tolist() == expected
     if scale == 1:
         small = np.array(mats, dtype=np.int64)
@@ -141,6 +146,7 @@ def test_only_the_undecided_small_determinants_are_declined():
     with counting() as c:
         out = small_determinant_signs(np.array(clear + zero, dtype=np.int64))
     assert out.tolist() == [1, -1, 0, 0, 0] and c.filter_failures == 3
+    assert dict(c.by_place) == {"filter_failures:small_determinant_signs": 3}     # the place is named
 
 
 def test_an_empty_stack_has_no_signs():
@@ -203,3 +209,22 @@ def test_dense_signs_decline_only_the_near_zeros_of_big_rows(scale, blocks):
     big = R.dtype == object
     near_zero = sum(abs(v) < scale for row in exact for v in row)
     assert count.filter_failures == (near_zero if big else 0)
+
+
+@pytest.mark.parametrize("blocks", [None, dict(predicate_cache_entries=8, predicate_block_entries=200)])
+def test_dense_signs_skip_the_work_of_known_zeros_in_every_chunk(blocks):
+    """Known zeros are neither computed nor counted; the other near zeros still are, in every row chunk."""
+    scale = 2 ** 600
+    rng = np.random.default_rng(11)
+    rows = [[int(v) * scale for v in r] for r in rng.integers(-3, 4, size=(6, 5))]
+    rows += [[scale, -scale, 0, 0, 0], [scale, -scale + 1, 0, 0, 0]]
+    cols = [[int(v) for v in c] for c in rng.integers(-2, 3, size=(5, 5))] + [[1, 1, 1, 1, 1]]
+    R, C = _matrix(rows), _matrix(cols)
+    exact = np.array([[sum(a * b for a, b in zip(r, c)) for c in cols] for r in rows], dtype=object)
+    zi, zk = np.nonzero(exact == 0)
+    assert len(set(zi.tolist())) >= 3                                       # zeros in several rows and chunks
+    near_zero = int(sum(abs(v) < scale for v in exact.ravel()))
+    with config.override(**(blocks or {})), counting() as count:
+        out = dense_signs(R, C, scaled_floats(R), scaled_floats(C), known_zeros=(zi, zk))
+    assert out.tolist() == [[(v > 0) - (v < 0) for v in row] for row in exact.tolist()]
+    assert count.filter_failures == near_zero - len(zi)
