@@ -53,17 +53,19 @@ def add_checkpoint_arguments(parser):
         "counted is the residual stream before ln_f (ln_f lies outside the skeleton; it changes no\n"
         "region).  In the Python API an nn.TransformerEncoder is read the same way, as causal.")
     g.add_argument("--context", help="the context token ids, e.g. '3,1,4', or a file holding them; the query is "
-                   "a token appended after them, at position N = their number")
+                   "a token appended after them, at position N = their number (no default: required for a checkpoint)")
     g.add_argument("--slice", help="tokens:A,B,C: the plane through wte[A] + wpe[N], wte[B] + wpe[N], wte[C] + "
                    "wpe[N] (t = 0 is A, t = e1 is B, t = e2 is C); or a JSON file {\"x0\": [...], \"directions\": "
-                   "[[...], ...]} in the same token-plus-position space (d = n_embd entries each)")
+                   "[[...], ...]} in the same token-plus-position space (d = n_embd entries each) (no default: required for a "
+                   "checkpoint)")
     g.add_argument("--heads", type=int, help="heads per block (default: n_head of config.json)")
     g.add_argument("--layernorm", choices=("drop", "freeze"), help="drop LayerNorm from the query's path, or "
-                   "freeze 1/sigma at the slice origin (the context keeps the real LayerNorm)")
+                   "freeze 1/sigma at the slice origin (the context keeps the real LayerNorm) (no default: required for a "
+                   "checkpoint with LayerNorm)")
     g.add_argument("--self-key", choices=("exclude",), help="mask the query's own key (its score is quadratic): "
-                   "required")
+                   "required for a checkpoint (no default)")
     g.add_argument("--activation", choices=("relu",), help="analyse a GELU model with ReLU on the query path "
-                   "(not needed when config.json says relu)")
+                   "(default: the activation of config.json)")
 
 
 def is_checkpoint(args) -> bool:
