@@ -421,6 +421,11 @@ def draw_markov_student(runs, traj, levels):
         ax.text(0.01, lev, name, transform=ax.get_yaxis_transform(), ha="left",
                 va="top" if j == len(levels) - 1 else "bottom", fontsize=7, color="dimgrey")
     ax.plot([], [], "v", color="k", label="detected stage (loss below a level midpoint)")
+    top = max(run["log"][0][2] for run in runs)
+    if max(max(row[2] for row in run["log"]) for run in runs) > 1.3 * top:     # early spikes: keep the levels readable
+        ax.set_ylim(min(levels) - 0.05 * top, 1.3 * top)
+        ax.text(0.5, 0.98, "(clipped above 1.3 x the start)", transform=ax.transAxes, ha="center", va="top",
+                fontsize=7)
     ax.set_xlabel("optimiser step + 1 (log scale; step 0 is the start)")
     ax.set_ylabel("held-out cross-entropy (nats)")
     ax.set_title(f"trained {first['student']} student: loss against restricted-teacher levels", fontsize=9)
