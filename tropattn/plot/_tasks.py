@@ -421,9 +421,14 @@ def draw_markov_student(runs, traj, levels):
         ax.text(0.01, lev, name, transform=ax.get_yaxis_transform(), ha="left",
                 va="top" if j == len(levels) - 1 else "bottom", fontsize=7, color="dimgrey")
     ax.plot([], [], "v", color="k", label="detected stage (loss below a level midpoint)")
+    top = max(run["log"][0][2] for run in runs)
+    if max(max(row[2] for row in run["log"]) for run in runs) > 1.3 * top:     # early spikes: keep the levels readable
+        ax.set_ylim(min(levels) - 0.05 * top, 1.3 * top)
     ax.set_xlabel("optimiser step + 1 (log scale; step 0 is the start)")
     ax.set_ylabel("held-out cross-entropy (nats)")
-    ax.set_title(f"trained {first['student']} student: loss against restricted-teacher levels", fontsize=9)
+    clipped = ax.get_ylim()[1] < max(max(row[2] for row in run["log"]) for run in runs)
+    ax.set_title(f"trained {first['student']} student: loss against restricted-teacher levels"
+                 + ("\n(early spikes clipped above 1.3 x the start)" if clipped else ""), fontsize=9)
     ax.legend(fontsize=7, loc="upper right")
     t, L = traj.times, traj.losses
     bx.semilogy(t, np.maximum(L, 1e-12), "k-", lw=1.1, label="surrogate loss")
