@@ -471,12 +471,13 @@ def register(sub):
     s.add_argument("--m", type=int, default=4, help="maximal depth (default %(default)s)")
     s.add_argument("--length", type=int, default=32, help="word length, even (default %(default)s)")
     s.add_argument("--plot", metavar="FILE.png", help="exact: accuracy against beta with the knockout bars; train: "
-                   "loss and accuracy per step; probe: R² per layer; intervene: accuracy under each intervention")
+                   "loss and accuracy per step; probe: R² per layer; intervene: accuracy under each intervention "
+                   "(default: no picture)")
     e = s.add_argument_group("exact model (tropattn dyck [exact])")
     e.add_argument("--n", type=int, default=60, help="number of words (default %(default)s)")
     e.add_argument("--seed", type=int, default=0, help="seed of the generated words (default %(default)s)")
     e.add_argument("--betas", default=DEFAULT_BETAS, help="inverse temperatures (default %(default)s)")
-    e.add_argument("--partition", metavar="FILE.png", help="layer 2's exact query-space partition (first word)")
+    e.add_argument("--partition", metavar="FILE.png", help="layer 2's exact query-space partition (first word) (default: not drawn)")
     e.add_argument("--train", type=int, metavar="STEPS", default=0,
                    help="also train one 2-layer 1-head torch model (seed --seed) for STEPS Adam steps and knock "
                         "out the top-of-stack edge in its layer of most top mass (default 0: no; 'tropattn dyck "
@@ -511,7 +512,7 @@ def register(sub):
     s.add_argument("--dt", type=float, default=0.01, help="Euler step (default 0.01)")
     s.add_argument("--n-out", dest="n_out", type=int, default=601, help="output times (default 601)")
     s.add_argument("--plot", metavar="FILE.png", help="surrogate: loss with plateaus and per-head attention heat maps; "
-                   "train: the students' loss beside the surrogate's, and the first run's head attention")
+                   "train: the students' loss beside the surrogate's, and the first run's head attention (default: no picture)")
     t = s.add_argument_group("students (tropattn markov train)")
     t.add_argument("--student", choices=STUDENTS, default="minimal",
                    help="the paper's minimal model or a 1-layer multi-head attention (default %(default)s)")
