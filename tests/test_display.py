@@ -18,6 +18,7 @@ from tropattn.geometry import PowerDiagram, Polytope
 from tropattn.region_bounds import bounds
 from tropattn.regions import enumerate_regions, overlay_regions
 from tropattn.attention import sawtooth_model
+from tropattn.table import COLUMNS, region_rows
 from tropattn.tropical import TropicalRationalFunction, TropicalRationalMap, parse_polynomial
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -191,3 +192,13 @@ def test_the_display_page_runs(tmp_path, monkeypatch):
     for block in blocks:
         exec(compile(block, "docs/display.md", "exec"), namespace)
     assert (tmp_path / "head.html").is_file() and (tmp_path / "regions.parquet").is_file()
+
+
+def test_region_table_html_has_one_row_per_model_with_its_counts():
+    rows = region_rows(shapes=[(1, 1, 3, 2), (2, 2, 2, 1)], seeds=1)
+    cells = Cells(rows._repr_html_()).rows
+    assert cells[0] == COLUMNS
+    assert len(cells) == 1 + len(rows) >= 3
+    col = COLUMNS.index("activation_regions")
+    assert [int(r[col]) for r in cells[1:]] == [r["activation_regions"] for r in rows]
+    assert [r[COLUMNS.index("model")] for r in cells[1:]] == [r["model"] for r in rows]

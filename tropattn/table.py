@@ -21,13 +21,14 @@ import csv
 import time
 from pathlib import Path
 
+from ._display import html_table
 from ._progress import Progress
 from ._validate import nonnegative_int
 from .attention import grid_model, random_model, sawtooth_model
 from .region_bounds import bounds, deep_bound
 from .regions import count_regions
 
-__all__ = ["DEFAULT_SHAPES", "QUICK_SHAPES", "region_rows", "write_region_table", "COLUMNS"]
+__all__ = ["DEFAULT_SHAPES", "QUICK_SHAPES", "region_rows", "write_region_table", "COLUMNS", "RegionTable"]
 
 #: (d, H, N, L) of the committed table: every small shape whose deep upper bound is at most 2,000.
 DEFAULT_SHAPES = [(d, H, N, L) for d in (1, 2, 3) for H in (1, 2, 3, 4, 5) for N in (2, 3, 4, 5)
@@ -38,6 +39,20 @@ QUICK_SHAPES = [(1, 2, 3, 1), (1, 3, 3, 1), (2, 2, 2, 1), (2, 3, 2, 1)]
 COLUMNS = ["dim", "heads", "keys", "layers", "model", "activation_regions", "linear_regions",
            "product_bound", "per_layer_bound", "deep_bound", "lower_bound", "product_attainable",
            "attains_product", "seconds"]
+
+
+class RegionTable(list):
+    """The rows of :func:`region_rows`: a list of dicts that a notebook shows as an HTML table.
+
+    >>> t = RegionTable([dict.fromkeys(COLUMNS, 1)])
+    >>> t._repr_html_().count("<tr>"), len(t)                  # the header and one row
+    (2, 1)
+    """
+
+    def _repr_html_(self) -> str:
+        """Jupyter's table: one ``<tr>`` per row, the columns of :data:`COLUMNS`."""
+        return html_table(COLUMNS, [[row[c] for c in COLUMNS] for row in self],
+                          caption=f"exact region counts beside their bounds ({len(self)} models)")
 
 
 def _constructions(d, H, N, L):
@@ -65,8 +80,8 @@ def region_rows(shapes=None, seeds: int = 3, progress=None, **run):
 
     Returns
     -------
-    list of dict
-        Keys :data:`COLUMNS`: the shape, the model name, the exact activation and
+    RegionTable
+        A list of dicts (an HTML table in a notebook) with keys :data:`COLUMNS`: the shape, the model name, the exact activation and
         linear region counts, the bounds of :func:`tropattn.region_bounds.bounds` and
         the seconds taken.
 
@@ -91,7 +106,7 @@ def region_rows(shapes=None, seeds: int = 3, progress=None, **run):
         jobs += [((d, H, N, L), name, model) for name, model in models]
     bar = Progress(progress, 1, stage="table", unit="models")
     bar.start_step(0, len(jobs))
-    rows = []
+    rows = RegionTable()
     try:
         for (d, H, N, L), name, model in jobs:
             b = bounds(d, H, N, L)

@@ -150,6 +150,26 @@ class RegionSet:
         graph = self._kept("adjacency graph of the regions", 2)
         return graph.get() if isinstance(graph, LazyGraph) else graph
 
+    def to_pandas(self):
+        """The regions as a pandas DataFrame, one row each, in the schema of the JSONL/CSV/Parquet export.
+
+        See :func:`tropattn.regions._export.regions_frame` (``keep="all"`` only; needs pandas).
+
+        >>> from tropattn.attention import sawtooth_model
+        >>> from tropattn.regions import enumerate_regions
+        >>> enumerate_regions(sawtooth_model(1, 3, 2)).to_pandas().shape
+        (9, 6)
+        """
+        return regions_frame(self)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's summary: the counts, the first regions and (d = 2) their picture."""
+        return regions_html(self)
+
+    def _repr_svg_(self):
+        """Jupyter's picture of the kept regions in the plane (None otherwise)."""
+        return regions_svg(self)
+
 
 class LazyGraph:
     """A graph on ``range(n)`` whose edges ``build(bar)`` gives, built once, when first asked for.
@@ -174,26 +194,6 @@ class LazyGraph:
             graph.add_edges_from(self._build(bar=bar))
             self._graph, self._build = graph, None
         return self._graph
-
-    def to_pandas(self):
-        """The regions as a pandas DataFrame, one row each, in the schema of the JSONL/CSV/Parquet export.
-
-        See :func:`tropattn.regions._export.regions_frame` (``keep="all"`` only; needs pandas).
-
-        >>> from tropattn.attention import sawtooth_model
-        >>> from tropattn.regions import enumerate_regions
-        >>> enumerate_regions(sawtooth_model(1, 3, 2)).to_pandas().shape
-        (9, 6)
-        """
-        return regions_frame(self)
-
-    def _repr_html_(self) -> str:
-        """Jupyter's summary: the counts, the first regions and (d = 2) their picture."""
-        return regions_html(self)
-
-    def _repr_svg_(self):
-        """Jupyter's picture of the kept regions in the plane (None otherwise)."""
-        return regions_svg(self)
 
 
 def box_rows(box, d: int):
