@@ -301,7 +301,7 @@ def train_student(teacher, student="minimal", samples=4000, T=None, heads=None, 
     student = choice(student, "student", STUDENTS, meaning="the student model")
     T = teacher.order + 2 if T is None else T
     heads = positive_int(len(teacher.lags) if heads is None else heads, "heads", meaning="the number of heads")
-    steps = positive_int(steps, "steps", meaning="the number of Adam steps")
+    steps = positive_int(steps, "steps", meaning="the number of optimiser steps")
     lr, noise = positive_float(lr, "lr", meaning="the learning rate"), positive_float(noise, "noise")
     d_model = positive_int(8 * heads if d_model is None else d_model, "d_model", meaning="the model width")
     optimizer = choice(optimizer, "optimizer", ("sgd", "adam"), meaning="the optimiser")
