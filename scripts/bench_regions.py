@@ -12,10 +12,15 @@ Every measurement runs in a fresh Python process (so its peak resident memory, f
    ``sawtooth_model(2, N, 2)`` (N^4 regions): regions per CPU-second, peak RSS, the
    least-squares slope of log(CPU) on log(R) and the extra bytes per region;
 3. **Dask**: wall time with a LocalCluster of 1 and of 2 worker processes (started, with
-   tropattn imported on every worker, before the clock), beside ``workers=2`` (a process pool).
+   tropattn imported on every worker, before the clock), beside ``workers=2`` (a process pool);
+4. **the facet step, d = 2 and 3** (issue 23): regions per CPU-second with ``keep="counts"``
+   on the sawtooth 10^4 (d = 2), ``sawtooth_model(3, N, 2)`` for N = 3..5 and
+   ``random_model(3, 4, 8, 2)``, this tree against ``--facets-baseline`` (default ``6f894ef``,
+   the tree before the issue-23 work), the same run.
 
     python scripts/bench_regions.py                 # about two minutes
     python scripts/bench_regions.py --sizes 10,18,32 --no-baseline      # adds 10^6 regions (minutes)
+    python scripts/bench_regions.py --only-facets   # section 4 alone (about a minute)
 """
 
 from __future__ import annotations
@@ -108,8 +113,33 @@ def main():
     ap.add_argument("--compare-N", type=int, default=10, help="sawtooth N for before/after (N^4 regions)")
     ap.add_argument("--sizes", default="6,10,14,18", help="sawtooth N for the cost and memory curve")
     ap.add_argument("--dask-N", type=int, default=14, help="sawtooth N for the Dask rows (0: skip)")
+    ap.add_argument("--facets-baseline", default="6f894ef", help="commit for section 4 (default 6f894ef)")
+    ap.add_argument("--only-facets", action="store_true", help="run section 4 only")
     args = ap.parse_args()
+    if args.only_facets:
+        facets_section(args.facets_baseline)
+        return
+    main_sections(args)
+    facets_section(args.facets_baseline)
 
+
+FACET_MODELS = ("sawtooth_model(2, 10, 2)", "sawtooth_model(3, 3, 2)", "sawtooth_model(3, 4, 2)",
+                "sawtooth_model(3, 5, 2)", "random_model(3, 4, 8, 2)")
+
+
+def facets_section(commit):
+    """Section 4: keep="counts" regions per CPU-second, the baseline tree and this one, alternately."""
+    print(f"\n4. the facet step: regions per CPU-second, keep=counts, {commit} against this tree (same run)")
+    print(f"{'model':<26} {'regions':>9} {'before':>10} {'after':>10} {'speedup':>8}")
+    old = baseline_tree(commit)
+    for model in FACET_MODELS:
+        before, after = run(old, model, "counts"), run(ROOT, model, "counts")
+        assert (before["n"], before["linear"]) == (after["n"], after["linear"]), (model, before, after)
+        rb, ra = before["n"] / before["cpu"], after["n"] / after["cpu"]
+        print(f"{model:<26} {after['n']:>9} {rb:>10.0f} {ra:>10.0f} {ra / rb:>7.2f}x", flush=True)
+
+
+def main_sections(args):
     print("1. before / after (same models, fresh process each; counts must agree)")
     print(HEADER + f" {'speedup':>8}")
     old_tree = None if args.no_baseline else baseline_tree(args.baseline)

@@ -25,14 +25,17 @@ _number = st.one_of(
 
 @st.composite
 def _case(draw):
-    d_in, d, n = draw(st.integers(1, 3)), draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    d_in, d, n = draw(st.integers(1, 3)), draw(st.integers(1, 4)), draw(st.integers(1, 6))
     mat = lambda r, c: [[draw(_number) for _ in range(c)] for _ in range(r)]   # noqa: E731
     ffn = FFN(mat(n, d), [draw(_number) for _ in range(n)], mat(d, n), [draw(_number) for _ in range(d)])
     f = AffineMap(tuple(tuple(Fraction(v) for v in r) for r in mat(d, d_in)), tuple(Fraction(draw(_number))
                                                                                   for _ in range(d)))
-    bits = tuple(draw(st.integers(0, 1)) for _ in range(n))
+    patterns = [tuple(draw(st.integers(0, 1)) for _ in range(n))]
+    for _ in range(draw(st.integers(0, 5))):          # neighbours: one unit flipped (the search's next pieces)
+        i = draw(st.integers(0, n - 1))
+        patterns.append(patterns[-1][:i] + (1 - patterns[-1][i],) + patterns[-1][i + 1:])
     X = tuple(draw(st.integers(-50, 50)) for _ in range(d_in))
-    return ffn, f, bits, X, draw(st.integers(1, 9))
+    return ffn, f, patterns, X, draw(st.integers(1, 9))
 
 
 def _pre(ffn, f, x):
@@ -43,8 +46,13 @@ def _pre(ffn, f, x):
 @settings(max_examples=60, deadline=None)
 @given(case=_case())
 def test_integer_ffn_step_equals_the_fraction_definition(case):
-    ffn, f, bits, X, D = case
+    ffn, f, patterns, X, D = case
     step = ReluStep(ffn, 0)
+    for bits in patterns:        # one parent, several pieces: later maps may start from an earlier piece's
+        _check_piece(step, ffn, f, bits, X, D)
+
+
+def _check_piece(step, ffn, f, bits, X, D):
     d_in = len(X)
     # the output map, entry by entry
     W1 = [[Fraction(v) for v in r] for r in ffn.W1]

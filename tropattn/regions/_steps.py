@@ -260,10 +260,11 @@ class ReluStep:
         self._W2, self._b2 = W2[:, :-1], W2[:, -1]
         self._W2_bits = int_bits(self._W2)
         self._last = None  # (f, H, h) of the last parent
+        self._recent = []
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        state["_last"] = None
+        state["_last"], state["_recent"] = None, []
         return state
 
     def _hidden(self, f: AffineMap):
@@ -280,6 +281,7 @@ class ReluStep:
         P = int_matmul(self._W1, MC, self._W1_bits)
         H, h = P[:, :d], P[:, d] + self._b1 * m
         self._last = (f, H, h)
+        self._recent = []  # (bits, output numerators over t1 t2 m) of this parent's pieces
         return H, h
 
     def labels_at(self, f: AffineMap, X, D):
@@ -408,18 +410,42 @@ class ReluStep:
         """
         H, h = self._hidden(f)
         Mi, ci, m = f._integers
-        on = [i for i, bit in enumerate(bits) if bit]
         t = self._t1 * self._t2
         d = len(Mi[0]) if Mi else 0
-        base = np.empty((len(Mi), d + 1), dtype=object)
-        for r, (row, c) in enumerate(zip(Mi, ci)):
-            base[r, :d] = [v * t for v in row]
-            base[r, d] = c * t + int(self._b2[r]) * self._t1 * m
-        if on:
-            Hh = np.empty((len(on), d + 1), dtype=object)
-            Hh[:, :d], Hh[:, d] = H[on], h[on]
-            base = base + int_matmul(self._W2[:, on], Hh, self._W2_bits)
-        return AffineMap.from_integers(base[:, :d], base[:, d], t * m)
+        recent = self._recent
+        ref = min(recent, key=lambda e: sum(a != b for a, b in zip(e[0], bits)), default=None)
+        if ref is not None:
+            add = [i for i, (a, b) in enumerate(zip(ref[0], bits)) if b and not a]
+            drop = [i for i, (a, b) in enumerate(zip(ref[0], bits)) if a and not b]
+        if ref is not None and 2 * (len(add) + len(drop)) <= sum(bits):   # a near piece: only the flipped units
+            N = ref[1]
+            if add:
+                N = N + self._units_product(add, H, h, d)
+            if drop:
+                N = N - self._units_product(drop, H, h, d)
+        else:
+            N = np.empty((len(Mi), d + 1), dtype=object)
+            for r, (row, c) in enumerate(zip(Mi, ci)):
+                N[r, :d] = [v * t for v in row]
+                N[r, d] = c * t + int(self._b2[r]) * self._t1 * m
+            on = [i for i, bit in enumerate(bits) if bit]
+            if on:
+                N = N + self._units_product(on, H, h, d)
+        recent.append((bits, N))
+        if len(recent) > _RECENT_PIECES:
+            del recent[0]
+        return AffineMap.from_integers(N[:, :d], N[:, d], t * m)
+
+    def _units_product(self, units, H, h, d):
+        """``W2n[:, units] (H x + h)[units]`` as a ``(d_model, d + 1)`` integer array."""
+        Hh = np.empty((len(units), d + 1), dtype=object)
+        Hh[:, :d], Hh[:, d] = H[units], h[units]
+        return int_matmul(self._W2[:, units], Hh, self._W2_bits)
+
+
+#: Output numerators of this many recent pieces (of one parent) are kept: a piece whose bits are
+#: near one of them is computed from it through the flipped units only.
+_RECENT_PIECES = 8
 
 
 def model_steps(model):
