@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from tropattn import config
 from tropattn.exact import counting, determinants, dot_signs
-from tropattn.exact._predicates import (PreparedPoints, determinant_signs, filtered_signs, matrix_signs,
+from tropattn.exact._predicates import (PreparedPoints, determinant_signs, filtered_signs, matrix_signs, paired_signs,
                                         scaled_floats, small_determinant_signs)
 
 EXPONENTS = (53, 54, 60, 64, 100, 300, 520, 1000)
@@ -177,3 +178,15 @@ def test_declined_determinants_are_counted():
     with counting() as c:
         assert small_determinant_signs(A).tolist() == [-1, 0]
     assert c.filter_failures == 2
+
+
+def test_paired_signs_with_a_cache_knob_below_the_row_width():
+    """A ``predicate_cache_entries`` smaller than the row width still gives every pair's exact sign."""
+    H = np.array([[1, 1, -2, 0, 0, 0], [2**40, -1, 0, 0, 0, -2**40]], dtype=object)
+    pts = PreparedPoints.of([(1, 1, 1, 0, 0, 1), (1, 0, 0, 0, 0, 1)])
+    rows, cols = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])
+    with config.override(predicate_cache_entries=2):
+        got = paired_signs(H, pts, rows, cols).tolist()
+    want = [int(np.sign(sum(a * b for a, b in zip(H[r], p)))) for r, p in
+            zip(rows, [(1, 1, 1, 0, 0, 1), (1, 0, 0, 0, 0, 1)] * 2)]
+    assert got == want == [0, 1, -1, 0]

@@ -383,7 +383,7 @@ def _pair_signs(H: np.ndarray, Hf: np.ndarray, P: np.ndarray, Pf: np.ndarray, ro
     eta = (m + 1) * 2.0**-570
     plain = H.dtype != object and P.dtype != object
     failures = 0
-    step = config.predicate_cache_entries // m
+    step = max(1, config.predicate_cache_entries // m)  # a knob below the row width still makes progress
     for lo in range(0, len(rows), step):
         r, c = rows[lo:lo + step], cols[lo:lo + step]
         a, b = Hf[r], Pf[c]
