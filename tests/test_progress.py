@@ -46,3 +46,14 @@ def test_disabled_and_callback_draw_nothing(capsys):
 def test_unknown_bar():
     with pytest.raises(InvalidInputError, match="bar"):
         Progress(True, bar="fancy")
+
+
+@pytest.mark.parametrize("bar", ["plain", "tqdm"])
+def test_work_that_finds_no_regions_shows_no_region_count(capsys, bar):
+    if bar == "tqdm":
+        pytest.importorskip("tqdm")
+    p = Progress(True, stage="dyck", unit="words", bar=bar, regions=False)
+    p.start_step(0, 3)
+    p.advance(3)
+    err = capsys.readouterr().err
+    assert "3/3 words" in err and "regions" not in err

@@ -57,12 +57,15 @@ class Progress:
         How the line names a stage and a unit (``"sub-layer"`` and ``"parents"``).
     bar : {"auto", "tqdm", "plain"}, optional
         Who draws: tqdm when it is installed (default), tqdm, or the plain writer.
+    regions : bool, optional
+        Whether the line shows the regions found (False for work that finds none: words, runs).
     """
 
-    def __init__(self, enabled=None, steps=1, stage="sub-layer", unit="parents", bar="auto"):
+    def __init__(self, enabled=None, steps=1, stage="sub-layer", unit="parents", bar="auto", regions=True):
         self.callback = enabled if callable(enabled) else None
         self.enabled = sys.stderr.isatty() if enabled is None else bool(enabled) and self.callback is None
         self.steps, self.stage, self.unit = steps, stage, unit
+        self.regions = bool(regions)   # False: work that finds no regions (the line shows no region count)
         self.index, self.parents, self.done, self.found = 0, 1, 0, 0
         self.start = self.last = 0.0
         bar = choice(bar, "bar", BARS, "tqdm draws the bar when it is installed; plain is the built-in writer")
@@ -128,14 +131,14 @@ class Progress:
             return
         rate = self.found / max(now - self.start, 1e-9)
         where = f"{self.stage} {self.index + 1}/{self.steps}" if self.steps > 1 else self.stage
-        regions = f"{self.found} regions ({rate:,.0f}/s)"
+        regions = f"{self.found} regions ({rate:,.0f}/s)" if self.regions else ""
         if self.tqdm:
             self._draw_tqdm(where, regions)
             return
         filled = int(30 * self.done / max(self.parents, 1))
         end = "\n" if self.done == self.parents else ""
         sys.stderr.write(f"\r{where} [{'#' * filled}{'.' * (30 - filled)}] "
-                         f"{self.done}/{self.parents} {self.unit}, {regions}{end}")
+                         f"{self.done}/{self.parents} {self.unit}{', ' + regions if regions else ''}{end}")
         sys.stderr.flush()
 
     def _draw_tqdm(self, where, regions):
@@ -143,12 +146,13 @@ class Progress:
         if self._bar is None:          # tqdm draws once when it is made; its own timer never redraws
             self._bar = tqdm.tqdm(total=self.parents, initial=self.done, desc=where, file=sys.stderr, ascii=".#",
                                   bar_format="{desc} [{bar:30}] {n_fmt}/{total_fmt} " + self.unit + "{postfix} "
-                                  "[{elapsed}<{remaining}]", postfix=regions, mininterval=0, miniters=1,
+                                  "[{elapsed}<{remaining}]", postfix=regions or None, mininterval=0, miniters=1,
                                   leave=True)
             made = True
         else:
             self._bar.n = self.done
-            self._bar.set_postfix_str(regions, refresh=False)
+            if regions:
+                self._bar.set_postfix_str(regions, refresh=False)
             made = False
         if self.done == self.parents:
             self._bar.close()          # draws the finished line (once) and ends it

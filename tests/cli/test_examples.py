@@ -21,7 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 FILES = ("model.json", "model_weights.json", "model.npz", "sites.json", "poly.json")
 #: Examples too slow for every test run, and why (they still parse: test_slow_examples_parse).
-SLOW = {("table",): "regenerates the whole data/region_counts.csv (about 150 s); `table --quick` runs here"}
+SLOW = {("table",): "regenerates the whole data/region_counts.csv (about 150 s); `table --quick` runs here",
+        ("dyck", "intervene", "--k", "20", "--m", "10", "--length", "40", "--d", "64", "--steps", "4000"):
+        "the paper's shape trains for about 2 CPU-minutes (its figures: data/dyck_experiments_k20.json)"}
 
 
 def subparsers(parser, path=()):
@@ -91,7 +93,9 @@ def test_every_example_file_is_used_by_a_help_example(name):
 
 
 #: Examples that train or simulate for seconds: run with ``python -m pytest -m slow``.
-SLOW_EXAMPLES = ("--train", "dyck --partition", "dyck --k 3 --m 4 --plot", "dynamics flow", "dynamics threshold")
+SLOW_EXAMPLES = ("--train", "dyck --partition", "dyck --k 3 --m 4 --plot", "dyck train", "dyck probe", "dyck intervene",
+                 "markov train", "markov --m 1.7", "dynamics flow", "dynamics threshold", "dynamics mean-field",
+                 "dynamics fixed-points", "dynamics heads", "dynamics wasserstein")
 
 
 def _maybe_slow(path, line):

@@ -32,7 +32,7 @@ def _floats(text, what):
     return out
 
 
-def dyck_report(k, m, length, n, seed, betas) -> dict:
+def dyck_report(k, m, length, n, seed, betas, progress=None) -> dict:
     """Everything ``tropattn dyck`` prints, as one dict.
 
     Parameters
@@ -45,6 +45,8 @@ def dyck_report(k, m, length, n, seed, betas) -> dict:
         Seed of the words.
     betas : sequence of float
         Inverse temperatures of the soft sweep.
+    progress : Progress, optional
+        A progress line over the words, once per pass (the soft sweep and the three hard passes).
 
     Returns
     -------
@@ -65,11 +67,16 @@ def dyck_report(k, m, length, n, seed, betas) -> dict:
     """
     words = generate(n, length, k, m, seed)
     model = DyckModel(k, m, length)
-    rows = soft_sweep(model, words, betas)
+    bar = progress or Progress(enabled=False)
+    passes = ({}, {"knockout": True}, {"ablate_depth": True})
+    bar.start_step(0, len(words) * (1 + len(passes)))
+    try:
+        rows = soft_sweep(model, _counted(words, bar), betas)
+        hard, knockout, ablated = (hard_accuracy(model, _counted(words, bar), **kw) for kw in passes)
+    finally:
+        bar.close()
     return {"k": k, "m": m, "length": length, "sequences": n, "seed": seed,
-            "hard": hard_accuracy(model, words),
-            "knockout": hard_accuracy(model, words, knockout=True),
-            "depth_ablated": hard_accuracy(model, words, ablate_depth=True),
+            "hard": hard, "knockout": knockout, "depth_ablated": ablated,
             "chance": 1 / k,
             "soft": [dict(beta=r.beta, accuracy=r.accuracy, accuracy_long=r.accuracy_long, failures=r.failures,
                           failures_outside_band=r.outside_band,
@@ -77,6 +84,13 @@ def dyck_report(k, m, length, n, seed, betas) -> dict:
                      for r in rows],
             "monotone_in_beta": all(a.accuracy <= b.accuracy for a, b in zip(rows, rows[1:])),
             "_model": model, "_words": words, "_rows": rows}
+
+
+def _counted(words, bar):
+    """The words, advancing ``bar`` by one as each is taken."""
+    for w in words:
+        yield w
+        bar.advance(1)
 
 
 def _strict(x):
@@ -193,7 +207,8 @@ def _trained_lines(rep, action):
 def cmd_dyck(args):
     if args.action != "exact":
         return cmd_dyck_trained(args)
-    rep = dyck_report(args.k, args.m, args.length, args.n, args.seed, _floats(args.betas, "--betas"))
+    rep = dyck_report(args.k, args.m, args.length, args.n, args.seed, _floats(args.betas, "--betas"),
+                      Progress(stage="dyck", unit="words", regions=False))
     if args.plot:
         plot_dyck_accuracy(rep["_rows"], rep["hard"], rep["knockout"], rep["depth_ablated"], args.k, args.plot)
     if args.partition:
@@ -228,7 +243,8 @@ def cmd_dyck_trained(args):
     if args.plot:
         output_path(args.plot, "--plot")                # refused before minutes of training, not after
     rep = dyck_trained_report(args.action, args.k, args.m, args.length, args.d, args.heads, args.steps, args.batch,
-                              args.lr, _seeds(args.seeds), args.test_words, Progress())
+                              args.lr, _seeds(args.seeds), args.test_words,
+                              Progress(stage="training", unit="seeds", regions=False))
     if args.plot and args.action == "train":
         plot_dyck_training(rep["runs"], args.plot)
     elif args.plot and args.action == "probe":
@@ -399,7 +415,7 @@ def cmd_markov_train(args):
     samples = _seeds(args.samples, "--samples")
     rep = markov_train_report(args.m, args.h, args.student, args.vocab, args.scale, args.teacher_seed, samples,
                               _seeds(args.seeds_students, "--student-seeds"), args.steps, args.lr, args.optimizer, args.context, args.heads,
-                              args.t_end, Progress())
+                              args.t_end, Progress(stage="students", unit="runs", regions=False))
     if args.plot:
         plot_markov_student(rep["_runs"], rep["_trajectory"], rep["levels"], args.plot)
     names = rep["level_names"]
@@ -432,7 +448,7 @@ def cmd_markov(args):
         return cmd_markov_train(args)
     seeds = [int(s) for s in _floats(args.seeds, "--seeds")]
     rep = markov_report(args.m, args.h, args.T, args.noise, seeds, args.t_end, args.method, args.dt, args.n_out,
-                        Progress())
+                        Progress(stage="markov", unit="seeds", regions=False))
     if args.plot:
         plot_markov_run(rep["_trajectory"], args.plot)
     lines = [f"surrogate flow: m = {args.m:g}, h = {args.h}, T = {args.T}, noise {args.noise:g}, {args.method}",

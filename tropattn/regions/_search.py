@@ -212,7 +212,7 @@ def _result(sink, t0, scope, complete, graph=False, progress=None) -> RegionSet:
     regions = tuple(region_of(p, f) for p, f in sink.found)
     lazy = LazyGraph(len(regions), functools.partial(adjacency_edges, sink.edges, sink.walls, sink.d))
     if graph:
-        bar = Progress(progress, 1, stage="adjacency graph", unit="walls")
+        bar = Progress(progress, 1, stage="adjacency graph", unit="walls", regions=False)
         bar.start_step(0, len(sink.walls))
         try:
             lazy.get(bar)
