@@ -33,3 +33,10 @@ def test_regions_imports_no_symbolic_graph_or_plot_package(argv):
     tops, out = _imported(*argv)
     assert "regions" in out or "linear regions" in out
     assert not tops & {"sympy", "networkx", "matplotlib", "torch", "dask", "safetensors", "transformers"}
+
+
+def test_a_one_variable_polynomial_needs_no_qhull():
+    """Over a line the upper hull and its cells are exact chains: scipy (Qhull) is not even imported."""
+    tops, out = _imported("regions", "max(0, x)")
+    assert "linear regions" in out or "regions" in out
+    assert "scipy" not in tops and "numpy" in tops

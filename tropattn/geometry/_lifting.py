@@ -99,6 +99,8 @@ class UpperHull:
 
     @cached_property
     def cells(self) -> tuple:
+        if self.kernel == "chain" and len(self.data) >= 2:
+            return _chain_cells(self.lifted, self.index, self._owners, self.data)
         return _general(self._points, self._owners)[1]
 
     def __eq__(self, other):
@@ -256,6 +258,23 @@ def _chain(lifted):
         neighbors[u].append(v)
         neighbors[v].append(u)
     return chain, neighbors, tuple(chain)
+
+
+def _chain_cells(lifted, index, owners, chain):
+    """The cells of an upper chain: per edge, every point on that segment (exact cross products).
+
+    >>> lifted = ((0, 0), (1, 1), (2, 2), (3, 0))           # (1, 1) lies on the edge from (0, 0) to (2, 2)
+    >>> _chain_cells(lifted, (0, 1, 2, 3), {0: [0], 1: [1], 2: [2], 3: [3]}, (0, 2, 3))
+    (frozenset({0, 1, 2}), frozenset({2, 3}))
+    """
+    cells = []
+    for a, b in zip(chain, chain[1:]):
+        (xa, ha), (xb, hb) = lifted[a], lifted[b]
+        lo, hi = min(xa, xb), max(xa, xb)
+        on = [p for p, (x, h) in enumerate(lifted)
+              if lo <= x <= hi and (xb - xa) * (h - ha) == (hb - ha) * (x - xa)]
+        cells.append(frozenset(i for p in on for i in owners[index[p]]))
+    return tuple(sorted(cells, key=sorted))
 
 
 def _planar(lifted):
