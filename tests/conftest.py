@@ -5,9 +5,28 @@ Set ``HYPOTHESIS_PROFILE=explore`` to search fresh random examples locally.
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("explore", derandomize=False, deadline=None, max_examples=200)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture
+def figures(monkeypatch):
+    """Every matplotlib figure saved during the test, in order (the real save still writes the file).
+
+    Pictures are tested by what they draw: a test reads ``figures[-1].axes`` (artists, data,
+    colours).  ``Figure.savefig`` is matplotlib's public method, not a tropattn internal.
+    """
+    from matplotlib.figure import Figure
+    kept, real = [], Figure.savefig
+
+    def savefig(fig, *args, **kwargs):
+        kept.append(fig)
+        return real(fig, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", savefig)
+    return kept

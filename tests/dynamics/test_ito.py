@@ -47,29 +47,18 @@ def test_loglog_slope():
     assert loglog_slope([1], [1.0]) is None
 
 
-def test_cli_paper_preset_and_picture(capsys, tmp_path):
+def test_cli_paper_preset_and_picture(capsys, tmp_path, figures):
     import matplotlib
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     png = tmp_path / "w.png"
-    captured = {}
-    real_save = plt.Figure.savefig
-
-    def keep(fig, *a, **k):
-        captured["fig"] = fig
-        return real_save(fig, *a, **k)
-    plt.Figure.savefig = keep
-    try:
-        assert main(["dynamics", "wasserstein", "--preset", "paper", "--weights", "oscillating", "--phase", "both",
-                     "--heads", "1,2,4", "--T", "1", "--dt", "0.05", "--seeds", "2", "--plot", str(png), "--json"]) == 0
-    finally:
-        plt.Figure.savefig = real_save
+    assert main(["dynamics", "wasserstein", "--preset", "paper", "--weights", "oscillating", "--phase", "both",
+                 "--heads", "1,2,4", "--T", "1", "--dt", "0.05", "--seeds", "2", "--plot", str(png), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["sigma"] == pytest.approx(np.sqrt(2)) and "cross-polytope" in out["setup"]
     assert set(out["regimes"]) == {"in-phase", "spread"}
     for reg in out["regimes"].values():
         assert [r["H"] for r in reg["rows"]] == [1, 2, 4] and reg["loglog_slope_G2_vs_H"] is not None
-    a1, a2, a3 = captured["fig"].axes
+    a1, a2, a3 = figures[-1].axes
     assert len(a1.lines) == 3 and len(a2.lines) == 3                 # one E and one G^2 curve per H
     assert [ln.get_label() for ln in a1.lines] == ["H = 1", "H = 2", "H = 4"]
     assert len(a3.lines) == 4                                         # points + fitted line, per regime

@@ -44,26 +44,15 @@ def test_cli_threshold_reports_the_curve_and_draws_the_diagram(capsys, tmp_path)
     assert png.stat().st_size > 0
 
 
-def test_threshold_picture_content(tmp_path):
+def test_threshold_picture_content(tmp_path, figures):
     from tropattn.plot import plot_threshold
     import matplotlib
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     rows = [{"T": 2.0, "beta_c": 1.5}, {"T": 4.0, "beta_c": 0.75}]
     phi = np.array([[0, 0.2, 1.0], [0.1, 0.9, 1.0]])
-    captured = {}
-    real_save = plt.Figure.savefig
-
-    def keep(fig, *a, **k):
-        captured["fig"] = fig
-        return real_save(fig, *a, **k)
-    plt.Figure.savefig = keep
-    try:
-        plot_threshold([0.5, 1, 2], [2, 4], phi, rows, 3.0, tmp_path / "a.png", dims=[4, 8],
-                       phi_by_d=[[0, 0, 1], [0, 1, 1]])
-    finally:
-        plt.Figure.savefig = real_save
-    ax, ax2 = captured["fig"].axes[:2]
+    plot_threshold([0.5, 1, 2], [2, 4], phi, rows, 3.0, tmp_path / "a.png", dims=[4, 8],
+                   phi_by_d=[[0, 0, 1], [0, 1, 1]])
+    ax, ax2 = figures[-1].axes[:2]
     assert np.allclose(ax.collections[0].get_array().reshape(2, 3), phi)
     pts, law = ax.lines
     assert pts.get_xdata().tolist() == [1.5, 0.75] and pts.get_ydata().tolist() == [2.0, 4.0]
@@ -130,27 +119,16 @@ def test_cli_mean_field_json_and_picture(capsys, tmp_path):
     assert "-> d" in out["K_sharp_formula"] and png.stat().st_size > 0
 
 
-def test_mean_field_picture_content(tmp_path):
+def test_mean_field_picture_content(tmp_path, figures):
     from tropattn.plot import plot_mean_field
     import matplotlib
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     info = {"beta_star": 2.0, "curve": [[1.0, 1.8], [2.0, 1.2], [3.0, 0.8]],
             "rows": [{"beta": 1.0, "K_sharp": 1.8, "points": [{"K": 0.9, "r_particles": 0.1},
                                                                {"K": 2.7, "r_particles": 0.8}]},
                      {"beta": 3.0, "K_sharp": 0.8, "points": [{"K": 0.4, "r_particles": None}]}]}
-    captured = {}
-    real_save = plt.Figure.savefig
-
-    def keep(fig, *a, **k):
-        captured["fig"] = fig
-        return real_save(fig, *a, **k)
-    plt.Figure.savefig = keep
-    try:
-        plot_mean_field([1, 2, 3], [0.5, 1.5], [[0, 0, 0.3], [0.8, 0.7, 0.6]], info, tmp_path / "m.png")
-    finally:
-        plt.Figure.savefig = real_save
-    a1, a2 = captured["fig"].axes[:2]
+    plot_mean_field([1, 2, 3], [0.5, 1.5], [[0, 0, 0.3], [0.8, 0.7, 0.6]], info, tmp_path / "m.png")
+    a1, a2 = figures[-1].axes[:2]
     solid, dashed, bstar = a1.lines
     assert solid.get_xdata().tolist() == [1.0, 2.0] and dashed.get_xdata().tolist() == [3.0]
     assert solid.get_linestyle() == "-" and dashed.get_linestyle() == "--" and bstar.get_xdata()[0] == 2.0

@@ -13,24 +13,10 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 from matplotlib.colors import to_rgb
-from matplotlib.figure import Figure
 
 from tropattn.attention import Head, count_dual, random_model
 from tropattn.plot import plot_overlay, plot_soft_weights, plot_tropical_curve
 from tropattn.tropical import curve_edges, parse_polynomial
-
-
-@pytest.fixture
-def figures(monkeypatch):
-    """Every figure tropattn saves during the test (the real save still writes the file)."""
-    kept, real = [], Figure.savefig
-
-    def savefig(fig, *args, **kwargs):
-        kept.append(fig)
-        return real(fig, *args, **kwargs)
-
-    monkeypatch.setattr(Figure, "savefig", savefig)
-    return kept
 
 
 def rgb(color):
