@@ -4,7 +4,9 @@
 * :class:`SerialExecutor`, :class:`ProcessExecutor`, :class:`DaskExecutor` -- the three;
 * :func:`pool_size` -- how many local processes a request for ``workers`` starts (at most the cores);
 * :class:`ChunkResult`, :func:`run_chunk` -- the contract of an executor of your own: ``map`` yields one
-  ``ChunkResult(value, counters)`` per chunk, in chunk order, each made by ``run_chunk(fn, chunk)``.
+  ``ChunkResult(value, counters)`` per chunk, in chunk order, each made by ``run_chunk(fn, chunk)``;
+* :func:`chunk_size` -- how many units a caller puts in a chunk for an executor; :func:`batch_size` -- how
+  many chunks a task holds, from their measured cost (what the Dask executor does).
 
 Whatever runs where, the results come back in chunk order and every exact-path counter of
 every chunk reaches the caller exactly once, so a count never depends on the executor:
@@ -14,14 +16,14 @@ every chunk reaches the caller exactly once, so a count never depends on the exe
 """
 
 from .._face import face
-from ._base import ChunkResult, run_chunk
+from ._base import ChunkResult, batch_size, chunk_size, run_chunk
 from ._dask import DaskExecutor
 from ._processes import ProcessExecutor, pool_size
 from ._registry import get_executor
 from ._serial import SerialExecutor
 
 __all__ = ["get_executor", "SerialExecutor", "ProcessExecutor", "DaskExecutor", "ChunkResult", "run_chunk",
-           "pool_size"]
+           "pool_size", "chunk_size", "batch_size"]
 
 __getattr__, __dir__ = face(__name__, __all__, moved={
     "EXECUTORS": "internal; get_executor names the executors ('serial', 'processes', 'dask') in its error",

@@ -11,10 +11,12 @@ becomes available.  Whatever runs where, it guarantees that
   and raises :class:`KeyboardInterrupt` in the caller only.
 
 ``fn`` and the chunks must be picklable for executors that leave the process (use a
-module-level function, or :func:`functools.partial` of one).  Two optional attributes
-guide how callers cut their work: ``workers`` (how many chunks run at once) and
-``in_process`` (True when chunks run in the caller's process and cost nothing to send,
-so they may be as small as one unit; otherwise a caller makes a few chunks per worker).
+module-level function, or :func:`functools.partial` of one).  Three optional attributes
+guide how callers cut their work (:func:`chunk_size` reads them): ``workers`` (how many
+chunks run at once), ``in_process`` (True when chunks run in the caller's process and
+cost nothing to send) and ``batches`` (True when the executor groups chunks into tasks
+itself, sized from their measured cost, :func:`batch_size`); for either, a caller cuts
+chunks of one unit, otherwise a few chunks per worker.
 
 >>> run_chunk(abs, -3).value
 3
@@ -22,11 +24,16 @@ so they may be as small as one unit; otherwise a caller makes a few chunks per w
 
 from __future__ import annotations
 
+import math
+import time
 from dataclasses import dataclass, field
 
 from ..exact import counting, merge
 
-__all__ = ["ChunkResult", "run_chunk", "in_order"]
+__all__ = ["ChunkResult", "run_chunk", "run_batch", "in_order", "chunk_size", "batch_size"]
+
+#: Seconds of measured work a task should hold when chunks are batched (:func:`batch_size`).
+TASK_SECONDS = 0.2
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,104 @@ def run_chunk(fn, chunk) -> ChunkResult:
     with counting() as c:
         value = fn(chunk)
     return ChunkResult(value, c.snapshot())
+
+
+def run_batch(fn, chunks) -> tuple:
+    """Run several chunks, each by :func:`run_chunk` (its own counting scope), and time them.
+
+    What a task of a batching executor runs: the results are those of running the chunks one
+    by one, so how chunks are grouped into tasks changes no value and no counter.
+
+    Parameters
+    ----------
+    fn : callable
+        Called as ``fn(chunk)`` for each chunk.
+    chunks : list
+        Units of work.
+
+    Returns
+    -------
+    results : list of ChunkResult
+        One per chunk, in order.
+    seconds : float
+        CPU seconds of this thread spent on them (the measured cost; it only sizes later tasks).
+
+    Examples
+    --------
+    >>> results, seconds = run_batch(abs, [-1, -2])
+    >>> [r.value for r in results], seconds >= 0
+    ([1, 2], True)
+    """
+    start = time.thread_time()
+    results = [run_chunk(fn, chunk) for chunk in chunks]
+    return results, time.thread_time() - start
+
+
+def chunk_size(executor, units: int) -> int:
+    """How many units a caller should put in each chunk for ``executor``.
+
+    One unit per chunk when the chunks run in the caller's process (``in_process``: a chunk
+    costs nothing to send; the finest progress and Ctrl-C) or when the executor batches chunks
+    into tasks itself from their measured cost (``batches``); otherwise about four chunks per
+    worker (busy workers, few transfers).
+
+    Parameters
+    ----------
+    executor : object
+        An executor (its ``workers``, ``in_process`` and ``batches`` attributes are read).
+    units : int
+        How many units of work there are.
+
+    Returns
+    -------
+    int
+        At least 1.
+
+    Examples
+    --------
+    >>> from tropattn.backends import ProcessExecutor, SerialExecutor
+    >>> chunk_size(SerialExecutor(), 64), chunk_size(ProcessExecutor(2), 64)
+    (1, 8)
+    """
+    if getattr(executor, "in_process", False) or getattr(executor, "batches", False):
+        return 1
+    return max(1, units // (4 * max(1, getattr(executor, "workers", 1))))
+
+
+def batch_size(seconds_per_chunk, remaining: int, workers: int, target: float = TASK_SECONDS) -> int:
+    """How many chunks the next task should hold: ``target`` seconds of measured work, never more than a fair share.
+
+    Enough chunks that the task's work (at ``seconds_per_chunk``, measured on the chunks done
+    so far) reaches ``target`` seconds, so the scheduler's cost per task stays small against
+    it; but at most ``remaining / (2 workers)`` (guided self-scheduling: tasks shrink as the
+    work runs out, so the workers finish together).  Unmeasured (``None``): one chunk.
+
+    Parameters
+    ----------
+    seconds_per_chunk : float or None
+        The measured mean cost of one chunk, or None before any was measured.
+    remaining : int
+        Chunks not yet submitted.
+    workers : int
+        Workers running tasks.
+    target : float, optional
+        Seconds of work per task (default :data:`TASK_SECONDS`).
+
+    Returns
+    -------
+    int
+        Between 1 and ``max(1, remaining)``.
+
+    Examples
+    --------
+    >>> batch_size(None, 60, 2), batch_size(0.001, 60, 2), batch_size(0.05, 60, 2), batch_size(0.05, 3, 2)
+    (1, 15, 4, 1)
+    """
+    if seconds_per_chunk is None:
+        return 1
+    fair = math.ceil(remaining / (2 * workers))
+    by_cost = math.ceil(target / seconds_per_chunk) if seconds_per_chunk > 0 else fair
+    return max(1, min(by_cost, fair))
 
 
 def in_order(futures, stop, done=None):

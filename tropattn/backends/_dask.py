@@ -28,9 +28,10 @@ executor is first used.
 from __future__ import annotations
 
 from .._lazy import lazy_import
-from .._validate import positive_int
+from .._validate import positive_float, positive_int
 from ..errors import InvalidInputError
-from ._base import in_order, run_chunk
+from ..exact import merge
+from ._base import TASK_SECONDS, batch_size, run_batch
 from ._processes import usable_cores
 
 distributed = lazy_import("distributed", extra="dask")
@@ -55,13 +56,30 @@ class DaskExecutor:
     workers : int, optional
         Workers of the local cluster (default 2).  For a remote scheduler it is only a
         hint for the chunk size; :attr:`workers` reports the workers actually connected.
+    task_seconds : float, optional
+        Measured CPU seconds of work per task once chunks are batched (default 0.2): large
+        against the scheduler's cost per task (a few milliseconds), small against a run.
+        It changes how chunks are grouped into tasks, never a result.
+
+    Attributes
+    ----------
+    batches : bool
+        True: chunks of one unit are welcome (this executor groups them into tasks itself).
+    tasks : int
+        How many tasks the last :meth:`map` submitted.
     """
 
-    def __init__(self, scheduler=None, workers: int = 2):
+    #: This executor groups chunks into tasks from their measured cost: callers may cut chunks of one unit.
+    batches = True
+
+    def __init__(self, scheduler=None, workers: int = 2, task_seconds: float = TASK_SECONDS):
         if scheduler is not None and not (scheduler == "local" or (isinstance(scheduler, str) and "://" in scheduler)):
             raise InvalidInputError(f"scheduler = {scheduler!r}; use 'local' or an address like tcp://host:8786")
         self.scheduler, self._workers = scheduler, positive_int(workers, "workers", meaning="the number of Dask workers")
+        self.task_seconds = positive_float(task_seconds, "task_seconds",
+                                           meaning="the seconds of measured work per Dask task")
         self._client = self._cluster = None
+        self.tasks = 0
 
     @property
     def client(self):
@@ -96,7 +114,15 @@ class DaskExecutor:
         return max(1, len(self._client.scheduler_info().get("workers", {})))
 
     def map(self, fn, chunks):
-        """Run ``fn(chunk)`` for every chunk on the cluster; results in chunk order.
+        """Run ``fn(chunk)`` for every chunk on the cluster; results in chunk order, as they stream in.
+
+        Chunks are grouped into tasks sized from their measured cost: the first tasks hold one
+        chunk each, then each task holds about ``task_seconds`` of work at the mean CPU cost per
+        chunk measured so far, never more than a fair share of what remains
+        (:func:`~tropattn.backends._base.batch_size`); two tasks per worker are in flight, so a
+        worker never waits for the scheduler, and results are yielded in chunk order as soon as
+        they are complete (the caller's merge overlaps the workers).  The grouping changes no
+        value and no counter: every chunk runs in its own counting scope.
 
         Parameters
         ----------
@@ -126,13 +152,48 @@ class DaskExecutor:
         if not chunks:
             return
         client = self.client
+        workers = self.workers
         # the model and steps travel once per worker, as the result of a task (recomputed if its worker dies)
         shared = client.submit(_shared, fn, pure=False)
-        futures = [client.submit(run_chunk, shared, chunk, pure=False) for chunk in chunks]
+        flow = distributed.as_completed()
+        pending, ready = {}, {}             # future -> index of its first chunk; index -> its results
+        measured = [0.0, 0]                 # CPU seconds and chunks measured so far
+        nxt = got = 0
+        self.tasks = 0
+
+        def submit():
+            nonlocal nxt
+            per_chunk = measured[0] / measured[1] if measured[1] else None
+            k = batch_size(per_chunk, len(chunks) - nxt, workers, self.task_seconds)
+            fut = client.submit(run_batch, shared, chunks[nxt:nxt + k], pure=False)
+            pending[fut], nxt = nxt, nxt + k
+            flow.add(fut)
+            self.tasks += 1
+
+        finished = False
         try:
-            yield from in_order(futures, stop=lambda: client.cancel(futures))
+            while nxt < len(chunks) and len(pending) < 2 * workers:
+                submit()
+            while got < len(chunks):
+                while got not in ready:
+                    fut = next(flow)
+                    start = pending.pop(fut)
+                    results, seconds = fut.result()           # a chunk's error is raised here, as itself
+                    fut.release()
+                    measured[0] += seconds
+                    measured[1] += len(results)
+                    ready[start] = results
+                    while nxt < len(chunks) and len(pending) < 2 * workers:
+                        submit()
+                for result in ready.pop(got):
+                    merge(result.counters)
+                    got += 1
+                    yield result
+            finished = True
         finally:
-            for fut in futures:
+            if not finished:                                  # an error, Ctrl-C or an early stop: cancel the rest
+                client.cancel(list(pending))
+            for fut in pending:
                 fut.release()
             shared.release()
 

@@ -32,6 +32,7 @@ import functools
 from dataclasses import dataclass
 
 from .._config import config
+from ..backends import chunk_size
 from ..exact import UnionFind, WallFacet, facets_overlap, overlapping_pairs
 from ._affine import AffineMap
 from ._refine import refine, region_of, row_key
@@ -237,7 +238,6 @@ def run(root, steps, sink, runner, bar):
     The frontier (``tropattn.config.search_frontier`` parents) is the same for every
     executor, so that serial, processes and Dask do exactly the same exact work.
     """
-    workers = getattr(runner, "workers", 1)
     frontier, s, last = [root], 0, len(steps) - 1
     target = config.search_frontier
     while s < last and len(frontier) < target:
@@ -247,9 +247,7 @@ def run(root, steps, sink, runner, bar):
             refine(parent, steps[s], out, [], s)
             nxt.extend(p for p, _, _ in out)
         frontier, s = nxt, s + 1
-    # in this process a chunk costs nothing, so one parent each (finest progress and Ctrl-C);
-    # elsewhere every chunk travels, so about four per worker (busy workers, few transfers)
-    size = 1 if getattr(runner, "in_process", False) else max(1, len(frontier) // (4 * workers))
+    size = chunk_size(runner, len(frontier))  # one parent each unless the chunks travel unbatched
     chunks = [frontier[i:i + size] for i in range(0, len(frontier), size)]
     del frontier
     bar.start_step(s, sum(map(len, chunks)))
