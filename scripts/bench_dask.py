@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 CHILD = r"""
-import json, sys, time
+import json, resource, sys, time
 from tropattn.attention import random_model, sawtooth_model
 from tropattn.regions import enumerate_regions
 
@@ -59,10 +59,15 @@ def main():
         w0 = client.run(time.process_time)
         stream = distributed.get_task_stream(client)
         stream.__enter__()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu, wall = time.process_time(), time.perf_counter()
     r = enumerate_regions(model, **kwargs)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     out.update(n=r.n_activation, linear=r.n_linear, wall=wall, cpu=cpu, workers=[])
+    if spec["mode"] == "processes":                          # the pool's processes, reaped when it shut down
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        out["workers"] = [after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime]
+        out["pool"] = spec["workers"]
     if spec["mode"] == "dask":
         stream.__exit__(None, None, None)
         w1 = client.run(time.process_time)
@@ -123,18 +128,19 @@ def total_cpu(row):
 
 
 def estimate(serial, row, cores):
-    """Serial CPU over the best wall these CPU seconds allow on ``cores`` idle cores (processes: CPU unknown)."""
-    if not row["workers"]:
-        return None
-    return serial["cpu"] / max(row["cpu"], max(row["workers"]), total_cpu(row) / cores)
+    """Serial CPU over the best wall these CPU seconds allow on ``cores`` idle cores."""
+    busiest = max(row["workers"], default=0.0) / row.get("pool", 1)        # a pool's processes: their mean
+    return serial["cpu"] / max(row["cpu"], busiest, total_cpu(row) / cores)
 
 
-def line(name, row, serial):
+def line(name, row, serial, cores):
     text = f"  {name:<13} {row['n']:>8} {row['wall']:7.2f} {row['cpu']:8.2f}"
-    if row["workers"]:
-        text += (f"  workers {' + '.join(f'{w:.2f}' for w in row['workers'])} (compute "
+    if "compute" in row:
+        text += (f"  workers {' + '.join(f'{w:.2f}' for w in row['workers'])} (in tasks "
                  f"{' + '.join(f'{c:.2f}' for c in row['compute'])} s wall)")
-    text += f"   {serial['wall'] / row['wall']:.2f}x serial wall"
+    elif row["workers"]:
+        text += f"  workers {row['workers'][0]:.2f} (all the pool's processes)"
+    text += f"   {serial['wall'] / row['wall']:.2f}x serial wall, CPU-bound estimate {estimate(serial, row, cores):.2f}x"
     return text
 
 
@@ -143,7 +149,7 @@ def report(label, rows, cores):
     print(f"\n{label}: best wall of the repeats; CPU seconds of that run")
     print(f"  {'run':<13} {'regions':>8} {'wall s':>7} {'main cpu':>8}")
     for name, _, _ in CONFIGS:
-        print(line(name, rows[name], serial))
+        print(line(name, rows[name], serial, cores))
     for name in ("dask(1)", "dask(2)"):
         r = rows[name]
         sizes = r.get("task_sizes")

@@ -119,7 +119,8 @@ class DaskExecutor:
                 with dask.config.set(LOCAL_CLUSTER_CONFIG):      # read as the scheduler and workers start
                     self._cluster = cluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
                                             silence_logs=50)
-                self._client = distributed.Client(self._cluster)
+                # results come straight from the worker that holds them, not relayed by the scheduler
+                self._client = distributed.Client(self._cluster, direct_to_workers=True)
             else:
                 try:
                     self._client = distributed.Client(self.scheduler, timeout=10)
