@@ -72,13 +72,15 @@ def main():
         stream.__exit__(None, None, None)
         w1 = client.run(time.process_time)
         out["workers"] = [w1[k] - w0[k] for k in sorted(w1)]
-        compute = {}
+        spans = {}
         for task in stream.data:
             if str(task.get("key", "")).startswith(("run_batch", "run_chunk")):
                 for ss in task["startstops"]:
                     if ss["action"] == "compute":
-                        compute[task["worker"]] = compute.get(task["worker"], 0.0) + ss["stop"] - ss["start"]
-        out["compute"] = [compute[k] for k in sorted(compute)]
+                        spans.setdefault(task["worker"], []).append((ss["start"], ss["stop"]))
+        out["compute"] = [sum(b - a for a, b in spans[k]) for k in sorted(spans)]
+        gaps = [b[0] - a[1] for k in spans for a, b in zip(sorted(spans[k]), sorted(spans[k])[1:])]
+        out["gap_ms"] = 1e3 * sum(gaps) / max(1, len(gaps))        # a worker idle between two of its tasks
         out["task_sizes"] = getattr(ex, "task_sizes", None)
         out["chunk_seconds"] = getattr(ex, "chunk_seconds", None)
         t = time.perf_counter()
@@ -158,7 +160,8 @@ def report(label, rows, cores):
                   f"per chunk, so about 0.2 s of work per task and at most a fair share of what remains)")
         print(f"  {name}: start-up {r['startup_wall']:.2f} s wall ({r['startup_cpu']:.2f} CPU-s here); scheduler "
               f"overhead {r['per_task_ms']:.2f} ms per task (400 empty tasks), round trip {r['round_trip_ms']:.2f} ms; "
-              f"all CPU {total_cpu(r):.2f} s against serial {serial['cpu']:.2f}")
+              f"a worker idle {r['gap_ms']:.2f} ms between its tasks; all CPU {total_cpu(r):.2f} s against serial "
+              f"{serial['cpu']:.2f}")
     one, two = rows["dask(1)"], rows["dask(2)"]
     r1, r2 = one["wall"] / serial["wall"], serial["wall"] / two["wall"]
     e1, e2 = estimate(serial, one, cores), estimate(serial, two, cores)

@@ -217,6 +217,7 @@ class DaskExecutor:
         finally:
             if not finished:                                  # an error, Ctrl-C or an early stop: cancel the rest
                 client.cancel(list(pending))
+            flow.clear()
             for fut in pending:
                 fut.release()
             shared.release()
