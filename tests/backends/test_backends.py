@@ -61,7 +61,13 @@ def test_a_scheduler_needs_dask_and_a_valid_address():
 
 # ----------------------------------------------------------------------------------- Dask on a LocalCluster
 
-# the `cluster` fixture (a LocalCluster of 2 workers, one per session) is in conftest.py
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=50) as lc:
+        yield lc
+
 
 @pytest.mark.dask
 def test_dask_executor_contract(cluster):
