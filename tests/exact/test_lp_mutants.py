@@ -194,6 +194,14 @@ def test_the_exact_simplex_alone_decides_and_certifies(d):
             assert_farkas(sub_A, sub_b, [cert.farkas[i] for i in kept])
 
 
+def test_the_exact_simplex_caps_the_slack_at_one():
+    """``max t : A x + t <= b, t <= 1`` on ``0 < x < 3`` (largest slack 3/2): a vertex with slack exactly 1."""
+    rows, _ = _lp._int_system([[F(1)], [F(-1)]], [F(3), F(0)])
+    cert = _lp._exact_strict(rows, 1, 2)
+    assert cert.exact and cert.point in ((F(1),), (F(2),))
+    assert min(3 - cert.point[0], cert.point[0]) == 1
+
+
 @pytest.mark.parametrize("A,b", [
     ([[1, 0], [-1, 0], [0, 1], [0, -1]], [1, 1, 1, 1]),        # a square
     ([[1, 1], [-1, 0], [0, -1]], [1, 0, 0]),                    # a triangle at the origin
@@ -300,6 +308,47 @@ def test_the_float_lp_sees_normalised_rows_and_a_capped_slack(monkeypatch):
     assert seen["bounds"] == [(None, None), (None, None), (None, 1.0)]
 
 
+def test_points_on_the_boundary_are_not_strictly_inside():
+    rows, _ = _lp._int_system([[F(1), F(1)], [F(-1), F(0)]], [F(2), F(0)])      # x + y < 2, x > 0
+    assert _lp._strictly_inside(rows, (F(1, 2), F(1, 2)))
+    assert not _lp._strictly_inside(rows, (F(1), F(1)))                     # on x + y = 2
+    assert not _lp._strictly_inside(rows, (F(0), F(1, 2)))                  # on x = 0
+    assert not _lp._strictly_inside(rows, (F(3), F(0)))
+
+
+class DualOnly:
+    """A linprog that reports slack t = -1 (no interior) with the given multipliers of the unit rows."""
+
+    def __init__(self, y, d):
+        self.y, self.d = np.asarray(y, dtype=float), d
+
+    def linprog(self, *args, **kwargs):
+        x = np.zeros(self.d + 1)
+        x[-1] = -1.0
+        return SimpleNamespace(status=0, x=x, ineqlin=SimpleNamespace(marginals=-self.y))
+
+
+@pytest.mark.parametrize("A,b,y,repaired", [
+    ([[1], [-1], [1]], [0, 0, -1], [1, 1, 1], True),          # a two-dimensional kernel: projected, still >= 0
+    ([[1], [-1], [1]], [0, 0, -1], [1, 1, 3], True),          # projected to (0, 2, 2): a zero entry is fine
+    ([[1], [-1], [1]], [0, 0, -1], [1, 0.25, 3], False),      # projected to a negative entry: refused
+    ([[1], [1]], [1, 2], [1, 1], False),                      # projected to zero: refused (feasible)
+    ([[1, 0], [-1, 0], [0, 1]], [1, 1, 1], [1, 1, 0], False),  # y.A = 0 but y.b = 1 > 0: refused (feasible)
+])
+def test_float_duals_are_repaired_only_into_real_farkas_vectors(monkeypatch, A, b, y, repaired):
+    """Rows of unit norm, so HiGHS's multipliers are the rows' own; a refused repair falls back exactly."""
+    monkeypatch.setattr(_lp, "optimize", DualOnly(y, len(A[0])))
+    with counting() as c:
+        cert = interior_point(A, b)
+    assert cert.feasible == fm_feasible(A, b)
+    if cert.feasible:
+        assert_strictly_inside(A, b, cert.point)
+    else:
+        assert_farkas(A, b, cert.farkas)
+    assert (c.certified, c.fallbacks) == ((1, 0) if repaired else (0, 1))
+    assert cert.exact != repaired
+
+
 @pytest.mark.parametrize("s", [F(1, 10 ** 40), F(1), F(10 ** 40)])
 def test_feasibility_is_decided_at_any_scale_without_the_simplex(s):
     A = [[1, 0], [-1, 0], [0, 1], [0, -1], [1, 1]]
@@ -330,17 +379,19 @@ def test_candidate_points_are_distinct_roundings_simplest_first():
     got = list(_lp._candidate_points(xf, 0.1))
     want = [tuple(F(float(v)).limit_denominator(80) for v in xf), tuple(F(float(v)) for v in xf)]
     assert got == want                                  # 2^20 and 2^40 give the first again: not repeated
-    got = list(_lp._candidate_points(np.array([np.pi]), 1e-3))
-    dens = [8000, 2 ** 20, 2 ** 40]
-    assert got == [(F(np.pi).limit_denominator(q),) for q in dens] + [(F(np.pi),)]
+    x = 1 / 8501                                        # its best approximations change between 8000 and 9000
+    got = list(_lp._candidate_points(np.array([x]), 1e-3))
+    assert F(x).limit_denominator(8000) != F(x).limit_denominator(9000)
+    assert got == [(F(x).limit_denominator(8000),), (F(1, 8501),), (F(x),)]      # 2^20 and 2^40 agree: once
 
 
 def test_candidate_denominators_are_capped_and_huge_points_are_not_taken_as_floats():
-    got = list(_lp._candidate_points(np.array([np.pi]), 1e-30))
-    assert got[0] == (F(np.pi).limit_denominator(2 ** 60),)
-    assert got[-1] == (F(np.pi),)
-    got = list(_lp._candidate_points(np.array([np.pi]), 100.0))
-    assert got[0] == (F(3),)                             # max(2, 8 / 100): denominator 2 allows only 3
+    x = 3 * 2.0 ** -61                                   # a float whose denominator is 2^61
+    got = list(_lp._candidate_points(np.array([x]), 1e-30))
+    assert got[0] == (F(x).limit_denominator(2 ** 60),) and got[0] != (F(x),)
+    assert got[-1] == (F(x),)
+    got = list(_lp._candidate_points(np.array([0.4]), 100.0))
+    assert got[0] == (F(1, 2),)                          # max(2, 8 / 100): at most 2 (3 would give 1/3)
     for big in (1e300, -2e300):                          # from 1e300 on: no exact float candidate
         assert list(_lp._candidate_points(np.array([big, 1 / 3]), 1.0)) == [(F(big), F(1, 3))]
     assert list(_lp._candidate_points(np.array([9e299, 1 / 3]), 1.0)) == [(F(9e299), F(1, 3)),
@@ -396,9 +447,9 @@ def test_exact_lp_max_on_degenerate_programs():
 
 
 def test_exact_lp_max_checks_its_preconditions():
-    with pytest.raises(InvalidInputError, match="rhs >= 0"):
+    with pytest.raises(InvalidInputError, match=r"^exact_lp_max needs rhs >= 0 \(the zero vector must be feasible\)$"):
         exact_lp_max([1], [[1]], [-1])
-    with pytest.raises(DegenerateInputError, match="unbounded"):
+    with pytest.raises(DegenerateInputError, match="^the linear program is unbounded$"):
         exact_lp_max([1, 1], [[1, -1]], [1])
     with pytest.raises(DegenerateInputError):
         exact_lp_max([0, 1], [[1, 0]], [1])
