@@ -218,3 +218,17 @@ def test_small_determinant_signs_decide_exactly_above_2_gamma_rowsums(p, q, decl
     with counting() as c:
         assert small_determinant_signs(M).tolist() == [1, 1]
     assert c.filter_failures == declined
+
+
+@pytest.mark.parametrize("p,q,factor,f", [(2 ** 51 + 4, 2 ** 51 - 4, 1, "determinant_signs"),
+                                          (2 ** 50 + 4, 2 ** 50 - 4, 2, "small_determinant_signs")])
+def test_determinant_filters_decline_just_below_their_bound(p, q, factor, f, monkeypatch):
+    """``det = 8`` within 16u below ``2 gamma_8 perm`` (``perm = 2^52``) and ``2 gamma_8 (p + q) 2`` (also 2^52)."""
+    M = np.array([[[p, q], [1, 1]]])
+    bound = 2 * gamma(8) * (p + q) * factor
+    assert bound * (1 - 16 * U) < 8 < bound
+    exact = det_calls(monkeypatch)
+    with counting() as c:
+        out = determinant_signs(M, False) if f == "determinant_signs" else small_determinant_signs(M)
+    assert out.tolist() == [1] and sum(exact) == 1
+    assert c.filter_failures == (factor == 2)
