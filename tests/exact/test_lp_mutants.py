@@ -383,6 +383,10 @@ def test_candidate_points_are_distinct_roundings_simplest_first():
     got = list(_lp._candidate_points(np.array([x]), 1e-3))
     assert F(x).limit_denominator(8000) != F(x).limit_denominator(9000)
     assert got == [(F(x).limit_denominator(8000),), (F(1, 8501),), (F(x),)]      # 2^20 and 2^40 agree: once
+    pi = F(np.pi)                                       # pi's roundings differ at every cap, and at twice each
+    assert len({pi.limit_denominator(q) for q in (8000, 2 ** 20, 2 ** 21, 2 ** 40, 2 ** 41)}) == 5
+    assert list(_lp._candidate_points(np.array([np.pi]), 1e-3)) == [
+        (pi.limit_denominator(q),) for q in (8000, 2 ** 20, 2 ** 40)] + [(pi,)]
 
 
 def test_candidate_denominators_are_capped_and_huge_points_are_not_taken_as_floats():
