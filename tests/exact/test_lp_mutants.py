@@ -9,7 +9,6 @@ LP is made to fail.  Written where mutation testing (scripts/mutation.py lp) fou
 import itertools
 import random
 from fractions import Fraction
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -257,55 +256,21 @@ def test_mismatched_lengths_are_refused():
         interior_point([[1], [2]], [1])
 
 
-class FailingLinprog:
-    """scipy.optimize with a linprog that reports failure, or a useless answer."""
-
-    def __init__(self, result):
-        self.result = result
-        self.calls = 0
-
-    def linprog(self, *args, **kwargs):
-        self.calls += 1
-        return self.result
+#: Gaps far below HiGHS's tolerances (1e-7 on rows scaled to size 1): the float LP cannot tell, the simplex can.
+SLIVERS = [([[1, 0], [-1, 0], [0, 1], [0, -1]], [1, -1 + F(1, 10 ** 15), 1, 1], True),   # 1 - 1e-15 < x < 1
+           ([[1], [-1]], [1, -1 - F(1, 10 ** 12)], False)]                            # x < 1 and x > 1 + 1e-12
 
 
-@pytest.mark.parametrize("result", [
-    SimpleNamespace(status=2, x=None),                                            # HiGHS gave up
-    SimpleNamespace(status=0, x=np.array([50.0, -50.0, 1.0])),                    # a "point" outside
-    SimpleNamespace(status=0, x=np.array([0.0, 0.0, -1.0]), ineqlin=SimpleNamespace(marginals=np.zeros(4))),
-    SimpleNamespace(status=0, x=np.array([0.0, 0.0, -1.0]),
-                    ineqlin=SimpleNamespace(marginals=np.array([np.nan, 0.0, 0.0, 0.0]))),
-])
-@pytest.mark.parametrize("feasible", [True, False])
-def test_when_the_float_lp_fails_the_exact_simplex_answers(monkeypatch, result, feasible):
-    fake = FailingLinprog(result)
-    monkeypatch.setattr(_lp, "optimize", fake)
-    A = [[1, 0], [-1, 0], [0, 1], [0, -1]]
-    b = [1, 1, 1, 1] if feasible else [1, -1, 1, 1]
+@pytest.mark.parametrize("A,b,feasible", SLIVERS)
+def test_when_the_float_lp_cannot_tell_the_exact_simplex_answers(A, b, feasible):
     with counting() as c:
         cert = interior_point(A, b)
-    assert fake.calls == 1 and cert.exact and cert.feasible == feasible
+    assert cert.exact and cert.feasible == feasible == fm_feasible(A, b)
     assert (c.certified, c.fallbacks, c.exact_lps) == (0, 1, 1)
     if feasible:
         assert_strictly_inside(A, b, cert.point)
     else:
         assert_farkas(A, b, cert.farkas)
-
-
-def test_the_float_lp_sees_normalised_rows_and_a_capped_slack(monkeypatch):
-    """The program HiGHS gets: unit normals, offsets scaled to 1, slack ``t <= 1``, maximised."""
-    seen = {}
-
-    def linprog(c, A_ub, b_ub, bounds, method):
-        seen.update(c=c, A=A_ub, b=b_ub, bounds=bounds, method=method)
-        return SimpleNamespace(status=2)
-
-    monkeypatch.setattr(_lp, "optimize", SimpleNamespace(linprog=linprog))
-    interior_point([[3, 4], [0, -2]], [10, 4])
-    assert seen["c"].tolist() == [0.0, 0.0, -1.0] and seen["method"] == "highs"
-    assert np.allclose(seen["A"], [[0.6, 0.8, 1.0], [0.0, -1.0, 1.0]])
-    assert np.allclose(seen["b"], [1.0, 1.0])                     # offsets 2 and 2, divided by sigma = 2
-    assert seen["bounds"] == [(None, None), (None, None), (None, 1.0)]
 
 
 def test_points_on_the_boundary_are_not_strictly_inside():
@@ -316,37 +281,29 @@ def test_points_on_the_boundary_are_not_strictly_inside():
     assert not _lp._strictly_inside(rows, (F(3), F(0)))
 
 
-class DualOnly:
-    """A linprog that reports slack t = -1 (no interior) with the given multipliers of the unit rows."""
-
-    def __init__(self, y, d):
-        self.y, self.d = np.asarray(y, dtype=float), d
-
-    def linprog(self, *args, **kwargs):
-        x = np.zeros(self.d + 1)
-        x[-1] = -1.0
-        return SimpleNamespace(status=0, x=x, ineqlin=SimpleNamespace(marginals=-self.y))
+def repair(A, b, y):
+    """``_repair_farkas`` on the primitive rows of ``A x < b`` and the float multipliers ``y``."""
+    rows, _ = _lp._int_system([[F(v) for v in a] for a in A], [F(v) for v in b])
+    return _lp._repair_farkas(rows, np.asarray(y, dtype=float), len(A[0]), len(A))
 
 
 @pytest.mark.parametrize("A,b,y,repaired", [
     ([[1], [-1], [1]], [0, 0, -1], [1, 1, 1], True),          # a two-dimensional kernel: projected, still >= 0
     ([[1], [-1], [1]], [0, 0, -1], [1, 1, 3], True),          # projected to (0, 2, 2): a zero entry is fine
+    ([[1], [-1], [1]], [0, 0, -1], [1e-30, 1e-30, 3e-30], True),   # tiny multipliers (rows at 1e30)
     ([[1], [-1], [1]], [0, 0, -1], [1, 0.25, 3], False),      # projected to a negative entry: refused
     ([[1], [1]], [1, 2], [1, 1], False),                      # projected to zero: refused (feasible)
     ([[1, 0], [-1, 0], [0, 1]], [1, 1, 1], [1, 1, 0], False),  # y.A = 0 but y.b = 1 > 0: refused (feasible)
+    ([[1], [-1]], [0, 0], [np.nan, 1], False),                # not finite
+    ([[1], [-1]], [0, 0], [0, 0], False),                     # nothing positive
 ])
-def test_float_duals_are_repaired_only_into_real_farkas_vectors(monkeypatch, A, b, y, repaired):
-    """Rows of unit norm, so HiGHS's multipliers are the rows' own; a refused repair falls back exactly."""
-    monkeypatch.setattr(_lp, "optimize", DualOnly(y, len(A[0])))
-    with counting() as c:
-        cert = interior_point(A, b)
-    assert cert.feasible == fm_feasible(A, b)
-    if cert.feasible:
-        assert_strictly_inside(A, b, cert.point)
-    else:
+def test_float_duals_are_repaired_only_into_real_farkas_vectors(A, b, y, repaired):
+    cert = repair(A, b, y)
+    if repaired:
         assert_farkas(A, b, cert.farkas)
-    assert (c.certified, c.fallbacks) == ((1, 0) if repaired else (0, 1))
-    assert cert.exact != repaired
+        assert not cert.exact
+    else:
+        assert cert is None
 
 
 @pytest.mark.parametrize("s", [F(1, 10 ** 40), F(1), F(10 ** 40)])
@@ -529,8 +486,8 @@ def test_relative_interior_point_special_cases():
     assert cert.feasible and not cert.exact and c.fallbacks == 0
 
 
-def test_relative_interior_point_keeps_the_exact_flag(monkeypatch):
-    monkeypatch.setattr(_lp, "optimize", FailingLinprog(SimpleNamespace(status=4)))
-    cert = relative_interior_point([[1, 0], [-1, 0], [0, 1], [0, -1]], [1, 1, 1, 1], [[1, -1]], [F(1, 2)])
+def test_relative_interior_point_keeps_the_exact_flag():
+    """A sliver ``1 - 1e-15 < x < 1`` on the line ``y = x / 2``: only the exact simplex finds it."""
+    A, b, _ = SLIVERS[0]
+    cert = check_relative(A, b, [[1, -2]], [0])
     assert cert.exact and cert.feasible
-    assert cert.point[0] - cert.point[1] == F(1, 2) and all(abs(v) < 1 for v in cert.point)
