@@ -48,12 +48,15 @@ def returns(name):
     """The values that Python functions called ``name`` return inside the block.
 
     A profile hook only watches (nothing is patched): it shows which path did the work
-    where every path gives the same answer.
+    where every path gives the same answer.  Under mutmut (scripts/mutation.py) the body
+    of ``name`` runs as ``x_name__mutmut_orig`` or ``x_name__mutmut_<n>``; those count too.
     """
     seen, previous = [], sys.getprofile()
+    mutmut_copy = f"x_{name}__mutmut_"
 
     def hook(frame, event, arg):
-        if event == "return" and frame.f_code.co_name == name and arg is not None:
+        code = frame.f_code.co_name
+        if event == "return" and arg is not None and (code == name or code.startswith(mutmut_copy)):
             seen.append(arg)
 
     sys.setprofile(hook)
