@@ -191,6 +191,9 @@ def _repair_farkas(rows, y_float, d, m):
     """Turn a float dual into an exact Farkas vector, or return None."""
     if not np.all(np.isfinite(y_float)) or y_float.max(initial=0) <= 0:
         return None
+    # a power of two brings the largest multiplier into [1/2, 1): the rounding below keeps 40 bits of it
+    # whatever the rows' scale (multipliers of rows at 1e40 are ~1e-40 and would round to 0)
+    y_float = np.ldexp(y_float, -int(np.frexp(y_float.max())[1]))
     support = [k for k in range(len(rows)) if y_float[k] > 1e-9 * y_float.max()]
     At = [[Fraction(rows[k][1][j]) for k in support] for j in range(d)]  # A_S^T
     basis = nullspace(At, len(support)) if d else [
