@@ -706,10 +706,10 @@ def certified_upper_simplices(P, d):
     return _certified_upper_simplices(P, d)
 
 
-def _certified_upper_simplices(P, d, propose=qhull_simplices, degree_one=None):
+def _certified_upper_simplices(P, d, propose=None, degree_one=None):
     """:func:`certified_upper_simplices` with its proposer and its degree-one check as
     parameters (a test passes a dishonest proposal, or switches one check off to show
-    that it is the one that refuses)."""
+    that it is the one that refuses); ``propose=None`` is Qhull through :func:`_proposal`."""
     A = _int_points(P)
     try:
         flt = A.astype(float)
@@ -717,7 +717,7 @@ def _certified_upper_simplices(P, d, propose=qhull_simplices, degree_one=None):
         return None
     flt = _pow2_scaled(flt)
     for options in PROPOSAL_OPTIONS:
-        run = _proposal(flt, options) if propose is qhull_simplices else propose(flt, options)
+        run = _proposal(flt, options) if propose is None else propose(flt, options)
         hull = None if run is None else _certify_simplices(A, flt, run, d, degree_one or _degree_one)
         if hull is not None:
             return hull
