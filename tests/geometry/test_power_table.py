@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tropattn import config
 from tropattn.exact import _lifted as lifted
 from tropattn.exact import counting
-from tropattn.geometry import PowerDiagram
+from tropattn.geometry import PowerDiagram, upper_hull
 from tropattn.geometry._power_cells import _cells_by_lp  # the oracle: one certified LP per cell, all rows
 
 
@@ -104,7 +105,7 @@ def test_degenerate_planar_inputs_equal_per_cell_lps():
         _check_against_lp(PowerDiagram(sites, weights))
 
 
-def test_strict_planar_kernel_answers_generic_input_and_agrees_with_the_merging_kernel():
+def test_strict_planar_kernel_answers_generic_input_and_agrees_with_the_general_hull():
     rng = random.Random(7)
     sites = [(F(rng.randrange(10 ** 6), 1000), F(rng.randrange(10 ** 6), 1000)) for _ in range(300)]
     weights = [F(rng.randrange(10 ** 4), 10) for _ in sites]
@@ -112,48 +113,43 @@ def test_strict_planar_kernel_answers_generic_input_and_agrees_with_the_merging_
     A, B, _ = pd._int_scores()
     P = [tuple(a) + (b,) for a, b in zip(A, B)]
     strict = lifted.certified_upper_facets_2d(P)
-    assert isinstance(strict, lifted.StrictPlanarUpperHull)
-    merged = lifted._certified_upper_simplices.__globals__["certified_upper_facets_2d"]  # same function
-    assert merged is lifted.certified_upper_facets_2d
-    # the merging kernel's edges on the same points (strict path switched off)
-    orig = lifted._certify_simplices
-    try:
-        lifted._certify_simplices = lambda *a: None
-        plain = lifted.certified_upper_facets_2d(P)
-    finally:
-        lifted._certify_simplices = orig
-    assert not isinstance(plain, lifted.StrictPlanarUpperHull)
-    key = lambda h: sorted(zip(h.eu.tolist(), h.ev.tolist()))       # noqa: E731
-    assert key(strict) == key(plain)
-    assert sorted(map(sorted, strict.tri.tolist())) == sorted(map(sorted, plain.tri.tolist()))
-    assert strict.cycles == {} and (strict.eg >= -1).all()
-    # planes: the same planes up to a positive factor
-    ps = {tuple(sorted(t)): p for t, p in zip(strict.tri.tolist(), strict.planes.tolist())}
-    for t, p in zip(plain.tri.tolist(), plain.planes.tolist()):
-        q = ps[tuple(sorted(t))]
-        assert all(x * q[2] == y * p[2] for x, y in zip(p, q)) and q[2] > 0 < p[2]
+    assert isinstance(strict, lifted.StrictPlanarUpperHull) and strict.cycles == {}
+    # the general hull certificate's maximal upper faces are exactly these triangles
+    general = upper_hull(P, method="general")
+    assert general.kernel == "general"
+    assert sorted(sorted(c) for c in general.cells) == sorted(map(sorted, strict.tri.tolist()))
+    # the planar fields: each triangle's three ccw edges, the triangle across (or -1 on the boundary)
+    T = strict.tri.tolist()
+    for u, v, f, g in zip(strict.eu.tolist(), strict.ev.tolist(), strict.ef.tolist(), strict.eg.tolist()):
+        t = T[f]
+        assert (u, v) in ((t[0], t[1]), (t[1], t[2]), (t[2], t[0]))
+        assert g == -1 or (g != f and {u, v} <= set(T[g]))
+    # planes: through the triangle's points (Python ints), ccw in the projection (n_z > 0)
+    for t, (nx, ny, nz, e) in zip(T, strict.planes.tolist()):
+        assert nz > 0 and all(nx * P[i][0] + ny * P[i][1] + nz * P[i][2] + e == 0 for i in t)
+        (x0, y0, _), (x1, y1, _), (x2, y2, _) = (P[i] for i in t)
+        assert (x1 - x0) * (y2 - y0) - (y1 - y0) * (x2 - x0) > 0
     with counting() as c:
         pd.edges
     assert c.by_place["certified:power.planar"] == 1
 
 
 @pytest.mark.parametrize("d", [2, 3])
-def test_morton_ordered_proposals_give_the_same_diagram(monkeypatch, d):
+def test_morton_ordered_proposals_give_the_same_diagram(d):
     rng = random.Random(d)
     n = 200
     sites = [[F(rng.randrange(1 << 12), 1 << 8) for _ in range(d)] for _ in range(n)]
     weights = [F(rng.randrange(1 << 10), 1 << 6) for _ in range(n)]
-    plain = PowerDiagram(sites, weights)
-    expect = (plain.hidden, plain.edges.tolist())
-    monkeypatch.setattr(lifted, "SORT_FROM", 0)
-    calls = []
-    orig = lifted.qhull_simplices
-    monkeypatch.setattr(lifted, "qhull_simplices", lambda X, o=None: calls.append(X) or orig(X, o))
-    sorted_pd = PowerDiagram(sites, weights)
-    assert (sorted_pd.hidden, sorted_pd.edges.tolist()) == expect
-    assert calls and not np.array_equal(calls[0], lifted._pow2_scaled(np.array(
-        [tuple(a) + (b,) for a, b in zip(*sorted_pd._int_scores()[:2])], dtype=float)))  # really permuted
-    _check_against_lp(sorted_pd)
+    with config.override(qhull_sort_from=-1):
+        plain = PowerDiagram(sites, weights)
+        expect = (plain.hidden, plain.edges.tolist())
+    with config.override(qhull_sort_from=0):
+        flt = lifted._pow2_scaled(np.array([tuple(a) + (b,) for a, b in zip(*plain._int_scores()[:2])], dtype=float))
+        run = lifted._proposal(flt, "Q0")
+        assert run is not None and run[0].max() < n
+        sorted_pd = PowerDiagram(sites, weights)
+        assert (sorted_pd.hidden, sorted_pd.edges.tolist()) == expect
+        _check_against_lp(sorted_pd)
 
 
 @settings(max_examples=40, deadline=None)
