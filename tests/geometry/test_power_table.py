@@ -146,7 +146,9 @@ def test_morton_ordered_proposals_give_the_same_diagram(d):
     with config.override(qhull_sort_from=0):
         flt = lifted._pow2_scaled(np.array([tuple(a) + (b,) for a, b in zip(*plain._int_scores()[:2])], dtype=float))
         run = lifted._proposal(flt, "Q0")
-        assert run is not None and run[0].max() < n
+        A = np.array([tuple(a) + (b,) for a, b in zip(*plain._int_scores()[:2])], dtype=np.int64)
+        # the sorted proposal, mapped back to the original indices, is certified as it stands
+        assert lifted._certify_simplices(A, flt, run, d, lifted._degree_one) is not None
         sorted_pd = PowerDiagram(sites, weights)
         assert (sorted_pd.hidden, sorted_pd.edges.tolist()) == expect
         _check_against_lp(sorted_pd)
