@@ -392,9 +392,29 @@ def _table_lifted(diagram, unique, hull):
     fields are built when read (:func:`_simplicial_centers`, :func:`_simplicial_wall_points`).
     """
     res = hull.data
-    S = res.simplices
-    n, k = len(hull.lifted), S.shape[1]
-    pairs = list(itertools.combinations(range(k), 2))
+    n = len(hull.lifted)
+    _, _, src, dst, _ = _walls(res.simplices, n)
+    sites = np.asarray(unique, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, src[1:] != src[:-1]])
+    A_int, B_int, L = diagram._int_scores()
+
+    def context(nbrs):                           # the wall arrays again: the table holds none of them
+        walls, wall_of, _, _, eid = _walls(res.simplices, n)
+        return _Context(A_int, B_int, L, nbrs, eid.tolist(), lambda: _simplicial_centers(res, n),
+                        lambda: _simplicial_wall_points(res, walls, wall_of.ravel(), n))
+
+    return _CellTable(diagram.N, sites[src[starts]], np.r_[starts, len(src)], sites[dst],
+                      local=src[starts], context=context)
+
+
+def _walls(S, n):
+    """The walls of simplices ``S`` over ``n`` points: ``(walls, wall_of, src, dst, eid)``.
+
+    ``walls``: sorted keys ``a * n + b`` (``a < b``) of the vertex pairs of the simplices;
+    ``wall_of``: the wall of every pair of every simplex (simplex-major); ``src -> dst`` both
+    directions of every wall sorted by ``(src, dst)``, ``eid`` the wall of each.
+    """
+    pairs = list(itertools.combinations(range(S.shape[1]), 2))
     u, v = S[:, [a for a, _ in pairs]].ravel(), S[:, [b for _, b in pairs]].ravel()
     walls, wall_of = np.unique(np.minimum(u, v).astype(np.int64) * n + np.maximum(u, v), return_inverse=True)
     wa, wb = walls // n, walls % n
@@ -402,17 +422,7 @@ def _table_lifted(diagram, unique, hull):
     src, dst = np.concatenate([wa, wb]), np.concatenate([wb, wa])
     eid = np.concatenate([np.arange(E), np.arange(E)])
     order = np.argsort(src * n + dst)                 # by site, then neighbour (the pairs are distinct)
-    src, dst, eid = src[order], dst[order], eid[order]
-    sites = np.asarray(unique, dtype=np.int64)
-    starts = np.flatnonzero(np.r_[True, src[1:] != src[:-1]])
-    A_int, B_int, L = diagram._int_scores()
-
-    def context(nbrs):
-        return _Context(A_int, B_int, L, nbrs, eid.tolist(), lambda: _simplicial_centers(res, n),
-                        lambda: _simplicial_wall_points(res, walls, wall_of.ravel(), n))
-
-    return _CellTable(diagram.N, sites[src[starts]], np.r_[starts, len(src)], sites[dst],
-                      local=src[starts], context=context)
+    return walls, wall_of, src[order], dst[order], eid[order]
 
 
 class _CellTable:
