@@ -10,6 +10,7 @@ MemoryError, say) is reported as such.
 
 Cases (the inputs are exact; scipy gets their float images)
   cube d=4/5/6      1,000 random integer points in [-10^6, 10^6]^d
+  cube/q d=3..6     1,000 random rational points in [-1, 1]^d, denominators 900..1100 per coordinate
   sphere n          n rational points exactly on the unit sphere (every one a vertex)
   minkowski 200+200 two 200-vertex polytopes on spheres (40,000 pairwise sums)
   minkowski 4x50    four 50-vertex polytopes on spheres (scipy: one summand at a time,
@@ -50,6 +51,14 @@ except ImportError:  # optional baseline (3-D only, float kernel of the bindings
 # ---------------------------------------------------------------- inputs
 def cube(n, d, seed=0):
     return np.random.default_rng(seed).integers(-10**6, 10**6, size=(n, d)).tolist()
+
+
+def rational_cube(n, d, seed=0):
+    """n random points of [-1, 1]^d, each coordinate k / q with its own denominator q in [900, 1100]."""
+    rng = np.random.default_rng(seed)
+    den = rng.integers(900, 1100, size=(n, d), endpoint=True)
+    num = rng.integers(-den, den, endpoint=True)
+    return [[F(int(a), int(b)) for a, b in zip(r, s)] for r, s in zip(num, den)]
 
 
 def sphere(n, seed=0, q=None):
@@ -164,6 +173,7 @@ def sum_case(summands):
 
 def cases(big: bool):
     out = {f"cube d={d} n=1000": hull_case(cube(1000, d)) for d in (4, 5, 6)}
+    out.update({f"cube/q d={d} n=1000": hull_case(rational_cube(1000, d)) for d in (3, 4, 5, 6)})
     for n in (1000, 10000) + ((100000,) if big else ()):
         out[f"sphere n={n}"] = hull_case(sphere(n))
     if big:

@@ -20,7 +20,12 @@ Run:  python scripts/bench_power.py          (about a minute on 2 cores)
    3) against CGAL Regular_triangulation_3 -- insert, and insert + reading the hidden sites and the
    sorted edge list back into Python -- and pyvoro2 (voro++, floats, cells in a box).  The hidden
    sets and edges are checked equal to CGAL's; the ratio is against insert + readback.
-   ``python scripts/bench_power.py 3d`` runs this section alone.
+   ``python scripts/bench_power.py 3d`` runs this section alone (and 0. in 3-D).
+0. The counting path at n = 10^3, 10^4, 10^5 (2-D; 3-D with ``3d``): the diagram, its hidden
+   sites and its edges as integer arrays (no cell objects), in CPU seconds against CGAL's
+   insertion (Regular_triangulation_2/3), checked equal to CGAL's hidden sites and edges up to
+   10^4; and the peak memory (RSS) of a 2-D diagram against CGAL's triangulation.
+   ``python scripts/bench_power.py counting`` runs these alone.
 """
 
 import random
@@ -83,6 +88,85 @@ def scipy_run(pts):
     edges = np.unique(e, axis=0)
     hidden = np.setdiff1d(np.arange(len(P)), np.unique(low))
     return hidden, edges
+
+
+def best_cpu(fn, repeat=3):
+    """(best CPU seconds over ``repeat`` runs, the last result): the machine may be loaded."""
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t = time.process_time()
+        out = fn()
+        best = min(best, time.process_time() - t)
+    return best, out
+
+
+def counting_run(sites, weights):
+    """The counting path: the diagram, its hidden sites and its edges (integer arrays, no cells)."""
+    pd = PowerDiagram(sites, weights)
+    return pd, pd.hidden, pd.edges
+
+
+def bench_counting(d, sizes=(1000, 10000, 100000)):
+    """CPU seconds of the counting path against CGAL's insertion (Regular_triangulation_2/3)."""
+    print(f"== {d}-D power diagrams, counting path (hidden + edges, CPU s) against CGAL insertion ==")
+    try:
+        import CGAL  # noqa: F401
+    except ImportError:
+        print("   (CGAL not installed: pip install cgal)")
+        return
+    insert = cgal_run if d == 2 else cgal_3d
+    for n in sizes:
+        sites, weights = instance(n, 1) if d == 2 else instance_d(3, n, 7 * n)
+        pts = [tuple(float(v) for v in (*s, w)) for s, w in zip(sites, weights)]
+        reps = 3 if n <= 10000 else 1
+        t_ex, (pd, hidden, edges) = best_cpu(lambda: counting_run(sites, weights), reps)
+        t_ins, _ = best_cpu(lambda: insert(pts), reps)
+        line = (f"n = {n:6d}: hidden {len(hidden):5d}, edges {len(edges):6d} | tropattn {t_ex:7.3f} CPU-s, "
+                f"CGAL insert {t_ins:7.3f} CPU-s, ratio {t_ex / t_ins:5.1f}x (target <= 4x)")
+        if n <= 10000:
+            idx = {p: i for i, p in enumerate(pts)}
+            h_cg, e_cg = (cgal_readback(cgal_run(pts), idx) if d == 2 else cgal_3d_readback(cgal_3d(pts), idx))
+            same = h_cg == list(hidden) and e_cg == [tuple(e) for e in edges.tolist()]
+            line += f", agrees with CGAL: {same}"
+            if not same:
+                print("   MISMATCH with CGAL", file=sys.stderr)
+        print(line)
+
+
+def held_mib(build):
+    """MiB of resident memory that the result of ``build()`` holds (RSS after minus before, in
+    this process; CGAL's C++ heap is invisible to tracemalloc, RSS sees both)."""
+    import gc
+
+    def rss():
+        gc.collect()
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * 4096 / 2 ** 20
+
+    r0 = rss()
+    keep = build()
+    held = rss() - r0
+    del keep
+    return held
+
+
+def bench_memory(sizes=(10000, 100000)):
+    """Resident memory held by one 2-D diagram after its counting path, and by CGAL's triangulation,
+    each measured in a fresh process."""
+    import subprocess
+
+    print("== 2-D power diagrams: memory held after the counting path (RSS, MiB) ==")
+    child = ("import sys; sys.path.insert(0, 'scripts'); import bench_power as b; n, what = int(sys.argv[1]), "
+             "sys.argv[2]; s, w = b.instance(n, 1); pts = [tuple(float(v) for v in (*p, q)) for p, q in zip(s, w)]; "
+             "b.counting_run(*b.instance(50, 2)); b.cgal_run(pts[:50]); "
+             "print(b.held_mib((lambda: b.counting_run(s, w)) if what == 'tropattn' else (lambda: b.cgal_run(pts))))")
+    for n in sizes:
+        out = {}
+        for what in ("tropattn", "cgal"):
+            res = subprocess.run([sys.executable, "-c", child, str(n), what], capture_output=True, text=True)
+            out[what] = float(res.stdout.strip() or "nan")
+        print(f"n = {n:6d}: tropattn {out['tropattn']:7.1f} MiB, CGAL {out['cgal']:7.1f} MiB, "
+              f"ratio {out['tropattn'] / max(out['cgal'], 1e-9):4.1f}x")
 
 
 def bench_diagrams():
@@ -242,8 +326,16 @@ if __name__ == "__main__":
     t0 = time.perf_counter()
     if sys.argv[1:] == ["3d"]:                  # python scripts/bench_power.py 3d: section 4 only
         bench_3d()
+        bench_counting(3)
         print(f"total {time.perf_counter() - t0:.1f} s")
         sys.exit()
+    if sys.argv[1:] == ["counting"]:            # python scripts/bench_power.py counting: sections 0 and 0b
+        bench_counting(2)
+        bench_counting(3)
+        bench_memory()
+        sys.exit()
+    bench_counting(2)
+    bench_memory()
     bench_diagrams()
     bench_overlay()
     bench_fast_paths()

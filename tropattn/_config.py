@@ -60,6 +60,8 @@ class _Knobs:
     facets_max_subsets: int = 1500
     #: Qhull: 1 drives scipy's private runner (no volume or neighbour arrays), 0 the public ConvexHull.
     qhull_private_runner: int = 1
+    #: Upper hulls of lifted points: from this many points on Qhull sees them in Morton order (-1: never).
+    qhull_sort_from: int = 20_000
     #: Region search: parents refined breadth first before the work is split into chunks.
     search_frontier: int = 64
     #: Soft attention and exact labels of float points: query points per vectorised block (memory ~ N d_out d).

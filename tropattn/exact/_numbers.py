@@ -285,6 +285,9 @@ def to_rational_vector(values, name: str = "vector", length: int | None = None, 
     ...
     tropattn.errors.InvalidInputError: offsets has shape (1, 2); expected (n,). Pass a flat list of numbers.
     """
+    if isinstance(values, (list, tuple)) and (length is None or len(values) == length) and all(
+            type(v) is Fraction for v in values):       # already exact: no per-entry parsing
+        return tuple(values)
     shape = _nested_shape(values, name)
     _check_shape(shape, (length,), name, "Pass a flat list of numbers.")
     return tuple(to_rational(v, f"{name}[{i}]", allow_neg_inf=allow_neg_inf) for i, v in enumerate(values))
@@ -348,12 +351,13 @@ def _fraction_rows(values, rows, cols):
     width = len(values[0]) if isinstance(values[0], (list, tuple)) else -1
     if width <= 0 or (cols is not None and width != cols):
         return None
-    out = []
-    for row in values:
-        if not isinstance(row, (list, tuple)) or len(row) != width or not all(type(v) is Fraction for v in row):
+    seq = (list, tuple)
+    if not all([type(row) in seq and len(row) == width for row in values]):
+        if not all(isinstance(row, seq) and len(row) == width for row in values):
             return None
-        out.append(tuple(row))
-    return tuple(out)
+    if not all([type(v) is Fraction for row in values for v in row]):
+        return None
+    return tuple([tuple(row) for row in values])
 
 
 def to_float_array(values) -> np.ndarray:

@@ -589,13 +589,13 @@ def negative_columns(Hf: np.ndarray, Pf: np.ndarray) -> np.ndarray:
     if not len(Hf) or not len(Pf) or not np.all(L > 0):
         return out
     m = Hf.shape[1]
-    AT = np.ascontiguousarray((Hf / L[:, None]).T)
+    A = np.ascontiguousarray(Hf / L[:, None])
     live = np.flatnonzero(s > 0)
     B = Pf[live] / s[live, None]
     bound = 2 * (m + 4) * _U + 2.0**-1000
     step = max(32, 2 * config.predicate_cache_entries // len(Hf))  # in cache, but never a thin product
-    for lo in range(0, len(B), step):
-        out[live[lo:lo + step]] = (B[lo:lo + step] @ AT).max(axis=1) < -bound
+    for lo in range(0, len(B), step):         # row_products: no BLAS threads on these thin products
+        out[live[lo:lo + step]] = row_products(B[lo:lo + step], A).max(axis=1) < -bound
     return out
 
 

@@ -48,11 +48,13 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+import numpy as np
+
 from .._display import grow_box, svg_picture
 from .._lazy import lazy_import
 from ..errors import InvalidInputError, TieError
 from ..exact import format_point, homogeneous_point, to_rational_matrix, to_rational_vector
-from ._power_cells import power_cells
+from ._power_cells import power_table
 
 nx = lazy_import("networkx")
 shapely_geometry = lazy_import("shapely.geometry")
@@ -359,19 +361,41 @@ class PowerDiagram:
         >>> [c is None for c in PowerDiagram([[0], [1], [2]], [0, -5, 0]).cells()]
         [False, True, False]
         """
-        if "cells" not in self._cache:
-            self._cache["cells"] = power_cells(self)
-        return self._cache["cells"]
+        return self._table().cells()
+
+    def _table(self):
+        """The certified cells as integer arrays (:func:`~tropattn.geometry._power_cells.power_table`)."""
+        if "table" not in self._cache:
+            self._cache["table"] = power_table(self)
+        return self._cache["table"]
 
     @property
     def hidden(self) -> tuple:
         """Sites whose cell has empty interior (increasing)."""
-        return tuple(j for j, c in enumerate(self.cells()) if c is None)
+        live = np.zeros(self.N, dtype=bool)
+        live[self._table().sites] = True
+        return tuple(np.flatnonzero(~live).tolist())
 
     @property
     def nonempty(self) -> tuple:
         """Sites with a full-dimensional cell (increasing)."""
-        return tuple(j for j, c in enumerate(self.cells()) if c is not None)
+        return tuple(self._table().sites.tolist())
+
+    @property
+    def edges(self) -> np.ndarray:
+        """The adjacent sites: one row ``(j, k)``, ``j < k``, per shared facet, sorted (int64).
+
+        Read from the certified hull's integer arrays without building any cell, like
+        :attr:`hidden` and :attr:`nonempty`; :meth:`adjacency_graph` is the same as a graph.
+
+        >>> PowerDiagram.voronoi([[0, 0], [1, 0], [0, 1], [1, 1]]).edges.tolist()
+        [[0, 1], [0, 2], [1, 3], [2, 3]]
+        """
+        if "edges" not in self._cache:
+            e = self._table().edges()
+            e.flags.writeable = False
+            self._cache["edges"] = e
+        return self._cache["edges"]
 
     def adjacency_graph(self, points: bool = False):
         """networkx Graph on the nonempty sites; an edge per shared facet.
@@ -381,8 +405,9 @@ class PowerDiagram:
         points : bool, optional
             Also give every edge the attribute ``point``: an exact rational point in the
             relative interior of the facet (the same tuple as the cells' ``facet_points``).
-            Off by default: the graph then costs no Fractions, which matters for large
-            diagrams; the points stay available, cell by cell, as ``cell.facet_points``.
+            Off by default: the graph then is read from :attr:`edges` and costs no cell
+            objects and no Fractions, which matters for large diagrams; the points stay
+            available, cell by cell, as ``cell.facet_points``.
 
         Returns
         -------
@@ -395,15 +420,13 @@ class PowerDiagram:
         ([(0, 1), (1, 2)], (Fraction(1, 2),))
         """
         g = nx.Graph()
-        cells = self.cells()
-        g.add_nodes_from(c.site for c in cells if c is not None)
-        for c in cells:
-            if c is None:
-                continue
-            if points:
+        g.add_nodes_from(self._table().sites.tolist())
+        if not points:
+            g.add_edges_from(self.edges.tolist())
+            return g
+        for c in self.cells():
+            if c is not None:
                 g.add_edges_from((c.site, k, {"point": p}) for k, p in zip(c.neighbors, c.facet_points) if c.site < k)
-            else:
-                g.add_edges_from((c.site, k) for k in c.neighbors if c.site < k)
         return g
 
     def clip_to_box(self, lo, hi) -> dict:

@@ -44,7 +44,7 @@ from .._validate import choice
 from ..exact import certified_hull, facets, homogeneous_row, interior_point, record
 from ._lifting import METHODS, integer_upper_hull
 
-__all__ = ["PowerCell", "power_cells"]
+__all__ = ["PowerCell", "power_cells", "power_table"]
 
 
 @dataclass(frozen=True, init=False, eq=False)
@@ -380,40 +380,94 @@ def _ray_candidate(verts, ray):
     return x1 * d2 + x2 * d1 + ray[0] * D, y1 * d2 + y2 * d1 + ray[1] * D, D
 
 
-def _cells_lifted(diagram, unique, hull):
-    """Cells in dimension ``d >= 3`` from the certified simplicial upper hull.
+def _table_lifted(diagram, unique, hull):
+    """The cell table in any dimension ``d >= 2`` from a certified simplicial upper hull.
 
     Every face of the certified hull (:func:`certified_upper_simplices`) is a simplex, so the
     neighbours of a vertex ``j`` are the vertices sharing a simplex with it (one sort of all
     simplex edges, numpy), and the cell of ``j`` is ``Q + C``: ``Q`` the hull of the dual vertices
     ``x_F = (n_1, ..., n_d) / n_{d+1}`` of the simplices at ``j``, ``C`` the cone of the outward
     normals of the facets of ``conv{a_j}`` at ``a_j``.  Nothing here needs checking: the hull
-    certificate proves it all.  The exact fields are built only when read
-    (:func:`_simplicial_centers`, :func:`_simplicial_wall_points`).
+    certificate proves it all.  Only integer arrays are made here; the cells and their exact
+    fields are built when read (:func:`_simplicial_centers`, :func:`_simplicial_wall_points`).
     """
-    A_int, B_int, L = diagram._int_scores()
     res = hull.data
-    S = res.simplices
-    n, k = len(hull.lifted), S.shape[1]
-    pairs = list(itertools.combinations(range(k), 2))
+    n = len(hull.lifted)
+    _, _, src, dst, _ = _walls(res.simplices, n)
+    sites = np.asarray(unique, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, src[1:] != src[:-1]])
+    A_int, B_int, L = diagram._int_scores()
+
+    def context(nbrs):                           # the wall arrays again: the table holds none of them
+        walls, wall_of, _, _, eid = _walls(res.simplices, n)
+        return _Context(A_int, B_int, L, nbrs, eid.tolist(), lambda: _simplicial_centers(res, n),
+                        lambda: _simplicial_wall_points(res, walls, wall_of.ravel(), n))
+
+    return _CellTable(diagram.N, sites[src[starts]], np.r_[starts, len(src)], sites[dst],
+                      local=src[starts], context=context)
+
+
+def _walls(S, n):
+    """The walls of simplices ``S`` over ``n`` points: ``(walls, wall_of, src, dst, eid)``.
+
+    ``walls``: sorted keys ``a * n + b`` (``a < b``) of the vertex pairs of the simplices;
+    ``wall_of``: the wall of every pair of every simplex (simplex-major); ``src -> dst`` both
+    directions of every wall sorted by ``(src, dst)``, ``eid`` the wall of each.
+    """
+    pairs = list(itertools.combinations(range(S.shape[1]), 2))
     u, v = S[:, [a for a, _ in pairs]].ravel(), S[:, [b for _, b in pairs]].ravel()
-    walls, wall_of = np.unique(np.minimum(u, v) * n + np.maximum(u, v), return_inverse=True)
+    walls, wall_of = np.unique(np.minimum(u, v).astype(np.int64) * n + np.maximum(u, v), return_inverse=True)
     wa, wb = walls // n, walls % n
     E = len(walls)
     src, dst = np.concatenate([wa, wb]), np.concatenate([wb, wa])
     eid = np.concatenate([np.arange(E), np.arange(E)])
     order = np.argsort(src * n + dst)                 # by site, then neighbour (the pairs are distinct)
-    src, dst, eid = src[order], dst[order], eid[order]
-    sites = np.asarray(unique, dtype=np.int64)
-    starts = np.flatnonzero(np.r_[True, src[1:] != src[:-1]])
-    nbrs = sites[dst].tolist()
-    ctx = _Context(A_int, B_int, L, nbrs, eid.tolist(), lambda: _simplicial_centers(res, n),
-                   lambda: _simplicial_wall_points(res, walls, wall_of.ravel(), n))
-    out = [None] * diagram.N
-    for i, s, t in zip(src[starts].tolist(), starts.tolist(), np.r_[starts[1:], len(src)].tolist()):
-        j = unique[i]
-        out[j] = PowerCell._deferred(j, tuple(nbrs[s:t]), _LazyCell(ctx, j, i, s, t))
-    return out
+    return walls, wall_of, src[order], dst[order], eid[order]
+
+
+class _CellTable:
+    """The certified cells of one diagram as integer arrays: what counting reads.
+
+    ``sites`` (C,) int64: the sites with a nonempty cell, increasing; ``indptr`` (C + 1,) and
+    ``nbrs``: the neighbours of cell ``c`` are ``nbrs[indptr[c]:indptr[c + 1]]``, increasing
+    (CSR).  :meth:`cells` builds the :class:`PowerCell` objects on first call: from ``context``
+    (the neighbour list -> a :class:`_Context` for :class:`_LazyCell`; ``local[c]`` is the
+    position of cell ``c`` in it), or given ready-made (``cells``).
+    """
+
+    __slots__ = ("N", "sites", "indptr", "nbrs", "_local", "_context", "_cells")
+
+    def __init__(self, N, sites, indptr, nbrs, local=None, context=None, cells=None):
+        self.N, self.sites, self.indptr, self.nbrs = N, sites, indptr, nbrs
+        self._local, self._context, self._cells = local, context, cells
+
+    @classmethod
+    def from_cells(cls, cells) -> "_CellTable":
+        """The table of a list of cells (None for hidden sites)."""
+        live = [c for c in cells if c is not None]
+        sizes = [len(c.neighbors) for c in live]
+        nbrs = np.array([k for c in live for k in c.neighbors], dtype=np.int64)
+        return cls(len(cells), np.array([c.site for c in live], dtype=np.int64),
+                   np.r_[0, np.cumsum(sizes, dtype=np.int64)], nbrs, cells=tuple(cells))
+
+    def edges(self) -> np.ndarray:
+        """(E, 2) int64: the adjacent pairs ``(j, k)``, ``j < k``, sorted."""
+        src = np.repeat(self.sites, np.diff(self.indptr))
+        keep = src < self.nbrs
+        return np.stack([src[keep], self.nbrs[keep]], axis=1)
+
+    def cells(self) -> tuple:
+        """The :class:`PowerCell` of every site (None for hidden ones), built on first call."""
+        if self._cells is None:
+            nbrs = self.nbrs.tolist()
+            ctx = self._context(nbrs)
+            out = [None] * self.N
+            bounds = self.indptr.tolist()
+            for c, (j, i) in enumerate(zip(self.sites.tolist(), self._local.tolist())):
+                s, t = bounds[c], bounds[c + 1]
+                out[j] = PowerCell._deferred(j, tuple(nbrs[s:t]), _LazyCell(ctx, j, i, s, t))
+            self._cells = tuple(out)
+        return self._cells
 
 
 def _group_sums(groups, values, n) -> np.ndarray:
@@ -509,19 +563,32 @@ def power_cells(diagram, method: str = "auto") -> tuple:
     >>> [c.neighbors for c in power_cells(square, method="general")]      # one certified LP per cell
     [(1, 2), (0, 3), (0, 3), (1, 2)]
     """
+    return power_table(diagram, method).cells()
+
+
+def power_table(diagram, method: str = "auto") -> _CellTable:
+    """:func:`power_cells` as integer arrays (a :class:`_CellTable`); the cells are built when read.
+
+    A simplicial certified hull (in ``d >= 3``, and in the plane when every upper face is a
+    triangle) gives the table straight from its arrays; the other kernels build their cells
+    and tabulate them.
+    """
     choice(method, "method", METHODS, "the kernel of the upper hull of the lifted sites")
     dups = diagram.duplicates
     unique = [j for j in range(diagram.N) if j not in dups]
     A_int, B_int, _ = diagram._int_scores()
     hull = integer_upper_hull([tuple(A_int[j]) + (B_int[j],) for j in unique], method)
-    kernels = {"chain": _cells_line, "planar": _cells_planar, "simplicial": _cells_lifted}
+    if hull.kernel in ("planar", "simplicial") and getattr(hull.data, "simplices", None) is not None:
+        record("certified", where=f"power.{hull.kernel}")
+        return _table_lifted(diagram, unique, hull)
+    kernels = {"chain": _cells_line, "planar": _cells_planar}
     out = None
     if hull.kernel in kernels:
         out = kernels[hull.kernel](diagram, unique, hull)
         record("certified" if out is not None else "declined", where=f"power.{hull.kernel}")
     if out is None:
         out = _cells_from_hull(diagram, unique, hull)
-    return tuple(out)
+    return _CellTable.from_cells(out)
 
 
 def _cells_from_hull(diagram, unique, hull) -> list:

@@ -14,7 +14,7 @@ every term.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import FrozenInstanceError
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 __all__ = ["LinearRegion", "linear_regions", "redundant_terms", "METHODS"]
 
 
-@dataclass(frozen=True)
 class LinearRegion:
     """One linear region of a tropical polynomial: where ``term`` is the unique max.
 
@@ -53,15 +52,59 @@ class LinearRegion:
         It certifies that the row is a facet.
     interior_point : tuple of Fraction
         A rational point where ``term`` is the unique max (certified).
+
+    Immutable.  Regions read off a power diagram (``method="hull"``) take ``A``, ``b``,
+    ``facet_points`` and ``interior_point`` from its cell when first read (the cell builds
+    its Fractions then); equality, hashing, pickling and ``repr`` use the exact values.
     """
 
-    term: int
-    terms: tuple
-    A: tuple
-    b: tuple
-    neighbors: tuple
-    facet_points: tuple
-    interior_point: tuple
+    __slots__ = ("term", "terms", "neighbors", "_exact")
+
+    def __init__(self, term, terms, A, b, neighbors, facet_points, interior_point):
+        _set = object.__setattr__
+        _set(self, "term", term)
+        _set(self, "terms", terms)
+        _set(self, "neighbors", neighbors)
+        _set(self, "_exact", {"A": A, "b": b, "facet_points": facet_points, "interior_point": interior_point})
+
+    @classmethod
+    def _of_cell(cls, term, terms, cell) -> "LinearRegion":
+        """The region of a power cell, its exact fields read from the cell when first asked for."""
+        region = object.__new__(cls)
+        object.__setattr__(region, "term", term)
+        object.__setattr__(region, "terms", terms)
+        object.__setattr__(region, "neighbors", cell.neighbors)
+        object.__setattr__(region, "_exact", cell)
+        return region
+
+    def _get(self, name):
+        ex = self._exact
+        return ex[name] if type(ex) is dict else getattr(ex, name)
+
+    A = property(lambda self: self._get("A"), doc="Facet rows (tuple of tuples of Fraction).")
+    b = property(lambda self: self._get("b"), doc="Right-hand sides (tuple of Fraction).")
+    facet_points = property(lambda self: self._get("facet_points"), doc="A relative-interior point per facet.")
+    interior_point = property(lambda self: self._get("interior_point"), doc="Certified strict interior point.")
+
+    def __setattr__(self, name, value):
+        raise FrozenInstanceError(f"LinearRegion is immutable: cannot assign to field {name!r}")
+
+    def _key(self):
+        return (self.term, self.terms, self.A, self.b, self.neighbors, self.facet_points, self.interior_point)
+
+    def __eq__(self, other):
+        return self._key() == other._key() if isinstance(other, LinearRegion) else NotImplemented
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __reduce__(self):                     # pickles and copies hold the exact values
+        return LinearRegion, self._key()
+
+    def __repr__(self):
+        return (f"LinearRegion(term={self.term!r}, terms={self.terms!r}, A={self.A!r}, b={self.b!r}, "
+                f"neighbors={self.neighbors!r}, facet_points={self.facet_points!r}, "
+                f"interior_point={self.interior_point!r})")
 
     def contains(self, x) -> bool:
         """Exact test ``A x <= b`` (closed region).
@@ -210,9 +253,7 @@ def _hull_regions(f) -> tuple:
     """
     _, groups = _distinct_terms(f)
     diagram = PowerDiagram.from_max_affine(f.exponents, f.coefficients)
-    return tuple(LinearRegion(term=c.site, terms=groups[c.site], A=c.A, b=c.b, neighbors=c.neighbors,
-                              facet_points=c.facet_points, interior_point=c.interior_point)
-                 for c in diagram.cells() if c is not None)
+    return tuple(LinearRegion._of_cell(c.site, groups[c.site], c) for c in diagram.cells() if c is not None)
 
 
 def linear_regions(f: TropicalPolynomial, method: str = "auto") -> tuple:
