@@ -36,13 +36,20 @@ from itertools import combinations
 import numpy as np
 
 from .._config import config
+from .._lazy import lazy_import
 from ._counters import record
+from ._hull import qhull_simplices
 from ._linalg import integer_determinant
 
 __all__ = ["small_facets", "planar_facets"]
 
+optimize = lazy_import("scipy.optimize")
+
 _BOX = 64.0      # the float box |y|_inf <= _BOX in units of the largest wall distance
 _TOL = 1e-10
+#: The Qhull path needs the interior point this far (relative to the farthest wall) from every wall: Qhull was
+#: handed points 1e-301 from a wall and crashed (issue 23); nearer, the exact path decides.
+_HULL_CLEARANCE = 1e-9
 
 
 def small_facets(rows, X, D):
@@ -78,17 +85,13 @@ def small_facets(rows, X, D):
 def _small_facets(rows, X, D):
     """:func:`small_facets` without the counter."""
     d = len(X)
-    tightest = {}  # normal direction -> (index, bound): of parallel rows only the tightest can be a facet
-    for i, r in enumerate(rows):
-        g = math.gcd(*r[:-1])
-        direction = tuple(v // g for v in r[:-1])
-        j = tightest.get(direction)
-        if j is None or r[-1] * j[2] < j[1] * g:  # b / g below the other's bound: a 1-row certificate
-            tightest[direction] = (i, r[-1], g)
-    distinct = sorted(i for i, _, _ in tightest.values())
+    distinct = _tightest(rows)
     R = [rows[i] for i in distinct]
     n = len(R)
-    if d == 0 or n == 0 or math.comb(n + 2 * d, d) > config.facets_max_subsets:
+    if d == 0 or n == 0:
+        return None
+    hull = math.comb(n + 2 * d, d) > config.facets_max_subsets
+    if hull and (d < 2 or not config.facets_hull):
         return None
     slack = [r[-1] * D - sum(a * x for a, x in zip(r, X)) for r in R]  # D (b - a.p) > 0
     try:
@@ -100,13 +103,24 @@ def _small_facets(rows, X, D):
         norms = np.sqrt(np.einsum("ij,ij->i", G, G))
         dist = slack_f / norms                                               # distance of p to each wall
         top = float(dist.max())
-        if not (math.isfinite(top) and top > 0 and float(dist.min()) > 1e-13 * top and float(norms.min()) > 0):
+        if not (math.isfinite(top) and top > 0 and float(norms.min()) > 0):
+            return None
+        near = float(dist.min()) <= (_HULL_CLEARANCE if hull else 1e-13) * top
+        if near and not hull:
             return None
         sigma = 2.0 ** math.frexp(top)[1]                                    # a power of two: exact to undo
         # y = (x - p) / sigma: the rows become  (a/|a|) . y <= dist / sigma,  plus the box |y| <= _BOX
         U = np.concatenate([G / norms[:, None], _box_normals(d)])
         c = np.concatenate([dist / sigma, np.full(2 * d, _BOX)])
-        subsets = _subsets(n + 2 * d, d)
+        if hull:
+            shift = _centre(U, c) if near else None   # the polar is taken around a point with clearance
+            if near and shift is None:
+                return None
+            subsets = _dual_hull_simplices(U, c if shift is None else c - U @ shift)
+            if subsets is None:
+                return None
+        else:
+            subsets = _subsets(n + 2 * d, d)
         M = U[subsets]
         V = _solve_all(M, c[subsets])
         S = V @ U.T - c
@@ -122,27 +136,91 @@ def _small_facets(rows, X, D):
         margins = (on @ S[:, :n]) / count[:, None]   # every row's weighted mean slack there
     np.fill_diagonal(margins, -1.0)
     claimed = ((count > 0) & np.all(margins < -_TOL, axis=1)).tolist()
+    points = _claimed_facet_points(R, [k for k in range(n) if claimed[k]], X, D, means, sigma)
+    if points is None:
+        return None
     best = None
-    keep, points, hard = [], {}, []
+    keep, hard = [], []
+    cones = {}   # a support of d rows -> its exact cone test (one adjugate, shared by every row it implies)
     for k in range(n):
         if claimed[k]:
-            point = _certified_facet_point(R, k, X, D, means[k], sigma)
-            if point is None:
-                return None
             keep.append(k)
-            points[k] = point
             continue
         if best is None and real.any():
             idx = np.flatnonzero(real)
             best = idx[np.argmax(S[idx], axis=0)]      # per row: the real vertex where it is largest
             act = active[:, :n].tolist()
         support = [] if best is None else [j for j, on_j in enumerate(act[best[k]]) if on_j and j != k]
-        if not any(_cone_certificate([R[j] for j in sub], R[k], d) for sub in combinations(support, d)):
+        if not any(_implied_by(cones, R, sub, k, d) for sub in combinations(support, d)):
             hard.append(k)
     for k in hard:  # unbounded polyhedra: by LP duality some d facets imply the row; there are few facets
-        if not any(_cone_certificate([R[j] for j in sub], R[k], d) for sub in combinations(keep, d)):
+        if not any(_implied_by(cones, R, sub, k, d) for sub in combinations(keep, d)):
             return None
     return tuple(distinct[k] for k in keep), {distinct[k]: points[k] for k in keep}
+
+
+def _centre(U, c):
+    """A float point ``y`` with ``U y <= c - r`` for the largest ``r`` (in the box), if ``r`` has clearance.
+
+    The region search's points may lie just across a wall; the polar is then taken around
+    this point instead (only the float proposal moves: every certificate is exact and does not
+    depend on where the polar was taken).  None when the polyhedron is too thin for floats.
+    """
+    m, d = U.shape
+    A = np.hstack([U, np.ones((m, 1))])
+    cost = np.zeros(d + 1)
+    cost[-1] = -1.0
+    try:
+        res = optimize.linprog(cost, A_ub=A, b_ub=c, bounds=[(None, None)] * d + [(0, 1)], method="highs")
+    except (ValueError, RuntimeError):
+        return None
+    if res.status != 0 or not res.x[-1] > _HULL_CLEARANCE * float(c[:-2 * d].max()):
+        return None
+    y = res.x[:-1]
+    if not float((c - U @ y).min()) > _HULL_CLEARANCE * float(c[:-2 * d].max()):
+        return None
+    return y
+
+
+def _claimed_facet_points(R, ks, X, D, means, sigma):
+    """Certified points on the facets ``ks`` (:func:`_certified_facet_point`): ``{k: (N, E)}``, or None."""
+    out = {}
+    rows = means.tolist()   # Python floats: rounding them is cheaper than rounding numpy scalars
+    for k in ks:
+        point = _certified_facet_point(R, k, X, D, rows[k], sigma)
+        if point is None:
+            return None
+        out[k] = point
+    return out
+
+
+def _tightest(rows) -> list:
+    """Indices of the rows that can be facets: of parallel rows (same normal direction) the tightest, first."""
+    tightest = {}  # normal direction -> (index, bound, gcd)
+    for i, r in enumerate(rows):
+        g = math.gcd(*r[:-1])
+        direction = tuple(v // g for v in r[:-1])
+        j = tightest.get(direction)
+        if j is None or r[-1] * j[2] < j[1] * g:  # b / g below the other's bound: a 1-row certificate
+            tightest[direction] = (i, r[-1], g)
+    return sorted(i for i, _, _ in tightest.values())
+
+
+def _dual_hull_simplices(U, c):
+    """The d-subsets of rows active at the float vertices of ``{y : U y <= c}``: one Qhull run on the polar.
+
+    With the origin strictly inside (``c > 0``; the box rows make the polyhedron bounded),
+    the polar is the convex hull of the points ``U_i / c_i``: row ``i`` is a facet iff its
+    point is a vertex of the hull, and each simplex of the hull's triangulated boundary is a
+    vertex of the polyhedron (its ``d`` points the rows active there).  Qhull only proposes:
+    the caller solves each simplex's rows for its vertex and certifies everything exactly.
+    """
+    found = qhull_simplices(U / c[:, None])
+    if found is None:
+        found = qhull_simplices(U / c[:, None], "QJ")
+    if found is None:
+        return None
+    return np.ascontiguousarray(found[0], dtype=np.intp)
 
 
 def planar_facets(rows, X, D, start=None):
@@ -361,27 +439,53 @@ def _facet_point_at(R, k, X, D, y, sigma, bits):
     return tuple(N), E
 
 
-def _cone_certificate(rows, target, d) -> bool:
-    """``target`` = sum y_i rows_i (normals) with y >= 0 and sum y_i b_i <= target's b: Cramer in integers."""
-    if d == 2:
-        (a1, a2, b1), (c1, c2, b2), (t1, t2, tb) = rows[0], rows[1], target
-        det = a1 * c2 - c1 * a2
-        if det == 0:
+def _implied_by(cones, R, sub, k, d) -> bool:
+    """Do the rows ``sub`` imply row ``k`` (``a_k = sum y_i a_i``, ``y >= 0``, ``sum y_i b_i <= b_k``)?  Exact.
+
+    The test of a support is built once (:func:`_cone_test`) and kept in ``cones``: then each
+    row costs ``d + 1`` integer dot products.
+    """
+    test = cones.get(sub)
+    if test is None:
+        test = cones[sub] = _cone_test([R[j] for j in sub], d)
+    if test is False:
+        return False
+    C, det, w = test
+    a = R[k]
+    for row in C:
+        if sum(x * y for x, y in zip(row, a)) < 0:
             return False
-        y1, y2 = t1 * c2 - c1 * t2, a1 * t2 - t1 * a2   # det * (the multipliers)
-        if det < 0:
-            det, y1, y2 = -det, -y1, -y2
-        return y1 >= 0 and y2 >= 0 and tb * det - y1 * b1 - y2 * b2 >= 0
-    A = [r[:-1] for r in rows]  # columns of the system sum_i y_i A[i] = a
-    det = integer_determinant([[A[i][j] for i in range(d)] for j in range(d)])
+    return a[-1] * det - sum(x * y for x, y in zip(w, a)) >= 0
+
+
+def _cone_test(rows, d):
+    """``(C, det, w)`` for rows ``(a_i, b_i)`` with independent normals, or False when they are dependent.
+
+    With ``M`` the matrix of the normals (one per row), ``M^T y = t`` has the solution
+    ``y = C t / det`` where ``C`` is the cofactor matrix of ``M`` (Cramer's rule); the signs
+    are folded in so that ``det > 0``.  Then ``t`` is implied with multipliers ``y >= 0`` iff
+    every ``C_i . t >= 0``, and ``sum y_i b_i <= t_b`` iff ``t_b det - w . t >= 0`` with
+    ``w = C^T b`` (weak duality: any such ``y`` proves ``t . x <= t_b`` on the rows).
+    """
+    A = [r[:-1] for r in rows]
+    if d == 2:
+        (a0, a1), (c0, c1) = A
+        C = [[c1, -c0], [-a1, a0]]
+        det = a0 * c1 - a1 * c0
+    elif d == 3:
+        (a0, a1, a2), (b0, b1, b2), (c0, c1, c2) = A
+        C = [[b1 * c2 - b2 * c1, b2 * c0 - b0 * c2, b0 * c1 - b1 * c0],
+             [c1 * a2 - c2 * a1, c2 * a0 - c0 * a2, c0 * a1 - c1 * a0],
+             [a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0]]
+        det = a0 * C[0][0] + a1 * C[0][1] + a2 * C[0][2]
+    else:
+        C = [[(-1) ** (i + j) * integer_determinant([[A[r][s] for s in range(d) if s != j] for r in range(d) if r != i])
+              for j in range(d)] for i in range(d)]
+        det = sum(A[0][j] * C[0][j] for j in range(d))
     if det == 0:
         return False
-    sign = 1 if det > 0 else -1
-    total = 0
-    for i in range(d):
-        cols = [list(A[m]) if m != i else list(target[:-1]) for m in range(d)]
-        di = integer_determinant([[cols[m][j] for m in range(d)] for j in range(d)])
-        if di * sign < 0:
-            return False
-        total += di * rows[i][-1]
-    return (target[-1] * det - total) * sign >= 0
+    if det < 0:
+        C, det = [[-v for v in row] for row in C], -det
+    b = [r[-1] for r in rows]
+    w = [sum(C[i][j] * b[i] for i in range(d)) for j in range(d)]
+    return C, det, w
