@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from tropattn import config
 from tropattn.attention import random_model
 from tropattn.exact import counting, homogeneous_point, integer_facets
-from tropattn.exact._facets_batch import small_facets
+from tropattn.exact._facets_batch import _float_products, _surely_negative, small_facets
 from tropattn.regions import enumerate_regions
 
 coord = st.fractions(-3, 3, max_denominator=4)
@@ -39,7 +39,7 @@ def polyhedra(draw, dims=(2, 3, 4, 5, 6)):
     cylinder = draw(st.sampled_from([False, False, False, True]))   # every normal has a_d = 0: a lineality line
     scale = draw(st.sampled_from([1, 1, 1, 10 ** 12, Fraction(1, 10 ** 9)]))
     rows = []
-    for kind in draw(st.lists(st.sampled_from("ggvvvrpt"), min_size=1, max_size=16)):
+    for kind in draw(st.lists(st.sampled_from("ggvvvcrpt"), min_size=1, max_size=16)):
         a = [draw(st.integers(-4, 4)) for _ in range(d)]
         if cylinder:
             a[-1] = 0
@@ -49,14 +49,14 @@ def polyhedra(draw, dims=(2, 3, 4, 5, 6)):
         if kind == "g":
             a = [v * scale for v in a]
             b = sum(x * y for x, y in zip(a, p)) + draw(st.fractions(Fraction(1, 8), 6))
-        elif kind == "v":                                          # through a shared point: degenerate vertices
-            v = draw(st.sampled_from(shared))
-            av = sum(x * y for x, y in zip(a, v))
+        elif kind in "vc":                                         # through a shared point: degenerate vertices,
+            v = draw(st.sampled_from(shared))                      # or ("c") a cut 2^-60 short of it: a facet far
+            av = sum(x * y for x, y in zip(a, v))                  # below float resolution, if any
             if av == ap:
                 continue
             if av < ap:
                 a, av = [-x for x in a], -av
-            b = av
+            b = av if kind == "v" else av - Fraction(1, 2 ** 60)
         elif kind == "r" and rows:                                 # the same half-space again
             rows.append(rows[draw(st.integers(0, len(rows) - 1))])
             continue
@@ -127,6 +127,19 @@ def test_a_cube_with_implied_rows_and_a_cut_corner():
     assert keep == (0, 1, 2, 3, 4, 5, 6)
 
 
+def test_a_corner_cut_far_below_float_resolution_is_a_facet():
+    big = 10 ** 20          # x + y + z <= 3 - 10^-20: floats see it touch the corner (1, 1, 1), exactly it cuts
+    rows = [(1, 0, 0, 1), (-1, 0, 0, 0), (0, 1, 0, 1), (0, -1, 0, 0), (0, 0, 1, 1), (0, 0, -1, 0),
+            (big, big, big, 3 * big - 1)]
+    with config.override(facets_max_subsets=0):
+        keep, points = small_facets(rows, (1, 1, 1), 2)
+    assert keep == (0, 1, 2, 3, 4, 5, 6)
+    _check_points(rows, keep, points)
+    with config.override(facets_max_subsets=0):       # and touching exactly, it is implied
+        keep, _ = small_facets(rows[:6] + [(1, 1, 1, 3)], (1, 1, 1), 2)
+    assert keep == (0, 1, 2, 3, 4, 5)
+
+
 def test_a_point_just_inside_a_wall_moves_the_polar_and_still_certifies():
     eps = 2 ** 40          # (1/2, 1/2, 1/2^40 + ...) sits 2^-40 above the floor z = 0 of a unit cube
     rows = [(1, 0, 0, 1), (-1, 0, 0, 0), (0, 1, 0, 1), (0, -1, 0, 0), (0, 0, 1, 1), (0, 0, -1, 0), (1, 1, 1, 4)]
@@ -158,3 +171,31 @@ def test_region_searches_agree_with_the_exact_facet_path(seed, d):
         sorted((r.pattern, r.integer_rows) for r in exact.activation_regions)
     assert fast.n_linear == exact.n_linear
     assert fast.counters["by_place"].get("certified:facets_batch", 0) > 0
+
+
+big_int = st.one_of(st.integers(-5, 5), st.integers(-(2 ** 80), 2 ** 80), st.integers(-(2 ** 1000), 2 ** 1000))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(big_int, min_size=4, max_size=4), min_size=1, max_size=5),
+       st.lists(st.lists(big_int, min_size=4, max_size=4), min_size=1, max_size=4), st.integers(-2, 2))
+def test_the_float_sign_filter_never_decides_wrongly(rows, points, nudge):
+    """Rows (a, b) against points (N, E): where the filter decides, its sign is the integers' sign."""
+    rows = [tuple(r) for r in rows]
+    points = [(tuple(p[:3]), p[3]) for p in points]
+    for (a0, a1, a2, b), (t1, t2) in zip(rows, [(p[0][0], p[0][1]) for p in points]):
+        if a0:   # on the row's plane, then nudged: a . N - b E = a0 * nudge, far below the terms' size
+            points.append(((b - a1 * t1 - a2 * t2 + nudge, a0 * t1, a0 * t2), a0))
+    exact = [[sum(x * y for x, y in zip(r[:-1], N)) - r[-1] * E for (N, E) in points] for r in rows]
+    P = [N + (E,) for N, E in points]
+    sure = _surely_negative(rows, P)
+    found = _float_products(rows, P)
+    if sure is None:
+        assert found is None
+        return
+    T, B = found
+    for j in range(len(rows)):
+        for c in range(len(points)):
+            assert not sure[j, c] or exact[j][c] < 0
+            if abs(T[j, c]) > B[j, c]:
+                assert exact[j][c] != 0 and (exact[j][c] > 0) == (T[j, c] > 0)

@@ -409,7 +409,7 @@ def planar_facets(rows, X, D, start=None):
         if start is not None:
             g = math.gcd(start[0], start[1])
             first = best[(start[0] // g, start[1] // g)][0]
-            k0 = next(k for k, i in enumerate(idx) if i == first)
+            k0 = idx.index(first)
         else:             # the farthest dual point from the origin: the row nearest the interior point
             x0, x1 = X
             k0, best_n, best_s = 0, 0, 1
