@@ -66,7 +66,12 @@ if spec.get("scheduler"):
     enumerate_regions(random_model(2, 2, 3, 1, seed=0), progress=False, executor=ex)  # worker before the clock
     kwargs["executor"] = ex
 calls = []
-if spec.get("floor"):          # record the facet step's inputs (a bench may wrap what a test may not)
+if spec.get("floor"):          # start-up first (the model's steps are cached on it), then the search alone
+    from tropattn.regions._steps import model_steps
+    t = time.process_time()
+    model_steps(model)
+    steps_cpu = time.process_time() - t
+    # record the facet step's inputs (a bench may wrap what a test may not)
     import tropattn.regions._refine as refine_module
     facets = refine_module.region_facets
     def recorded(rows, X, D, entry=None):
@@ -98,6 +103,7 @@ if calls:
             pass
     row["qhull_cpu"] = time.process_time() - t
     row["calls"] = len(calls)
+    row["steps_cpu"] = steps_cpu
 print(json.dumps(row))
 """
 
@@ -153,8 +159,8 @@ def main():
     facets_section(args.facets_baseline)
 
 
-FACET_MODELS = ("sawtooth_model(2, 10, 2)", "sawtooth_model(3, 3, 2)", "sawtooth_model(3, 4, 2)",
-                "sawtooth_model(3, 5, 2)", "random_model(3, 4, 8, 2)")
+FACET_MODELS = ("sawtooth_model(2, 10, 2)", "sawtooth_model(2, 18, 2)", "sawtooth_model(3, 3, 2)",
+                "sawtooth_model(3, 4, 2)", "sawtooth_model(3, 5, 2)", "random_model(3, 4, 8, 2)")
 
 
 def facets_section(commit):
@@ -164,21 +170,29 @@ def facets_section(commit):
     certified facet enumeration replayed on the same inputs: one per region reached, and the
     search cannot do less than find each region's facets); ``qhull``: the CPU of one bare
     scipy ``HalfspaceIntersection`` per call (floats only, no certificate), over the facet
-    step's, for scale.  ``B/region``: the peak RSS above the warmed-up process, per region.
+    step's, for scale.  ``net``: this tree's rate with the start-up (the model's steps: power
+    diagrams, pulled-back maps) done before the clock.  ``MB``: peak RSS; below the table, the
+    extra bytes per region between two sizes of one family (keep="counts" holds 8 per region).
     """
     print(f"\n4. the facet step: regions per CPU-second, keep=counts, {commit} against this tree (same run)")
-    print(f"{'model':<26} {'regions':>9} {'before':>10} {'after':>10} {'speedup':>8} {'floor':>7} {'qhull':>7} "
-          f"{'B/region':>9}")
+    print(f"{'model':<26} {'regions':>9} {'before':>10} {'after':>10} {'speedup':>8} {'net':>8} {'floor':>7} "
+          f"{'qhull':>7} {'MB':>6}")
     old = baseline_tree(commit)
+    rows = {}
     for model in FACET_MODELS:
         before, after = run(old, model, "counts"), run(ROOT, model, "counts")
         assert (before["n"], before["linear"]) == (after["n"], after["linear"]), (model, before, after)
         floor = run(ROOT, model, "counts", floor=True)
+        rows[model] = after
         rb, ra = before["n"] / before["cpu"], after["n"] / after["cpu"]
-        per = (after["rss_kb"] - after["base_kb"]) * 1024 / after["n"]
-        print(f"{model:<26} {after['n']:>9} {rb:>10.0f} {ra:>10.0f} {ra / rb:>7.2f}x "
+        print(f"{model:<26} {after['n']:>9} {rb:>10.0f} {ra:>10.0f} {ra / rb:>7.2f}x {floor['n'] / floor['cpu']:>8.0f} "
               f"{floor['cpu'] / floor['facet_cpu']:>6.2f}x {floor['qhull_cpu'] / floor['facet_cpu']:>6.2f}x "
-              f"{per:>9.0f}", flush=True)
+              f"{after['rss_kb'] / 1024:>6.1f}", flush=True)
+    for small, large in (("sawtooth_model(2, 10, 2)", "sawtooth_model(2, 18, 2)"),
+                         ("sawtooth_model(3, 4, 2)", "sawtooth_model(3, 5, 2)")):
+        a, b = rows[small], rows[large]
+        print(f"  {large}: peak RSS grows {(b['rss_kb'] - a['rss_kb']) * 1024 / (b['n'] - a['n']):,.0f} bytes "
+              f"per region over {small}")
 
 
 def main_sections(args):

@@ -442,7 +442,7 @@ def planar_facets(rows, X, D, start=None):
 #: Rows seen by :func:`planar_facets` -> (primitive normal direction, its gcd, float angle or None): a region's rows
 #: recur in every piece of its parent, so each is reduced once (cleared past _ROW_INFO_SIZE entries).
 _ROW_INFO = {}
-_ROW_INFO_SIZE = 1 << 16
+_ROW_INFO_SIZE = 1 << 12
 
 
 def _row_info(r):
