@@ -16,7 +16,10 @@ Every measurement runs in a fresh Python process (so its peak resident memory, f
 4. **the facet step, d = 2 and 3** (issue 23): regions per CPU-second with ``keep="counts"``
    on the sawtooth 10^4 (d = 2), ``sawtooth_model(3, N, 2)`` for N = 3..5 and
    ``random_model(3, 4, 8, 2)``, this tree against ``--facets-baseline`` (default ``6f894ef``,
-   the tree before the issue-23 work), the same run.
+   the tree before the issue-23 work), the same run; and the **distance to the floor**: the
+   search's CPU over that of its facet step alone (one certified facet enumeration per region,
+   replayed on the recorded inputs), a bare float ``HalfspaceIntersection`` per region beside it
+   for scale, and the peak memory per region.
 
     python scripts/bench_regions.py                 # about two minutes
     python scripts/bench_regions.py --sizes 10,18,32 --no-baseline      # adds 10^6 regions (minutes)
@@ -62,13 +65,46 @@ if spec.get("scheduler"):
     ex.client.run(__import__, "tropattn.regions._search")             # start the cluster and import on every
     enumerate_regions(random_model(2, 2, 3, 1, seed=0), progress=False, executor=ex)  # worker before the clock
     kwargs["executor"] = ex
+calls = []
+if spec.get("floor"):          # start-up first (the model's steps are cached on it), then the search alone
+    from tropattn.regions._steps import model_steps
+    t = time.process_time()
+    model_steps(model)
+    steps_cpu = time.process_time() - t
+    # record the facet step's inputs (a bench may wrap what a test may not)
+    import tropattn.regions._refine as refine_module
+    facets = refine_module.region_facets
+    def recorded(rows, X, D, entry=None):
+        calls.append((rows, X, D, entry))
+        return facets(rows, X, D, entry)
+    refine_module.region_facets = recorded
 cpu, wall = time.process_time(), time.perf_counter()
 r = enumerate_regions(model, **kwargs)
 cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
 n = getattr(r, "n_activation", 0) or len(r.activation_regions)
 lin = getattr(r, "n_linear", 0) or len(r.linear_regions)
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"n": n, "linear": lin, "cpu": cpu, "wall": wall, "rss_kb": peak, "base_kb": base}))
+row = {"n": n, "linear": lin, "cpu": cpu, "wall": wall, "rss_kb": peak, "base_kb": base}
+if calls:
+    refine_module.region_facets = facets
+    t = time.process_time()
+    for c in calls:            # the facet step alone: one certified enumeration per region, replayed
+        facets(*c)
+    row["facet_cpu"] = time.process_time() - t
+    import numpy as np
+    from scipy.spatial import HalfspaceIntersection
+    t = time.process_time()
+    for rows, X, D, entry in calls:   # one float halfspace intersection per region (no certificate), for scale
+        H = np.array([[float(v) for v in q[:-1]] + [-float(q[-1])] for q in rows if any(q[:-1])])
+        try:
+            HalfspaceIntersection(np.vstack([H, np.hstack([np.vstack([np.eye(len(X)), -np.eye(len(X))]),
+                                  -np.full((2 * len(X), 1), 1e6)])]), np.array([x / D for x in X]))
+        except Exception:
+            pass
+    row["qhull_cpu"] = time.process_time() - t
+    row["calls"] = len(calls)
+    row["steps_cpu"] = steps_cpu
+print(json.dumps(row))
 """
 
 
@@ -123,20 +159,40 @@ def main():
     facets_section(args.facets_baseline)
 
 
-FACET_MODELS = ("sawtooth_model(2, 10, 2)", "sawtooth_model(3, 3, 2)", "sawtooth_model(3, 4, 2)",
-                "sawtooth_model(3, 5, 2)", "random_model(3, 4, 8, 2)")
+FACET_MODELS = ("sawtooth_model(2, 10, 2)", "sawtooth_model(2, 18, 2)", "sawtooth_model(3, 3, 2)",
+                "sawtooth_model(3, 4, 2)", "sawtooth_model(3, 5, 2)", "random_model(3, 4, 8, 2)")
 
 
 def facets_section(commit):
-    """Section 4: keep="counts" regions per CPU-second, the baseline tree and this one, alternately."""
+    """Section 4: keep="counts" regions per CPU-second, the baseline tree and this one; the distance to the floor.
+
+    ``floor``: the whole search's CPU over that of its facet step alone (every call of the
+    certified facet enumeration replayed on the same inputs: one per region reached, and the
+    search cannot do less than find each region's facets); ``qhull``: the CPU of one bare
+    scipy ``HalfspaceIntersection`` per call (floats only, no certificate), over the facet
+    step's, for scale.  ``net``: this tree's rate with the start-up (the model's steps: power
+    diagrams, pulled-back maps) done before the clock.  ``MB``: peak RSS; below the table, the
+    extra bytes per region between two sizes of one family (keep="counts" holds 8 per region).
+    """
     print(f"\n4. the facet step: regions per CPU-second, keep=counts, {commit} against this tree (same run)")
-    print(f"{'model':<26} {'regions':>9} {'before':>10} {'after':>10} {'speedup':>8}")
+    print(f"{'model':<26} {'regions':>9} {'before':>10} {'after':>10} {'speedup':>8} {'net':>8} {'floor':>7} "
+          f"{'qhull':>7} {'MB':>6}")
     old = baseline_tree(commit)
+    rows = {}
     for model in FACET_MODELS:
         before, after = run(old, model, "counts"), run(ROOT, model, "counts")
         assert (before["n"], before["linear"]) == (after["n"], after["linear"]), (model, before, after)
+        floor = run(ROOT, model, "counts", floor=True)
+        rows[model] = after
         rb, ra = before["n"] / before["cpu"], after["n"] / after["cpu"]
-        print(f"{model:<26} {after['n']:>9} {rb:>10.0f} {ra:>10.0f} {ra / rb:>7.2f}x", flush=True)
+        print(f"{model:<26} {after['n']:>9} {rb:>10.0f} {ra:>10.0f} {ra / rb:>7.2f}x {floor['n'] / floor['cpu']:>8.0f} "
+              f"{floor['cpu'] / floor['facet_cpu']:>6.2f}x {floor['qhull_cpu'] / floor['facet_cpu']:>6.2f}x "
+              f"{after['rss_kb'] / 1024:>6.1f}", flush=True)
+    for small, large in (("sawtooth_model(2, 10, 2)", "sawtooth_model(2, 18, 2)"),
+                         ("sawtooth_model(3, 4, 2)", "sawtooth_model(3, 5, 2)")):
+        a, b = rows[small], rows[large]
+        print(f"  {large}: peak RSS grows {(b['rss_kb'] - a['rss_kb']) * 1024 / (b['n'] - a['n']):,.0f} bytes "
+              f"per region over {small}")
 
 
 def main_sections(args):

@@ -58,6 +58,9 @@ class _Knobs:
     #: Facets of small polyhedra: at most this many row subsets are enumerated in floats (above, one Qhull
     #: halfspace intersection certified in integers is faster: random_model(3, 4, 8, 2) 151 -> 432 regions/CPU-s).
     facets_max_subsets: int = 1500
+    #: Facets of small polyhedra past facets_max_subsets: 1 proposes them by one Qhull run on the polar (certified
+    #: in integers), 0 leaves them to the exact path (integer_facets).
+    facets_hull: int = 1
     #: Qhull: 1 drives scipy's private runner (no volume or neighbour arrays), 0 the public ConvexHull.
     qhull_private_runner: int = 1
     #: Upper hulls of lifted points: from this many points on Qhull sees them in Morton order (-1: never).

@@ -78,6 +78,9 @@ def region_facets(rows, X, D, entry=None):
     >>> region_facets([(1, 1), (-1, 1), (2, 5)], (1,), 2)     # -1 <= x <= 1; 2x <= 5 is implied
     ([0, 1], [((1,), 1), ((-1,), 1)])
     """
+    if len(X) == 2 and all(r[0] or r[1] for r in rows):    # the plane, no zero rows: no renumbering
+        keep, points = planar_facets(rows, X, D, entry)
+        return list(keep), [points[i] for i in keep]
     nonzero = [i for i, r in enumerate(rows) if any(r[:-1])]
     sub = [rows[i] for i in nonzero]
     fast = planar_facets(sub, X, D, entry) if len(X) == 2 else small_facets(sub, X, D)

@@ -28,7 +28,9 @@ absorbed in chunk order, so every executor gives the same ids.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 from dataclasses import dataclass
 
 from .._config import config
@@ -37,7 +39,36 @@ from ..exact import UnionFind, WallFacet, facets_overlap, overlapping_pairs
 from ._affine import AffineMap
 from ._refine import refine, region_of, row_key
 
-__all__ = ["Collector", "ChunkOut", "descend", "descend_chunk", "run", "adjacency_edges"]
+__all__ = ["Collector", "ChunkOut", "descend", "descend_chunk", "run", "adjacency_edges", "fewer_collections"]
+
+#: Allocations between two young-generation collections during a search (CPython's default is 700).
+_GC_YOUNG = 100_000
+
+
+@contextlib.contextmanager
+def fewer_collections():
+    """Run the block with the cyclic garbage collector's thresholds raised, restored after.
+
+    A search allocates millions of small acyclic objects (rows, points, pieces); with the
+    default thresholds CPython's collector re-scans the young ones every 700 allocations and
+    the whole live set every so often, about 20% of a 2-D search's CPU (sawtooth 10^5 regions:
+    13-15k regions per CPU-second, 20-21k with these thresholds).  Nothing is left uncollected:
+    collections still run, 140 times less often, and cyclic garbage is freed at the next one.
+
+    >>> import gc
+    >>> before = gc.get_threshold()
+    >>> with fewer_collections():
+    ...     gc.get_threshold()[0] >= 100_000
+    True
+    >>> gc.get_threshold() == before
+    True
+    """
+    old = gc.get_threshold()
+    gc.set_threshold(max(old[0], _GC_YOUNG), max(old[1], 50), max(old[2], 1000))
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
 
 
 @dataclass(slots=True)
@@ -189,9 +220,10 @@ class ChunkOut:
 def descend_chunk(steps, s, keep, d, parents):
     """One unit of work: refine ``parents`` (pieces of sub-layer ``s - 1``) to the end, ids from 0."""
     sink = Collector(keep, None, d)
-    for parent in parents:
-        descend(parent, steps, s, sink)
-        sink.close(s)
+    with fewer_collections():   # also in a worker process
+        for parent in parents:
+            descend(parent, steps, s, sink)
+            sink.close(s)
     return ChunkOut(sink.n, sink.found, sink.edges, sink.unions, sink.uf.parent, sink.pending, sink.walls)
 
 

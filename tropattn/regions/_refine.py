@@ -150,9 +150,10 @@ def _opens_onto(rows, N, E, row):
     Then, near that point, the region of ``rows`` is exactly the half-plane beyond ``row``:
     it has interior and the reversed row is one of its facets (no point needs to be found).
     """
-    back = tuple(-v for v in row)
+    n0, n1 = N
+    back = (-row[0], -row[1], -row[2])
     for r in rows:
-        t = r[0] * N[0] + r[1] * N[1] - r[2] * E
+        t = r[0] * n0 + r[1] * n1 - r[2] * E
         if t > 0 or (t == 0 and r != back):
             return None
     return back

@@ -36,7 +36,7 @@ from ..attention import Layer, Transformer
 from ..backends import get_executor
 from ..errors import Interrupted, InvalidInputError
 from ..exact import counting
-from ._collect import Collector, adjacency_edges, run
+from ._collect import Collector, adjacency_edges, fewer_collections, run
 from ._refine import region_of, root_piece
 from ._results import LazyGraph, RegionSet
 from ._steps import model_steps
@@ -153,7 +153,7 @@ def enumerate_regions(model, box=None, progress=None, workers: int = 1,
     t0 = time.perf_counter()
     callback = keep if callable(keep) else None
     mode = "counts" if keep == "counts" else "all" if keep == "all" else "regions"
-    with counting() as scope:
+    with counting() as scope, fewer_collections():
         d = model.dim
         sink = Collector(mode, callback, d)
         try:
