@@ -60,6 +60,9 @@ class _Knobs:
     facets_max_subsets: int = 1500
     #: Qhull: 1 drives scipy's private runner (no volume or neighbour arrays), 0 the public ConvexHull.
     qhull_private_runner: int = 1
+    #: ReLU steps in the plane: 1 drops, per parent polygon, the units whose line misses it (their signs
+    #: are fixed there, decided by a filtered sign at its vertices); 0 keeps every unit (the plain path).
+    relu_parent_filter: int = 1
     #: Region search: parents refined breadth first before the work is split into chunks.
     search_frontier: int = 64
     #: Soft attention and exact labels of float points: query points per vectorised block (memory ~ N d_out d).
