@@ -30,6 +30,26 @@ class AffineMap:
     M: tuple
     c: tuple
 
+    # Equal maps have equal canonical integer forms (numerators with no common factor with the
+    # positive denominator): comparing and hashing those needs no Fraction objects, so a map made
+    # by from_integers builds its Fraction views M and c only when they are read (__getattr__).
+    def __eq__(self, other):
+        if not isinstance(other, AffineMap):
+            return NotImplemented
+        return self is other or self._integers == other._integers
+
+    def __hash__(self):
+        return hash(self._integers)
+
+    def __getattr__(self, name):
+        state = self.__dict__
+        if name not in ("M", "c") or "_integers" not in state:
+            raise AttributeError(name)
+        Mi, ci, m = state["_integers"]
+        state["M"] = tuple(tuple(Fraction(v, m) for v in row) for row in Mi)
+        state["c"] = tuple(Fraction(v, m) for v in ci)
+        return state[name]
+
     @staticmethod
     def identity(d: int) -> "AffineMap":
         """The identity ``x -> I x + 0`` on ``Q^d``: the map of a region before any layer.
@@ -91,8 +111,9 @@ class AffineMap:
         Returns
         -------
         AffineMap
-            With Fraction ``M`` and ``c`` (equal maps compare equal however they were made)
-            and :attr:`_integers` reduced by the gcd of all entries and ``m``.
+            With Fraction ``M`` and ``c`` (built when first read; equal maps compare equal
+            however they were made) and :attr:`_integers` reduced by the gcd of all entries
+            and ``m``.
 
         Examples
         --------
@@ -105,7 +126,7 @@ class AffineMap:
         g = math.gcd(m, *ci, *(v for row in Mi for v in row))
         if g > 1:
             Mi, ci, m = [[v // g for v in row] for row in Mi], [v // g for v in ci], m // g
-        f = AffineMap(tuple(tuple(Fraction(v, m) for v in row) for row in Mi), tuple(Fraction(v, m) for v in ci))
+        f = object.__new__(AffineMap)          # M and c (Fractions) are built when first read
         f.__dict__["_integers"] = (tuple(map(tuple, Mi)), tuple(ci), m)   # the cached_property, filled in
         return f
 

@@ -212,7 +212,7 @@ class AttentionStep:
 
 
     def _residual_map(self, labels, f: AffineMap) -> AffineMap:
-        """:meth:`output_map` with the residual on: ``M`` shared with ``f``, ``c`` from integers."""
+        """:meth:`output_map` with the residual on, in integers: ``(t Mi x + t ci + m V) / (m t)``."""
         V, t = self._values
         Mi, ci, m = f._integers
         total = list(V[0][labels[0]])
@@ -225,10 +225,9 @@ class AttentionStep:
                 f"dimension {len(ci)}; give values of length {len(ci)} or a projection of shape "
                 f"({len(ci)}, {len(total)})")
         if t == 1:
-            c = tuple(x + v for x, v in zip(f.c, total))
-        else:
-            c = tuple(Fraction(x * t + v * m, m * t) for x, v in zip(ci, total))
-        return AffineMap(f.M, c)
+            return AffineMap.from_integers(Mi, [x + v * m for x, v in zip(ci, total)], m)
+        return AffineMap.from_integers([[v * t for v in row] for row in Mi],
+                                       [x * t + v * m for x, v in zip(ci, total)], m * t)
 
 
 def _integer_values(heads, projection):
@@ -509,7 +508,13 @@ class ReluStep:
         """``W2n[:, units] (H x + h)[units]`` as a ``(d_model, d + 1)`` integer array."""
         Hh = np.empty((len(units), d + 1), dtype=object)
         Hh[:, :d], Hh[:, d] = H[units], h[units]
+        if len(units) <= _FEW_UNITS:     # a few flipped units: Python ints on a thin slice beat the limbs
+            return int_matmul(self._W2[:, units], Hh, self._W2_bits)
         return int_matmul(self._W2L.columns(units), Hh)
+
+
+#: Products over at most this many units take Python integers (object arrays) instead of float64 limbs.
+_FEW_UNITS = 24
 
 
 class _ParentView:
