@@ -20,7 +20,7 @@ from .._config import config
 from ..errors import InvalidInputError
 import numpy as np
 
-from ..exact import common_denominator, dot_signs, int_bits, int_limbs, int_matmul, integer_matrix, record
+from ..exact import common_denominator, dot_signs, int_bits, int_limbs, int_matmul, record
 from ._affine import AffineMap
 
 
@@ -246,7 +246,7 @@ class ReluStep:
     """The ReLU FFN of one layer: ``y -> y + W2 relu(W1 y + b1) + b2``.
 
     The weights are kept as integer matrices over one denominator each (a power of two for
-    float weights, :func:`tropattn.exact.integer_matrix`); inside a parent with map
+    float weights, :meth:`tropattn.attention.FFN.integer_form`); inside a parent with map
     ``f = (Mi x + ci) / m`` the pre-activations ``t1 m (W1 f(x) + b1) = H x + h`` are one
     exact integer product (:func:`tropattn.exact.int_matmul`, on float64 limbs of the weights
     split once, :func:`tropattn.exact.int_limbs`), computed once per parent and shared by the
@@ -260,10 +260,9 @@ class ReluStep:
 
     def __init__(self, ffn, index):
         self.ffn, self.index = ffn, index
-        W1, self._t1 = integer_matrix([list(row) + [bi] for row, bi in zip(ffn.W1, ffn.b1)])
+        W1, self._t1, W2, self._t2 = ffn.integer_form()
         self._W1, self._b1 = W1[:, :-1], W1[:, -1]
         self._W1_bits = int_bits(self._W1)
-        W2, self._t2 = integer_matrix([list(row) + [bi] for row, bi in zip(ffn.W2, ffn.b2)])
         self._W2, self._b2 = W2[:, :-1], W2[:, -1]
         self._W2_bits = int_bits(self._W2)
         self._W1L, self._W2L = int_limbs(self._W1), int_limbs(self._W2)
