@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from fractions import Fraction
 
+import numpy as np
+
 from ..exact import homogeneous_point
 
 
@@ -121,11 +123,17 @@ class AffineMap:
         >>> f == AffineMap(((Fraction(1, 2), Fraction(1)),), (Fraction(3, 2),)), f._integers
         (True, (((1, 2),), (3,), 2))
         """
-        Mi = [[int(v) for v in row] for row in Mi]
-        ci = [int(v) for v in ci]
-        g = math.gcd(m, *ci, *(v for row in Mi for v in row))
-        if g > 1:
-            Mi, ci, m = [[v // g for v in row] for row in Mi], [v // g for v in ci], m // g
+        if isinstance(Mi, np.ndarray) and Mi.dtype == object and isinstance(ci, np.ndarray):   # Python ints
+            g = math.gcd(m, *ci.tolist(), *Mi.ravel().tolist())
+            if g > 1:
+                Mi, ci, m = Mi // g, ci // g, m // g
+            Mi, ci = Mi.tolist(), ci.tolist()
+        else:
+            Mi = [[int(v) for v in row] for row in Mi]
+            ci = [int(v) for v in ci]
+            g = math.gcd(m, *ci, *(v for row in Mi for v in row))
+            if g > 1:
+                Mi, ci, m = [[v // g for v in row] for row in Mi], [v // g for v in ci], m // g
         f = object.__new__(AffineMap)          # M and c (Fractions) are built when first read
         f.__dict__["_integers"] = (tuple(map(tuple, Mi)), tuple(ci), m)   # the cached_property, filled in
         return f

@@ -505,11 +505,13 @@ class ReluStep:
 
     def _units_product(self, units, H, h, d):
         """``W2n[:, units] (H x + h)[units]`` as a ``(d_model, d + 1)`` integer array."""
-        Hh = np.empty((len(units), d + 1), dtype=object)
-        Hh[:, :d], Hh[:, d] = H[units], h[units]
         if len(units) <= _FEW_UNITS:     # a few flipped units: Python ints on a thin slice beat the limbs
+            Hh = np.empty((len(units), d + 1), dtype=object)
+            Hh[:, :d], Hh[:, d] = H[units], h[units]
             return int_matmul(self._W2[:, units], Hh, self._W2_bits)
-        return int_matmul(self._W2L.columns(units), Hh)
+        Hh = np.zeros((len(h), d + 1), dtype=object)       # the other units' rows are 0: all of W2's limbs
+        Hh[units, :d], Hh[units, d] = H[units], h[units]
+        return int_matmul(self._W2L, Hh)
 
 
 #: Products over at most this many units take Python integers (object arrays) instead of float64 limbs.
