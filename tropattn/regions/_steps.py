@@ -20,7 +20,7 @@ from .._config import config
 from ..errors import InvalidInputError
 import numpy as np
 
-from ..exact import common_denominator, dot_signs, int_bits, int_limbs, int_matmul, record
+from ..exact import common_denominator, dot_signs, int_bits, int_limbs, int_matmul, integer_matrix, record
 from ._affine import AffineMap
 
 
@@ -43,6 +43,7 @@ class AttentionStep:
         self.cells = [h.power_diagram().cells() if h.dim <= DIAGRAM_MAX_DIM else None for h in self.heads]
         self.projection = getattr(layer, "projection", None)
         self._values = _integer_values(self.heads, self.projection)
+        self._skip = None      # the skip matrix as integers (Rn, r), when first used
 
     def labels_at(self, f: AffineMap, X, D):
         """Exact argmax label of every head at ``f(X / D)`` (integers), or None on a tie.
@@ -189,6 +190,8 @@ class AttentionStep:
         R = self.layer.residual
         if R is True and self._values is not None:
             return self._residual_map(labels, f)
+        if R is not False and R is not True and self._values is not None and len(self._values[0][0][0]) == len(R):
+            return self._skip_matrix_map(labels, f)
         d_out = len(f.M) if isinstance(R, bool) else len(R)
         total = [Fraction(0)] * len(self.heads[0].values[0])
         for head, j in zip(self.heads, labels):
@@ -210,6 +213,24 @@ class AttentionStep:
         zero_row = tuple(Fraction(0) for _ in f.M[0])
         return AffineMap(tuple(zero_row for _ in total), tuple(total))
 
+
+    def _skip_matrix_map(self, labels, f: AffineMap) -> AffineMap:
+        """:meth:`output_map` with a skip matrix ``R = Rn / r``, in integers:
+        ``(t Rn (Mi x + ci) + r m V) / (r m t)``."""
+        V, t = self._values
+        if self._skip is None:
+            self._skip = integer_matrix(self.layer.residual)
+        Rn, r = self._skip
+        Mi, ci, m = f._integers
+        d = len(Mi[0]) if Mi else 0
+        MC = np.empty((len(Mi), d + 1), dtype=object)
+        MC[:, :d], MC[:, d] = Mi, ci
+        N = int_matmul(Rn, MC) * t
+        total = np.array(V[0][labels[0]], dtype=object)
+        for h in range(1, len(labels)):
+            total = total + np.array(V[h][labels[h]], dtype=object)
+        N[:, d] += total * (r * m)
+        return AffineMap.from_integers(N[:, :d], N[:, d], r * m * t)
 
     def _residual_map(self, labels, f: AffineMap) -> AffineMap:
         """:meth:`output_map` with the residual on, in integers: ``(t Mi x + t ci + m V) / (m t)``."""
