@@ -150,3 +150,11 @@ def test_skip_matrix_output_map_is_the_layer(data):
     want = tuple(sum((Fraction(r[i]) * x[i] for i in range(2)), Fraction(0)) + Fraction(v)
                  for r, v in zip(R, head.values[j]))               # R x + v_j, from the definition
     assert step.output_map((j,), f).apply(x) == want
+
+
+def test_limb_products_at_the_float_edge():
+    # every limb of every entry at its largest value: each float partial sum is as large as the split allows
+    for n in (7, 100, 768, 3000):
+        a, b = (1 << 90) - 1, -((1 << 70) - 1)
+        got = int_matmul(int_limbs([[a] * n, [-a] * n]), np.array([[b, 1]] * n, dtype=object)).tolist()
+        assert got == [[n * a * b, n * a], [-n * a * b, -n * a]]
