@@ -22,6 +22,12 @@ are skipped.  Counts that are printed are exact.
 
     python scripts/bench_checkpoint.py --quick              # d = 768, L = 1, N = 8 (the target: <= 60 s)
     python scripts/bench_checkpoint.py                       # L = 1, 2 and N = 8, 16
+    python scripts/bench_checkpoint.py --contexts 8 --largest-L 6 --case-budget 600   # the largest L in 10 min
+
+``--largest-L K`` then tries L = 1, 2, ... K (N = the first context) and prints the largest L
+whose count finished within ``--case-budget`` seconds (stopping at the first that did not).
+The float grid is only a lower bound: at d = 768, N = 8 in ``[-1, 1]^2`` it sees ~4,500
+patterns where the exact count is 53,210 regions.
     python scripts/bench_checkpoint.py --dims 64,128,256 --layers 1 --contexts 8 --budget 600
 """
 
@@ -135,6 +141,8 @@ def main(argv=None):
     ap.add_argument("--no-count", action="store_true", help="load and slice only (no region count)")
     ap.add_argument("--layernorm", choices=("drop", "freeze"), default="drop", help="the skeleton's LayerNorm option")
     ap.add_argument("--json", action="store_true", help="one JSON object per case")
+    ap.add_argument("--largest-L", type=int, default=0, metavar="K",
+                    help="then try L = 1..K and report the largest L counted within --case-budget")
     args = ap.parse_args(argv)
     dims, layers, contexts = ([768], [1], [8]) if args.quick else (
         [int(v) for v in args.dims.split(",")], [int(v) for v in args.layers.split(",")],
@@ -151,6 +159,18 @@ def main(argv=None):
                     continue
                 res = run_case(spec, min(left, args.case_budget))
                 print(json.dumps({"case": spec, **res}) if args.json else describe(spec, res), flush=True)
+    if args.largest_L:
+        N, largest = contexts[0], 0
+        for L in range(1, args.largest_L + 1):
+            spec = {"d": dims[0], "heads": 12 if dims[0] % 12 == 0 else 4, "L": L, "N": N, "seed": 0,
+                    "box": args.box, "count": True, "layernorm": args.layernorm}
+            res = run_case(spec, args.case_budget)
+            print(json.dumps({"case": spec, **res}) if args.json else describe(spec, res), flush=True)
+            if "count" not in res:
+                break
+            largest = L
+        print(f"largest L counted within {args.case_budget:.0f} s (d={dims[0]}, N={N}, box [-{args.box}, {args.box}]^2): "
+              f"{largest}", flush=True)
 
 
 if __name__ == "__main__":

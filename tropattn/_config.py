@@ -65,6 +65,9 @@ class _Knobs:
     qhull_private_runner: int = 1
     #: Upper hulls of lifted points: from this many points on Qhull sees them in Morton order (-1: never).
     qhull_sort_from: int = 20_000
+    #: ReLU steps in the plane: 1 drops, per parent polygon, the units whose line misses it (their signs
+    #: are fixed there, decided by a filtered sign at its vertices); 0 keeps every unit (the plain path).
+    relu_parent_filter: int = 1
     #: Region search: parents refined breadth first before the work is split into chunks.
     search_frontier: int = 64
     #: Soft attention and exact labels of float points: query points per vectorised block (memory ~ N d_out d).

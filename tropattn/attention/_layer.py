@@ -8,12 +8,15 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
+import numpy as np
+
 
 from ..errors import InvalidInputError, TieError
-from ..exact import to_rational_matrix, to_rational_vector
+from ..exact import integer_matrix, to_rational_matrix, to_rational_vector
 from ._dual import count_dual
 from ._domain import QQ
 from ._head import Head
@@ -55,9 +58,100 @@ class FFN:
         object.__setattr__(self, "W2", to_rational_matrix(self.W2, "W2", rows=d, cols=h))
         object.__setattr__(self, "b2", to_rational_vector(self.b2, "b2", d))
 
+    @classmethod
+    def from_integers(cls, N1, t1, N2, t2) -> "FFN":
+        """The FFN with ``[W1 | b1] = N1 / t1`` and ``[W2 | b2] = N2 / t2`` (integer arrays, ``t > 0``).
+
+        Only the integers are held (a checkpoint's float weights are integers over a power of
+        two: :class:`tropattn.io` builds its FFNs this way); the Fraction fields ``W1, b1, W2,
+        b2`` are built when first read.  :meth:`integer_form` returns the integers.
+
+        Parameters
+        ----------
+        N1 : 2-D array of int, shape (hidden, d + 1)
+        t1 : int
+        N2 : 2-D array of int, shape (d, hidden + 1)
+        t2 : int
+
+        Returns
+        -------
+        FFN
+
+        Raises
+        ------
+        InvalidInputError
+            If the shapes do not fit or a denominator is not positive.
+
+        Examples
+        --------
+        >>> f = FFN.from_integers([[2, -2]], 2, [[1, 0]], 1)               # relu(x - 1)
+        >>> f.evaluate([3]), f == FFN([[1]], [-1], [[1]], [0])
+        (((Fraction(5, 1),), (1,)), True)
+        """
+        N1, N2 = np.asarray(N1, dtype=object), np.asarray(N2, dtype=object)
+        if N1.ndim != 2 or N2.ndim != 2 or N1.shape[1] < 2 or N2.shape != (N1.shape[1] - 1, N1.shape[0] + 1):
+            raise InvalidInputError(f"FFN.from_integers: [W1 | b1] has shape {N1.shape} and [W2 | b2] "
+                                    f"{N2.shape}; expected (hidden, d + 1) and (d, hidden + 1)")
+        t1, t2 = int(t1), int(t2)
+        if t1 <= 0 or t2 <= 0:
+            raise InvalidInputError(f"FFN.from_integers: denominators {t1}, {t2}; both must be positive")
+        g1 = math.gcd(t1, *N1.ravel().tolist())
+        g2 = math.gcd(t2, *N2.ravel().tolist())     # the least denominators: a canonical form
+        ffn = object.__new__(cls)
+        ffn.__dict__["_integer_form"] = (N1 // g1 if g1 > 1 else N1, t1 // g1, N2 // g2 if g2 > 1 else N2, t2 // g2)
+        return ffn
+
+    def __getattr__(self, name):
+        state = self.__dict__
+        if name not in ("W1", "b1", "W2", "b2") or "_integer_form" not in state:
+            raise AttributeError(name)
+        N1, t1, N2, t2 = state["_integer_form"]
+        N, t = (N1, t1) if name[1] == "1" else (N2, t2)
+        if name[0] == "W":
+            state[name] = tuple(tuple(Fraction(int(v), t) for v in row[:-1]) for row in N)
+        else:
+            state[name] = tuple(Fraction(int(v), t) for v in N[:, -1])
+        return state[name]
+
+    def integer_form(self):
+        """``(N1, t1, N2, t2)``: ``[W1 | b1] = N1 / t1`` and ``[W2 | b2] = N2 / t2``, least ``t > 0``.
+
+        ``N1``, ``N2`` are numpy object arrays of Python ints (computed once, then kept).
+
+        Examples
+        --------
+        >>> N1, t1, N2, t2 = FFN([[0.5]], [-1], [[3]], [0.25]).integer_form()
+        >>> N1.tolist(), t1, N2.tolist(), t2
+        ([[1, -2]], 2, [[12, 1]], 4)
+        """
+        form = self.__dict__.get("_integer_form")
+        if form is None:
+            N1, t1 = integer_matrix([list(row) + [b] for row, b in zip(self.W1, self.b1)])
+            N2, t2 = integer_matrix([list(row) + [b] for row, b in zip(self.W2, self.b2)])
+            form = self.__dict__["_integer_form"] = (N1, t1, N2, t2)
+        return form
+
+    def __eq__(self, other):
+        if not isinstance(other, FFN):
+            return NotImplemented
+        a, b = self.integer_form(), other.integer_form()
+        return self is other or (a[1] == b[1] and a[3] == b[3] and a[0].shape == b[0].shape and
+                                 a[2].shape == b[2].shape and bool((a[0] == b[0]).all() and (a[2] == b[2]).all()))
+
+    def __hash__(self):
+        N1, t1, N2, t2 = self.integer_form()
+        return hash((t1, t2, N1.shape, tuple(N1[:, -1].tolist()), tuple(N2[:, -1].tolist())))
+
+    def __getstate__(self):
+        return dict(self.__dict__)
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
     @property
     def dim(self) -> int:
-        return len(self.W1[0])
+        form = self.__dict__.get("_integer_form")
+        return form[0].shape[1] - 1 if form is not None else len(self.W1[0])
 
     @fill_doc(**_DOC)
     def evaluate(self, x) -> tuple:

@@ -37,7 +37,7 @@ True
 from .._face import face
 from ._counters import COUNTERS, Counters, counting, merge, record
 from ._hull import Hull, certified_hull
-from ._intmat import int_bits, int_matmul, integer_matrix
+from ._intmat import IntLimbs, int_bits, int_limbs, int_matmul, integer_matrix
 from ._lifted import upper_facets
 from ._linalg import determinants, integer_determinant, nullspace, rank, solve
 from ._lp import Certificate, exact_lp_max, interior_point, relative_interior_point
@@ -54,6 +54,7 @@ __all__ = [
     "json_number", "format_rational", "format_point", "unlimited_int_digits", "load_json",
     "integer_row", "primitive_row", "homogeneous_point", "homogeneous_row", "rows_to_fractions", "lex_order",
     "rank", "nullspace", "solve", "determinants", "integer_determinant", "integer_matrix", "int_matmul", "int_bits",
+    "int_limbs", "IntLimbs",
     "dot_signs",
     "Certificate", "interior_point", "relative_interior_point", "exact_lp_max",
     "FacetSet", "facets", "integer_facets", "region_facets", "WallFacet", "facets_overlap", "overlapping_pairs",

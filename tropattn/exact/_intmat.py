@@ -5,7 +5,10 @@ common denominator (:func:`integer_matrix`, a power of two for float inputs).  P
 matrices (:func:`int_matmul`) are exact: in int64 when a bound on the entries proves that no sum
 can overflow (``max|A| * max|B| * inner < 2^62``), else in Python integers (numpy object arrays,
 the multiplications in C loops); the object path is counted as ``fallbacks`` at
-``"int_matmul.object"``.
+``"int_matmul.object"``.  A fixed wide matrix can be split once into float64 *limbs*
+(:func:`int_limbs`: ``A = sum_k A_k 2^(c k)`` with ``|A_k| < 2^c``); its products are then
+BLAS float products of limbs whose every partial sum is an integer below ``2^53`` (so exact
+in any summation order), recombined in Python integers only at the output's size.
 
 >>> N, t = integer_matrix([[0.5, 0.25], [1, -0.75]])
 >>> N.tolist(), t
@@ -21,9 +24,11 @@ import numpy as np
 from ._counters import record
 from ._numbers import common_denominator, to_rational
 
-__all__ = ["integer_matrix", "int_matmul", "int_bits"]
+__all__ = ["integer_matrix", "int_matmul", "int_bits", "int_limbs", "IntLimbs"]
 
 _INT64_BITS = 62
+_FLOAT_BITS = 53   # integers of magnitude <= 2^53 are exact in float64, and so is every sum that stays there
+_LIMB_BITS = 21    # bits per limb of a split matrix (the other factor gets 53 - 21 - bits(inner))
 
 
 def integer_matrix(rows):
@@ -62,12 +67,92 @@ def int_bits(A) -> int:
     return 0 if A.size == 0 else max(abs(int(A.max())), abs(int(A.min()))).bit_length()
 
 
+class IntLimbs:
+    """An integer matrix held as float64 limbs: ``A = sum_k parts[k] * 2^(bits k)``, ``|parts[k]| < 2^bits``.
+
+    Made by :func:`int_limbs`; :func:`int_matmul` accepts it as its left factor.  ``parts`` is
+    one stacked array of shape ``(n_limbs * rows, cols)`` (limb ``k`` in rows ``k*rows ...``).
+    """
+
+    def __init__(self, parts, bits, rows, nbits):
+        self.parts, self.bits, self.rows, self.nbits = parts, bits, rows, nbits
+
+    @property
+    def shape(self):
+        return (self.rows, self.parts.shape[1])
+
+    def columns(self, cols) -> "IntLimbs":
+        """The limbs of ``A[:, cols]``."""
+        return IntLimbs(self.parts[:, cols], self.bits, self.rows, self.nbits)
+
+
+def _split(A, bits):
+    """``(parts, n)``: the signed limbs of an object/int array, as a list of float64 arrays."""
+    A = np.asarray(A, dtype=object)
+    mag = np.abs(A)
+    neg = A < 0
+    mask = (1 << bits) - 1
+    parts = []
+    while True:
+        low = (mag & mask).astype(np.int64).astype(np.float64)
+        low[neg] *= -1
+        parts.append(low)
+        mag = mag >> bits
+        if not mag.any():
+            return parts
+
+
+def int_limbs(A, bits=_LIMB_BITS) -> IntLimbs:
+    """Split an integer matrix once into float64 limbs for fast exact products (:func:`int_matmul`).
+
+    Parameters
+    ----------
+    A : 2-D array or sequence of Python ints
+    bits : int, optional
+        Bits per limb (at most 26).
+
+    Returns
+    -------
+    IntLimbs
+
+    Examples
+    --------
+    >>> L = int_limbs([[2 ** 70 + 5, -3]])
+    >>> int_matmul(L, [[2 ** 40], [7]]).tolist() == [[(2 ** 70 + 5) * 2 ** 40 - 21]]
+    True
+    """
+    A = np.atleast_2d(np.asarray(A, dtype=object))
+    parts = _split(A, bits) if A.size else [np.zeros(A.shape)]
+    return IntLimbs(np.concatenate(parts, axis=0), bits, A.shape[0], int_bits(A))
+
+
+def _limb_product(L: IntLimbs, B):
+    """``A @ B`` exactly from the limbs of ``A``, or None when the inner size leaves no room for B's limbs."""
+    inner = L.parts.shape[1]
+    b_limb = _FLOAT_BITS - L.bits - inner.bit_length()
+    if b_limb < 8:
+        return None
+    Bp = _split(B, b_limb)
+    nb, cols, rows = len(Bp), B.shape[1], L.rows
+    P = L.parts @ np.concatenate(Bp, axis=1)          # every entry an exact integer below 2^53
+    P = P.astype(np.int64)
+    out = np.zeros((rows, cols), dtype=object)
+    for k in range(P.shape[0] // rows):
+        for j in range(nb):
+            block = P[k * rows:(k + 1) * rows, j * cols:(j + 1) * cols]
+            if block.any():
+                out += block.astype(object) * (1 << (L.bits * k + b_limb * j))
+    return out
+
+
 def int_matmul(A, B, a_bits=None):
     """The exact product ``A @ B`` of integer matrices, as an object array of Python ints.
 
     Parameters
     ----------
-    A, B : 2-D arrays or sequences of Python ints (object or int64 arrays)
+    A, B : 2-D arrays or sequences of Python ints (object or int64 arrays); ``A`` may be
+        :class:`IntLimbs` (a fixed matrix split once: the product is then exact float64
+        BLAS on limbs, counted at ``"int_matmul.limbs"``, where int64 cannot prove it safe)
     a_bits : int, optional
         :func:`int_bits` of ``A`` when the caller keeps it (a fixed weight matrix).
 
@@ -81,6 +166,19 @@ def int_matmul(A, B, a_bits=None):
     >>> int_matmul([[2 ** 40, 1]], [[2 ** 40], [3]]).tolist()        # 2^80 + 3: beyond int64
     [[1208925819614629174706179]]
     """
+    if isinstance(A, IntLimbs):
+        B = np.atleast_2d(np.asarray(B, dtype=object))
+        if A.shape[1] == 0:
+            return np.zeros((A.rows, B.shape[1]), dtype=object)
+        if B.size == 0:
+            return np.zeros((A.rows, B.shape[1]), dtype=object)
+        out = None
+        if A.nbits + int_bits(B) + A.shape[1].bit_length() > _INT64_BITS:
+            out = _limb_product(A, B)
+            if out is not None:
+                record("certified", where="int_matmul.limbs")
+                return out
+        A, a_bits = _join(A), A.nbits
     A = np.asarray(A, dtype=object)
     B = np.asarray(B, dtype=object)
     if A.ndim != 2 or B.ndim != 2:
@@ -93,3 +191,11 @@ def int_matmul(A, B, a_bits=None):
         return (A.astype(np.int64) @ B.astype(np.int64)).astype(object)
     record("fallbacks", where="int_matmul.object")
     return A.dot(B)
+
+
+def _join(L: IntLimbs):
+    """The object integer matrix that ``L`` holds."""
+    out = np.zeros(L.shape, dtype=object)
+    for k in range(L.parts.shape[0] // L.rows):
+        out += L.parts[k * L.rows:(k + 1) * L.rows].astype(np.int64).astype(object) * (1 << (L.bits * k))
+    return out

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 
-__all__ = ["Dyadic", "float_fractions"]
+__all__ = ["Dyadic", "float_fractions", "integer_rows"]
 
 
 @dataclass(frozen=True)
@@ -104,3 +104,18 @@ def float_fractions(values, name="weights"):
     if A.ndim == 1:
         return tuple(Fraction(*x.as_integer_ratio()) for x in A.tolist())
     return tuple(tuple(Fraction(*x.as_integer_ratio()) for x in row) for row in A.tolist())
+
+
+def integer_rows(W, b, name="weights"):
+    """``(N, t)``: the float matrix ``[W | b]`` exactly as integers ``N`` over the least power of two ``t``.
+
+    What :meth:`tropattn.attention.FFN.from_integers` takes (no Fraction per weight).
+
+    >>> N, t = integer_rows([[0.5, 3.0]], [0.25]); N.tolist(), t
+    ([[2, 12, 1]], 4)
+    """
+    W = np.asarray(W, dtype=np.float64)
+    D = Dyadic.of(np.concatenate([W, np.asarray(b, dtype=np.float64).reshape(-1, 1)], axis=1), name)
+    if D.exp >= 0:
+        return D.ints * (1 << D.exp), 1
+    return D.ints, 1 << -D.exp

@@ -35,7 +35,7 @@ from ..attention import FFN, Head, Layer, Transformer, precompose_layer
 from ..errors import InvalidInputError, QuadraticWallError
 from ..exact import to_rational, to_rational_vector
 from ..soft import attend
-from ._dyadic import Dyadic, float_fractions
+from ._dyadic import Dyadic, float_fractions, integer_rows
 
 __all__ = ["Norm", "Attention", "Block", "Skeleton", "check_options", "attention_forward", "context_forward",
            "build_skeleton", "layer_norm", "ACTIVATIONS", "query_path", "slice_grid", "make_skeleton"]
@@ -543,15 +543,18 @@ def build_skeleton(blocks, Ys, layernorm=None, sigmas=None) -> tuple:
                 residual = A if residual else False
         ffn = None
         if blk.ffn is not None:
-            W1, b1, W2, b2 = (float_fractions(w, name) for w, name in zip(blk.ffn, ("W1", "b1", "W2", "b2")))
             frozen = _frozen_scale if blk.norm_first else _frozen_read
             read = frozen(layernorm, blk.norm2, None if sigmas is None else sigmas[site])
             site += blk.norm2 is not None
             if blk.norm_first and read is not None:
+                W1, b1, W2, b2 = (float_fractions(w, name) for w, name in zip(blk.ffn, ("W1", "b1", "W2", "b2")))
                 w, c = read
                 b1 = tuple(b + s for b, s in zip(b1, _matvec(W1, c)))
                 W1 = tuple(_times_frozen(row, w) for row in W1)
-            ffn = FFN(W1, b1, W2, b2)
+                ffn = FFN(W1, b1, W2, b2)
+            else:         # the float weights as integers over a power of two: no Fraction per weight
+                W1, b1, W2, b2 = blk.ffn
+                ffn = FFN.from_integers(*integer_rows(W1, b1, "W1 or b1"), *integer_rows(W2, b2, "W2 or b2"))
         layer = Layer(heads, residual=residual, ffn=ffn)
         if pending is not None:
             layer = precompose_layer(layer, *pending)

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from fractions import Fraction
 
+import numpy as np
+
 from ..exact import homogeneous_point
 
 
@@ -29,6 +31,26 @@ class AffineMap:
 
     M: tuple
     c: tuple
+
+    # Equal maps have equal canonical integer forms (numerators with no common factor with the
+    # positive denominator): comparing and hashing those needs no Fraction objects, so a map made
+    # by from_integers builds its Fraction views M and c only when they are read (__getattr__).
+    def __eq__(self, other):
+        if not isinstance(other, AffineMap):
+            return NotImplemented
+        return self is other or self._integers == other._integers
+
+    def __hash__(self):
+        return hash(self._integers)
+
+    def __getattr__(self, name):
+        state = self.__dict__
+        if name not in ("M", "c") or "_integers" not in state:
+            raise AttributeError(name)
+        Mi, ci, m = state["_integers"]
+        state["M"] = tuple(tuple(Fraction(v, m) for v in row) for row in Mi)
+        state["c"] = tuple(Fraction(v, m) for v in ci)
+        return state[name]
 
     @staticmethod
     def identity(d: int) -> "AffineMap":
@@ -91,8 +113,9 @@ class AffineMap:
         Returns
         -------
         AffineMap
-            With Fraction ``M`` and ``c`` (equal maps compare equal however they were made)
-            and :attr:`_integers` reduced by the gcd of all entries and ``m``.
+            With Fraction ``M`` and ``c`` (built when first read; equal maps compare equal
+            however they were made) and :attr:`_integers` reduced by the gcd of all entries
+            and ``m``.
 
         Examples
         --------
@@ -100,12 +123,18 @@ class AffineMap:
         >>> f == AffineMap(((Fraction(1, 2), Fraction(1)),), (Fraction(3, 2),)), f._integers
         (True, (((1, 2),), (3,), 2))
         """
-        Mi = [[int(v) for v in row] for row in Mi]
-        ci = [int(v) for v in ci]
-        g = math.gcd(m, *ci, *(v for row in Mi for v in row))
-        if g > 1:
-            Mi, ci, m = [[v // g for v in row] for row in Mi], [v // g for v in ci], m // g
-        f = AffineMap(tuple(tuple(Fraction(v, m) for v in row) for row in Mi), tuple(Fraction(v, m) for v in ci))
+        if isinstance(Mi, np.ndarray) and Mi.dtype == object and isinstance(ci, np.ndarray):   # Python ints
+            g = math.gcd(m, *ci.tolist(), *Mi.ravel().tolist())
+            if g > 1:
+                Mi, ci, m = Mi // g, ci // g, m // g
+            Mi, ci = Mi.tolist(), ci.tolist()
+        else:
+            Mi = [[int(v) for v in row] for row in Mi]
+            ci = [int(v) for v in ci]
+            g = math.gcd(m, *ci, *(v for row in Mi for v in row))
+            if g > 1:
+                Mi, ci, m = [[v // g for v in row] for row in Mi], [v // g for v in ci], m // g
+        f = object.__new__(AffineMap)          # M and c (Fractions) are built when first read
         f.__dict__["_integers"] = (tuple(map(tuple, Mi)), tuple(ci), m)   # the cached_property, filled in
         return f
 

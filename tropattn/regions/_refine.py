@@ -182,6 +182,8 @@ def refine(parent: Piece, step, regions_out, edges_out, s=0):
     piece reached across a facet is entered there (:func:`_opens_onto`): its facets come
     from that one known facet, and its interior point from its facet points.
     """
+    if hasattr(step, "restrict"):  # a ReLU step drops the units whose lines miss the parent
+        step.restrict(parent.map, parent.rows)
     start, labels = _tie_free_point(parent, step)
     step_rows = _StepRows(step, parent.map)
     planar = len(parent.X) == 2

@@ -13,12 +13,14 @@ dropped (it reads ``0 <= 0``) and ``k`` gets the impossible row ``0 <= -1``.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
+from .._config import config
 from ..errors import InvalidInputError
 import numpy as np
 
-from ..exact import common_denominator, int_bits, int_matmul, integer_matrix
+from ..exact import common_denominator, dot_signs, int_bits, int_limbs, int_matmul, integer_matrix, record
 from ._affine import AffineMap
 
 
@@ -41,6 +43,7 @@ class AttentionStep:
         self.cells = [h.power_diagram().cells() if h.dim <= DIAGRAM_MAX_DIM else None for h in self.heads]
         self.projection = getattr(layer, "projection", None)
         self._values = _integer_values(self.heads, self.projection)
+        self._skip = None      # the skip matrix as integers (Rn, r), when first used
 
     def labels_at(self, f: AffineMap, X, D):
         """Exact argmax label of every head at ``f(X / D)`` (integers), or None on a tie.
@@ -187,6 +190,8 @@ class AttentionStep:
         R = self.layer.residual
         if R is True and self._values is not None:
             return self._residual_map(labels, f)
+        if R is not False and R is not True and self._values is not None and len(self._values[0][0][0]) == len(R):
+            return self._skip_matrix_map(labels, f)
         d_out = len(f.M) if isinstance(R, bool) else len(R)
         total = [Fraction(0)] * len(self.heads[0].values[0])
         for head, j in zip(self.heads, labels):
@@ -209,8 +214,26 @@ class AttentionStep:
         return AffineMap(tuple(zero_row for _ in total), tuple(total))
 
 
+    def _skip_matrix_map(self, labels, f: AffineMap) -> AffineMap:
+        """:meth:`output_map` with a skip matrix ``R = Rn / r``, in integers:
+        ``(t Rn (Mi x + ci) + r m V) / (r m t)``."""
+        V, t = self._values
+        if self._skip is None:
+            self._skip = integer_matrix(self.layer.residual)
+        Rn, r = self._skip
+        Mi, ci, m = f._integers
+        d = len(Mi[0]) if Mi else 0
+        MC = np.empty((len(Mi), d + 1), dtype=object)
+        MC[:, :d], MC[:, d] = Mi, ci
+        N = int_matmul(Rn, MC) * t
+        total = np.array(V[0][labels[0]], dtype=object)
+        for h in range(1, len(labels)):
+            total = total + np.array(V[h][labels[h]], dtype=object)
+        N[:, d] += total * (r * m)
+        return AffineMap.from_integers(N[:, :d], N[:, d], r * m * t)
+
     def _residual_map(self, labels, f: AffineMap) -> AffineMap:
-        """:meth:`output_map` with the residual on: ``M`` shared with ``f``, ``c`` from integers."""
+        """:meth:`output_map` with the residual on, in integers: ``(t Mi x + t ci + m V) / (m t)``."""
         V, t = self._values
         Mi, ci, m = f._integers
         total = list(V[0][labels[0]])
@@ -223,10 +246,9 @@ class AttentionStep:
                 f"dimension {len(ci)}; give values of length {len(ci)} or a projection of shape "
                 f"({len(ci)}, {len(total)})")
         if t == 1:
-            c = tuple(x + v for x, v in zip(f.c, total))
-        else:
-            c = tuple(Fraction(x * t + v * m, m * t) for x, v in zip(ci, total))
-        return AffineMap(f.M, c)
+            return AffineMap.from_integers(Mi, [x + v * m for x, v in zip(ci, total)], m)
+        return AffineMap.from_integers([[v * t for v in row] for row in Mi],
+                                       [x * t + v * m for x, v in zip(ci, total)], m * t)
 
 
 def _integer_values(heads, projection):
@@ -245,27 +267,83 @@ class ReluStep:
     """The ReLU FFN of one layer: ``y -> y + W2 relu(W1 y + b1) + b2``.
 
     The weights are kept as integer matrices over one denominator each (a power of two for
-    float weights, :func:`tropattn.exact.integer_matrix`); inside a parent with map
+    float weights, :meth:`tropattn.attention.FFN.integer_form`); inside a parent with map
     ``f = (Mi x + ci) / m`` the pre-activations ``t1 m (W1 f(x) + b1) = H x + h`` are one
-    exact integer product (:func:`tropattn.exact.int_matmul`), computed once per parent and
-    shared by the labels, the rows and the output maps of its pieces.
+    exact integer product (:func:`tropattn.exact.int_matmul`, on float64 limbs of the weights
+    split once, :func:`tropattn.exact.int_limbs`), computed once per parent and shared by the
+    labels, the rows and the output maps of its pieces.
+
+    **Parents in the plane** (:meth:`restrict`): most units' lines miss a small parent
+    polygon; their signs are then fixed on it (the exact signs of ``H x + h`` at its
+    vertices, by the filtered :func:`tropattn.exact.dot_signs`), their rows are strictly
+    redundant there and are left out, and only the units crossing it are evaluated.
     """
 
     def __init__(self, ffn, index):
         self.ffn, self.index = ffn, index
-        W1, self._t1 = integer_matrix([list(row) + [bi] for row, bi in zip(ffn.W1, ffn.b1)])
+        W1, self._t1, W2, self._t2 = ffn.integer_form()
         self._W1, self._b1 = W1[:, :-1], W1[:, -1]
         self._W1_bits = int_bits(self._W1)
-        W2, self._t2 = integer_matrix([list(row) + [bi] for row, bi in zip(ffn.W2, ffn.b2)])
         self._W2, self._b2 = W2[:, :-1], W2[:, -1]
         self._W2_bits = int_bits(self._W2)
+        self._W1L, self._W2L = int_limbs(self._W1), int_limbs(self._W2)
         self._last = None  # (f, H, h) of the last parent
         self._recent = []
+        self._view = None  # the parent polygon of restrict(): _ParentView
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        state["_last"], state["_recent"] = None, []
+        state["_last"], state["_recent"], state["_view"] = None, [], None
         return state
+
+    def restrict(self, f: AffineMap, rows) -> None:
+        """Enter a parent region: later calls with this ``f`` may use its polygon ``rows``.
+
+        In the plane, with ``rows`` the parent's facet rows ``(a1, a2, b)`` of a bounded
+        polygon, a unit whose pre-activation has the same strict sign at every vertex keeps
+        that sign on the whole closed polygon: :meth:`labels_at` takes it from there (for
+        points in the closed polygon), and :meth:`rows` leaves its row out (strictly
+        redundant inside the parent, so never a facet of a piece) when the bits agree with
+        it.  Elsewhere (other dimensions, unbounded parents, ``tropattn.config``
+        ``relu_parent_filter=0``) nothing changes.
+
+        Parameters
+        ----------
+        f : AffineMap
+            The parent's map.
+        rows : sequence of tuple of int
+            The parent's facet rows (non-redundant, as the search certifies them).
+
+        Examples
+        --------
+        >>> from tropattn.attention import FFN
+        >>> step = ReluStep(FFN([[1, 0], [0, 1]], [-5, 0], [[1, 1], [1, 1]], [0, 0]), 0)   # x - 5, y
+        >>> f, square = AffineMap.identity(2), [(1, 0, 1), (-1, 0, 1), (0, 1, 1), (0, -1, 1)]
+        >>> step.restrict(f, square)
+        >>> step.rows((0, 1), f)            # x - 5 < 0 on the square: only the row of y
+        ([(0, -1)], [0], [('relu', 0, 1, 1)])
+        """
+        self._view = None
+        Mi = f._integers[0]
+        if not config.relu_parent_filter or not Mi or len(Mi[0]) != 2:
+            return
+        V = _polygon_vertices(rows)
+        if V is None:
+            return
+        H, h = self._hidden(f)
+        HH = np.empty((len(h), 3), dtype=object)
+        HH[:, :2], HH[:, 2] = H, h
+        S = dot_signs(HH, V)
+        pos, neg = (S > 0).all(axis=1), (S < 0).all(axis=1)
+        cross = np.flatnonzero(~(pos | neg))
+        fixed = pos.astype(np.int8)
+        record("certified", len(h) - len(cross), where="relu.parent_filter")
+        self._view = _ParentView(f, tuple(rows), cross.tolist(), np.flatnonzero(pos | neg), fixed,
+                                 fixed.tolist())
+
+    def _view_of(self, f):
+        view = self._view
+        return view if view is not None and view.f is f else None
 
     def _hidden(self, f: AffineMap):
         """``(H, h)``: integer arrays with ``t1 m (W1 f(x) + b1) = H x + h`` (one product per parent)."""
@@ -278,7 +356,7 @@ class ReluStep:
         for r, (row, c) in enumerate(zip(Mi, ci)):
             MC[r, :d] = row
             MC[r, d] = c
-        P = int_matmul(self._W1, MC, self._W1_bits)
+        P = int_matmul(self._W1L, MC)
         H, h = P[:, :d], P[:, d] + self._b1 * m
         self._last = (f, H, h)
         self._recent = []  # (bits, output numerators over t1 t2 m) of this parent's pieces
@@ -313,13 +391,17 @@ class ReluStep:
         ((1,), None)
         """
         H, h = self._hidden(f)
-        bits = []
-        for i in range(len(h)):
+        view = self._view_of(f)
+        if view is not None and view.holds(X, D):    # in the closed parent: the fixed signs hold
+            bits, units = list(view.bits), view.cross
+        else:
+            bits, units = [0] * len(h), range(len(h))
+        for i in units:
             row = H[i]
             p = sum(int(a) * x for a, x in zip(row, X)) + int(h[i]) * D   # same sign as the pre-activation
             if p == 0 and (h[i] != 0 or any(row)):
                 return None
-            bits.append(int(p > 0))
+            bits[i] = int(p > 0)
         return tuple(bits)
 
     def rows(self, bits, f: AffineMap):
@@ -349,7 +431,12 @@ class ReluStep:
         """
         H, h = self._hidden(f)
         A, b, walls = [], [], []
-        for i, bit in enumerate(bits):
+        view = self._view_of(f)
+        units = range(len(bits))
+        if view is not None and np.array_equal(np.asarray(bits, dtype=np.int8)[view.kept], view.fixed[view.kept]):
+            units = view.cross          # the other units keep their parent's sign: strictly redundant rows
+        for i in units:
+            bit = bits[i]
             sign = -1 if bit else 1  # on: -(H x + h) <= 0 ; off: H x + h <= 0
             a, beta = tuple(sign * int(v) for v in H[i]), sign * -int(h[i])
             if beta == 0 and not any(a):  # identically 0 here: off by convention
@@ -413,10 +500,11 @@ class ReluStep:
         t = self._t1 * self._t2
         d = len(Mi[0]) if Mi else 0
         recent = self._recent
-        ref = min(recent, key=lambda e: sum(a != b for a, b in zip(e[0], bits)), default=None)
+        key = np.asarray(bits, dtype=np.int8)
+        ref = min(recent, key=lambda e: np.count_nonzero(e[0] != key), default=None)
         if ref is not None:
-            add = [i for i, (a, b) in enumerate(zip(ref[0], bits)) if b and not a]
-            drop = [i for i, (a, b) in enumerate(zip(ref[0], bits)) if a and not b]
+            add = np.flatnonzero(key > ref[0]).tolist()
+            drop = np.flatnonzero(key < ref[0]).tolist()
         if ref is not None and 2 * (len(add) + len(drop)) <= sum(bits):   # a near piece: only the flipped units
             N = ref[1]
             if add:
@@ -431,16 +519,74 @@ class ReluStep:
             on = [i for i, bit in enumerate(bits) if bit]
             if on:
                 N = N + self._units_product(on, H, h, d)
-        recent.append((bits, N))
+        recent.append((key, N))
         if len(recent) > _RECENT_PIECES:
             del recent[0]
         return AffineMap.from_integers(N[:, :d], N[:, d], t * m)
 
     def _units_product(self, units, H, h, d):
         """``W2n[:, units] (H x + h)[units]`` as a ``(d_model, d + 1)`` integer array."""
-        Hh = np.empty((len(units), d + 1), dtype=object)
-        Hh[:, :d], Hh[:, d] = H[units], h[units]
-        return int_matmul(self._W2[:, units], Hh, self._W2_bits)
+        if len(units) <= _FEW_UNITS:     # a few flipped units: Python ints on a thin slice beat the limbs
+            Hh = np.empty((len(units), d + 1), dtype=object)
+            Hh[:, :d], Hh[:, d] = H[units], h[units]
+            return int_matmul(self._W2[:, units], Hh, self._W2_bits)
+        Hh = np.zeros((len(h), d + 1), dtype=object)       # the other units' rows are 0: all of W2's limbs
+        Hh[units, :d], Hh[units, d] = H[units], h[units]
+        return int_matmul(self._W2L, Hh)
+
+
+#: Products over at most this many units take Python integers (object arrays) instead of float64 limbs.
+_FEW_UNITS = 24
+
+
+class _ParentView:
+    """A ReLU step inside one parent polygon (:meth:`ReluStep.restrict`).
+
+    ``cross``: the units whose sign changes on the polygon (or is 0 somewhere on it);
+    ``kept``: the others, whose bit on the whole closed polygon is ``fixed`` (``bits`` as a list).
+    """
+
+    def __init__(self, f, rows, cross, kept, fixed, bits):
+        self.f, self.rows, self.cross, self.kept, self.fixed, self.bits = f, rows, cross, kept, fixed, bits
+
+    def holds(self, X, D) -> bool:
+        """Is ``X / D`` in the closed polygon?"""
+        return all(r[0] * X[0] + r[1] * X[1] <= r[2] * D for r in self.rows)
+
+
+def _polygon_vertices(rows):
+    """The vertices ``(X1, X2, D)`` (``D > 0``) of the bounded polygon of facet rows ``(a1, a2, b)``, or None.
+
+    Exact: each pair of rows meets in one point (Cramer's rule in integers); the vertices
+    are those that satisfy every row.  A polygon with ``k`` facets is bounded iff it has
+    ``k`` vertices (an unbounded one has ``k - 1``); otherwise None.
+
+    >>> _polygon_vertices([(1, 0, 1), (-1, 0, 1), (0, 1, 1), (0, -1, 1)])
+    [(1, 1, 1), (1, -1, 1), (-1, 1, 1), (-1, -1, 1)]
+    >>> _polygon_vertices([(1, 0, 1), (0, 1, 1)]) is None                 # a quadrant
+    True
+    """
+    rows = [tuple(int(v) for v in r) for r in rows]
+    k = len(rows)
+    if k < 3:
+        return None
+    found = []
+    for i in range(k):
+        a0, a1, b = rows[i]
+        for j in range(i + 1, k):
+            c0, c1, e = rows[j]
+            det = a0 * c1 - a1 * c0
+            if det == 0:
+                continue
+            X0, X1 = b * c1 - a1 * e, a0 * e - b * c0
+            if det < 0:
+                X0, X1, det = -X0, -X1, -det
+            if all(r0 * X0 + r1 * X1 <= rb * det for r0, r1, rb in rows):
+                g = math.gcd(X0, X1, det)
+                v = (X0 // g, X1 // g, det // g)
+                if v not in found:
+                    found.append(v)
+    return found if len(found) == k else None
 
 
 #: Output numerators of this many recent pieces (of one parent) are kept: a piece whose bits are
