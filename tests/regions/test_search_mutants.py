@@ -7,6 +7,8 @@ edges come from tests/oracles (a Fraction brute force sharing no code with tropa
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from oracles import adjacency, brute_force, load_model
@@ -72,9 +74,13 @@ def test_keep_all_counts_and_callback_agree_with_the_reference():
     assert plain == list(range(len(ref)))
 
 
-def test_counters_and_seconds_are_filled():
-    r = enumerate_regions(model_from_json(OBJ), keep="counts", progress=False)
-    assert r.seconds >= 0 and sum(v for v in r.counters.values() if isinstance(v, int)) > 0
+@pytest.mark.parametrize("keep", ["all", "counts", "callback"])
+def test_counters_and_seconds_are_filled(keep):
+    t0 = time.perf_counter()
+    r = enumerate_regions(model_from_json(OBJ), keep=(lambda i, r: None) if keep == "callback" else keep,
+                          progress=False)
+    assert 0 <= r.seconds <= time.perf_counter() - t0               # the search's own span, not a clock reading
+    assert sum(v for v in r.counters.values() if isinstance(v, int)) > 0
 
 
 def test_the_eager_graph_is_the_lazy_graph_and_the_references():
@@ -131,6 +137,8 @@ def test_ctrl_c_gives_a_partial_result_and_tells_the_writer():
             enumerate_regions(model, keep=keep, progress=stop)
         part = info.value.partial
         assert part.complete is False and 0 < part.n_activation < len(brute_force(load_model(OBJ)))
+        if keep == "all":
+            assert part.kept[2].built is False                     # no graph built for a partial result
         assert f"the {part.n_activation} regions" in str(info.value)
     assert len(ended) == 1 and ended[0].complete is False
 
@@ -164,6 +172,15 @@ def test_overlay_of_heads_is_their_common_refinement():
     ref = brute_force(load_model(obj))
     r = overlay_regions(h)
     assert sorted(x.pattern for x in r.activation_regions) == sorted(ref)
+    linear = {}
+    for p, (_, f) in ref.items():
+        linear.setdefault(f.key(), set()).add(p)
+    assert r.n_linear == len(linear) < r.n_activation                # no residual: equal value sums merge
+    seen = []
+    overlay_regions(h, progress=lambda done, total, found: seen.append(found))
+    assert seen and seen[-1] == r.n_activation
+    wide = [Head(x.keys, x.offsets, [[1, 2, 3]] * len(x.keys)) for x in h]   # values of another dimension
+    assert overlay_regions(wide).n_activation == r.n_activation and overlay_regions(wide).n_linear == 1
     boxed = overlay_regions(h, box=(0, "1/2"))
     assert boxed.n_activation == len(brute_force(load_model(obj, (0, "1/2")))) < r.n_activation
     with pytest.raises(InvalidInputError):
