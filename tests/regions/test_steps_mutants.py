@@ -16,10 +16,10 @@ import pytest
 
 from oracles import brute_force, evaluate, full_dimensional, load_model, pattern_at, region_polyhedron
 from oracles.compare import compare
-from tropattn.attention import slice_model
+from tropattn.attention import Head, Layer, Transformer, slice_model
 from tropattn.errors import TieError
 from tropattn.io import model_from_json
-from tropattn.regions import enumerate_regions
+from tropattn.regions import brute_force_regions, enumerate_regions
 
 
 def _model(d, *layers, ties="first"):
@@ -62,6 +62,8 @@ def check(obj, box=None, edges=True):
     if edges:
         assert not found["missing_edges"] and not found["extra_edges"], found
     _maps_pointwise(result, load_model(obj, box))
+    brute = brute_force_regions(model_from_json(obj), box=box)       # every label tuple, every comparison row
+    assert brute == sorted(r.pattern for r in result.activation_regions)
     return result
 
 
@@ -91,6 +93,28 @@ def test_a_layer_without_residual_feeds_constants_to_whole_region_ties():
     L1 = _layer([[1], [2], [0]], [0, -1, -5], [[1], [5], [-7]])
     r = check(_model(1, L0, L1))
     assert sorted(p[1][0] for p in (r.pattern for r in r.activation_regions)) == [(0,), (1,)]
+
+
+def test_a_hidden_key_wins_a_whole_region_tie():
+    # scores z, 1, 2z - 1 meet only at z = 1 (key 0 has no cell); layer 0 feeds the constant 1 on x < 0:
+    # all three tie there and key 0, the lowest index, wins under "first"
+    L0 = _layer([[0], [1]], [0, 0], [[1], [2]], residual=False)
+    L1 = _layer([[1], [0], [2]], [0, 1, -1], [[1], [5], [-7]])
+    r = check(_model(1, L0, L1))
+    assert sorted(p[1][0] for p in (x.pattern for x in r.activation_regions)) == [(0,), (2,)]
+
+
+@pytest.mark.parametrize("offset", [-3, -1, "1/2", 2])
+def test_a_hidden_key_wins_a_whole_region_tie_behind_a_facet(offset):
+    # the FFN folds x1 onto -1 where x1 > -1; there layer 1's keys 0, 1, 2 (scores 0, z1 + 1, -z1 - 1:
+    # key 0 has no cell) tie on the whole piece where key 3 (z2 + offset) loses, and key 0 wins it;
+    # the search reaches that piece across key 3's wall from one side or the other
+    L0 = _layer([[0, 0], [1, 0]], [0, -3], [[0, 0], [0, 1]],
+                ffn={"W1": [[1, 0]], "b1": [1], "W2": [[-1], [0]], "b2": [0, 0]})
+    L1 = _layer([[0, 0], [1, 0], [-1, 0], [0, 1]], [0, 1, -1, offset], [[1, 0], [0, 1], [1, 1], [-1, 0]])
+    r = check(_model(2, L0, L1))
+    assert (((0,), (1,)), ((0,), ())) in {x.pattern[:1] + (x.pattern[1],) for x in r.activation_regions} or \
+        any(x.pattern[1][0] == (0,) for x in r.activation_regions)
 
 
 def test_ties_refuse_raises_on_a_whole_region_tie_and_not_on_a_wall():
@@ -196,3 +220,45 @@ def test_a_sliced_model_through_skip_matrices(x0, directions):
             expected.add(pattern)
     assert {r.pattern for r in result.activation_regions} == expected
     assert result.n_activation == len(expected) >= 3
+
+
+def _skip_model():
+    """Layer 1 of this 2-d model has the skip matrix R (not the identity): x -> R x + sum of values."""
+    R = [[2, -1], ["1/2", 1]]
+    L0 = Layer([Head([[0, 0], [1, 0], [0, 1]], [0, "-1/2", 0], [[1, "1/2"], [0, 1], [-1, 0]])])
+    L1 = Layer([Head([[0, 0], [1, 1], [-1, 2]], [0, -1, 0], [[0, 1], [1, 0], ["1/2", -1]])], residual=R)
+    L2 = Layer([Head([[0, 0], [2, -1]], [0, "1/2"], [[0, 0], [1, 1]])])
+    return Transformer([L0, L1, L2])
+
+
+def _skip_reference(x):
+    """The model of :func:`_skip_model` evaluated in Fractions from its definition: (output, labels)."""
+    layers = [([(0, 0), (1, 0), (0, 1)], [0, F(-1, 2), 0], [(1, F(1, 2)), (0, 1), (-1, 0)], None),
+              ([(0, 0), (1, 1), (-1, 2)], [0, -1, 0], [(0, 1), (1, 0), (F(1, 2), -1)], [[2, -1], [F(1, 2), 1]]),
+              ([(0, 0), (2, -1)], [0, F(1, 2)], [(0, 0), (1, 1)], None)]
+    z, labels = tuple(F(v) for v in x), []
+    for keys, offs, vals, R in layers:
+        scores = [sum((F(k) * v for k, v in zip(key, z)), F(0)) + o for key, o in zip(keys, offs)]
+        j = scores.index(max(scores))
+        assert scores.count(max(scores)) == 1, "a probe on a wall"
+        skip = z if R is None else tuple(sum((F(r) * v for r, v in zip(row, z)), F(0)) for row in R)
+        z, labels = tuple(s + F(v) for s, v in zip(skip, vals[j])), labels + [j]
+    return z, labels
+
+
+def test_a_skip_matrix_after_a_layer_with_a_residual():
+    model = _skip_model()
+    result = enumerate_regions(model, box=(-3, 3), progress=False)
+    assert result.n_activation >= 5
+    for r in result.activation_regions:
+        for x in _probe_points(r):
+            out, labels = _skip_reference(x)
+            assert [p[0][0] for p in r.pattern] == labels and tuple(r.map.apply(x)) == out, (x, r.pattern)
+    grid = [(F(i, 3), F(j, 3)) for i in range(-8, 9, 3) for j in range(-7, 9, 3)]
+    found = {tuple(x.pattern[i][0][0] for i in range(3)) for x in result.activation_regions}
+    for x in grid:                                    # every labelled grid point lies in a listed region
+        try:
+            labels = tuple(_skip_reference(x)[1])
+        except AssertionError:
+            continue
+        assert labels in found, x
