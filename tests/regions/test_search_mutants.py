@@ -108,7 +108,8 @@ def test_a_box_restricts_the_regions():
 
 def test_refusals_are_one_clear_line():
     model = model_from_json(OBJ)
-    _one_line_error(lambda: enumerate_regions(model, keep="some"), "keep", "counts")
+    _one_line_error(lambda: enumerate_regions(model, keep="some"), "keep", "counts",
+                    "or give a function called with (id, region)")
     _one_line_error(lambda: enumerate_regions(model, progress="yes"), "progress", "progress(done, total, found)")
     _one_line_error(lambda: enumerate_regions(model, workers=0), "workers")
     _one_line_error(lambda: enumerate_regions(model, keep="counts", graph=True), "graph=True needs keep='all'",
@@ -185,3 +186,13 @@ def test_overlay_of_heads_is_their_common_refinement():
     assert boxed.n_activation == len(brute_force(load_model(obj, (0, "1/2")))) < r.n_activation
     with pytest.raises(InvalidInputError):
         overlay_regions([Head([[0], [1]]), Head([[0, 0], [1, 1]])])
+
+
+def test_the_graph_stage_has_its_own_line_on_the_bar(capsys):
+    enumerate_regions(model_from_json(OBJ), graph=True, progress=True)
+    lines = [x.strip() for x in capsys.readouterr().err.replace("\r", "\n").splitlines() if x.strip()]
+    graph = [x for x in lines if x.startswith("adjacency graph")]
+    assert graph and all("walls" in x and "regions" not in x for x in graph), lines
+    total = graph[-1].split(" walls")[0].split()[-1]                # "... k/n walls ..."
+    assert total.split("/")[0] == total.split("/")[1] and int(total.split("/")[1]) > 0, graph[-1]
+    assert lines[0].startswith("sub-layer") and "regions" in [x for x in lines if x.startswith("sub-layer")][-1]
