@@ -237,3 +237,25 @@ def test_random_models_with_coordinate_walls_more(rnd, d, layers, boxed):
        boxed=st.booleans())
 def test_random_models_more(rnd, d, layers, boxed):
     _property(rnd, d, layers + (d == 1), boxed, big=True)
+
+
+# the long runs' draws, with d = 3 kept to one layer (its two-layer models are what take minutes):
+# a minute in all, so `-m slow` runs them
+
+@pytest.mark.slow
+@settings(phases=NO_SHRINK, max_examples=60)
+@given(rnd=st.randoms(use_true_random=False), d=st.integers(2, 3), layers=st.integers(1, 2),
+       boxed=st.booleans())
+def test_random_models_with_coordinate_walls_slow(rnd, d, layers, boxed):
+    obj = _axis_walls(rnd, _random(rnd, d, layers if d == 2 else 1, big=True))
+    box = (-3, 3) if boxed else None
+    found = compare(obj, enumerate_regions(model_from_json(obj), box=box), box)
+    assert not found["missing_edges"] and not found["extra_edges"], (obj, box, found)
+
+
+@pytest.mark.slow
+@settings(phases=NO_SHRINK, max_examples=40)
+@given(rnd=st.randoms(use_true_random=False), d=st.integers(1, 3), layers=st.integers(1, 2),
+       boxed=st.booleans())
+def test_random_models_more_slow(rnd, d, layers, boxed):
+    _property(rnd, d, (layers if d < 3 else 1) + (d == 1), boxed, big=True)

@@ -664,7 +664,7 @@ def _pulled_back_difference(head, j, k, f: AffineMap):
 def wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls, scores=None) -> list:
     """Append the rows "label j beats k" (k in rivals), pulled back through f.
 
-    Returns the rivals that tie ``j`` on the whole parent.  Under ``ties="first"`` the
+    Returns the keys that tie ``j`` on the whole parent.  Under ``ties="first"`` the
     row is dropped for ``k > j`` (``j`` wins) and is the impossible ``0 <= -1`` for
     ``k < j``; under ``"refuse"`` it is dropped and the caller decides.
 
@@ -689,7 +689,8 @@ def wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls, scores=None) -> l
     Returns
     -------
     list of int
-        The rivals that tie ``j`` on the whole parent region.
+        The rivals that tie ``j`` on the whole parent region; under ``ties="first"``, once one
+        does, also every lower key outside ``rivals`` that ties (it gets the row ``0 <= -1``).
 
     Examples
     --------
@@ -700,15 +701,9 @@ def wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls, scores=None) -> l
     >>> A, b                                          # 0 beats x where x <= 0; key 2 is key 0 again
     ([(1,)], [0])
     """
-    tied = []
+    tied, rivals = [], list(rivals)
     for k in rivals:
-        if scores is None:
-            row = _pulled_back_difference(head, j, k, f)
-        else:
-            (aj, sj), (ak, sk) = scores[j], scores[k]
-            row = (tuple(u - v for u, v in zip(ak, aj)), sj - sk)
-            if row[1] == 0 and not any(row[0]):
-                row = None
+        row = _difference_row(head, j, k, f, scores)
         if row is None:
             tied.append(k)
             if head.ties != "first" or k > j:
@@ -717,7 +712,26 @@ def wall_rows(head, j, rivals, f: AffineMap, tag, A, b, walls, scores=None) -> l
         A.append(row[0])
         b.append(row[1])
         walls.append(tag + (j, k))
+    if tied and head.ties == "first":
+        # the parent lies on a facet of j's cell: a lower key that is no rival (hidden, or meeting the
+        # cell in a smaller face) may tie with j there too, and then it wins
+        seen = set(rivals)
+        for k in range(j):
+            if k not in seen and _difference_row(head, j, k, f, scores) is None:
+                tied.append(k)
+                A.append(tuple(0 for _ in f.M[0]))
+                b.append(-1)
+                walls.append(tag + (j, k))
     return tied
+
+
+def _difference_row(head, j, k, f, scores):
+    """The row "j beats k" pulled back through ``f`` (from ``scores`` if given), or None on a whole-region tie."""
+    if scores is None:
+        return _pulled_back_difference(head, j, k, f)
+    (aj, sj), (ak, sk) = scores[j], scores[k]
+    row = (tuple(u - v for u, v in zip(ak, aj)), sj - sk)
+    return None if row[1] == 0 and not any(row[0]) else row
 
 
 def pulled_back_scores(head, f: AffineMap) -> "PulledBackScores":
