@@ -80,7 +80,7 @@ def _check_points(rows, keep, points):
             assert s == 0 if r == rows[i] else s < 0, (i, r)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(polyhedra())
 def test_the_qhull_facet_step_equals_the_exact_path(case):
     rows, p = case
