@@ -30,3 +30,12 @@ def figures(monkeypatch):
 
     monkeypatch.setattr(Figure, "savefig", savefig)
     return kept
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A local Dask cluster of two one-thread worker processes, one per test module (skipped without dask)."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=50) as lc:
+        yield lc

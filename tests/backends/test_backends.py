@@ -61,13 +61,6 @@ def test_a_scheduler_needs_dask_and_a_valid_address():
 
 # ----------------------------------------------------------------------------------- Dask on a LocalCluster
 
-@pytest.fixture(scope="module")
-def cluster():
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  silence_logs=50) as lc:
-        yield lc
-
 
 @pytest.mark.dask
 def test_dask_executor_contract(cluster):

@@ -97,13 +97,6 @@ def test_run_chunk_of_a_batch_counts_each_chunk_once():
 
 # ------------------------------------------------------------------------------------ on a Dask LocalCluster
 
-@pytest.fixture(scope="module")
-def cluster():
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  silence_logs=50) as lc:
-        yield lc
-
 
 @pytest.mark.dask
 @pytest.mark.parametrize("model", [sawtooth_model(2, 4, 2),

@@ -592,19 +592,8 @@ def _rounded_facet_point(R, k, X, D, y, sigma, bits):
 
 
 def _facet_point_at(R, k, X, D, y, sigma, bits):
-    e = math.frexp(sigma)[1] - 1                    # sigma = 2^e
-    shift = bits - e if e < bits else 0
-    yq = [round(v * 2.0 ** bits) << max(e - bits, 0) for v in y]   # sigma y ~ yq / 2^shift
-    E = D << shift
-    N = [(x << shift) + D * v for x, v in zip(X, yq)]
-    a, beta = R[k][:-1], R[k][-1]
-    norm2 = sum(v * v for v in a)
-    gap = beta * E - sum(ai * xi for ai, xi in zip(a, N))
-    N = [xi * norm2 + gap * ai for xi, ai in zip(N, a)]
-    E *= norm2
-    g = math.gcd(E, *N)
-    if g > 1:
-        N, E = [v // g for v in N], E // g
+    """:func:`_rounded_facet_point`, kept only when it lies on row k and strictly inside every other row."""
+    N, E = _rounded_facet_point(R, k, X, D, y, sigma, bits)
     if len(N) == 2:
         n0, n1 = N
         for j, (r0, r1, rb) in enumerate(R):
