@@ -96,3 +96,50 @@ def test_int_matmul_is_exact_on_both_sides_of_int64(bits, n, k, data):
     object_path = scope.snapshot()["by_place"].get("fallbacks:int_matmul.object", 0)
     size = lambda M: max(abs(v) for row in M for v in row).bit_length()    # noqa: E731
     assert object_path == (size(A) + size(B) + n.bit_length() > 62)        # int64 only where no sum can overflow
+
+
+_P61 = (1 << 61) - 1
+
+
+@st.composite
+def _integer_maps(draw):
+    """Two maps ``(N x + n) / m`` from numerator arrays (unreduced, scaled), and their Fraction entries."""
+    rows, d = draw(st.integers(1, 20)), draw(st.integers(1, 3))
+    entry = st.integers(-10 ** 20, 10 ** 20) | st.integers(-3, 3)
+    m = draw(st.sampled_from([1, 6, _P61, 2 * _P61, 10 ** 25]) | st.integers(1, 10 ** 6))
+    N = [[draw(entry) for _ in range(d + 1)] for _ in range(rows)]
+    if draw(st.booleans()):       # the second map: the same one, or one entry changed (maybe after the 16 hashed)
+        N2 = [list(r) for r in N]
+        i, k = draw(st.integers(0, rows - 1)), draw(st.just(d) | st.integers(0, d))   # d: the offset
+        N2[i][k] += draw(st.sampled_from([1, -1, m]))
+    else:
+        N2 = N
+    g = draw(st.sampled_from([1, 2, 7, _P61]))
+    g2 = draw(st.sampled_from([g, 1, 3, _P61]))       # often the same denominator: the array comparison
+    arrays = []
+    for rows_, scale in ((N, g), (N2, g2)):
+        A = np.empty((rows, d + 1), dtype=object)
+        A[:, :] = [[v * scale for v in r] for r in rows_]
+        arrays.append((A, m * scale))
+    fractions = [tuple(Fraction(v, m) for r in rows_ for v in r) for rows_ in (N, N2)]
+    return arrays, fractions
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=_integer_maps())
+def test_unreduced_maps_compare_and_hash_like_their_fractions(case):
+    """``from_integers`` on arrays keeps them unreduced: equality and hash follow the rational entries."""
+    ((A, m), (B, m2)), (fa, fb) = case
+    d = A.shape[1] - 1
+    f, g = AffineMap.from_integers(A[:, :d], A[:, d], m), AffineMap.from_integers(B[:, :d], B[:, d], m2)
+    assert (f == g) == (fa == fb) == (g == f)
+    ref = AffineMap(tuple(tuple(Fraction(v) for v in row[:d]) for row in A.tolist()),
+                    tuple(Fraction(row[d]) for row in A.tolist()))        # A itself over 1: f times m
+    assert (ref == f) == (f == ref) == (fa == tuple(Fraction(v) for row in A.tolist() for v in row))
+    assert ref != f or hash(ref) == hash(f)
+    if fa == fb:
+        assert hash(f) == hash(g)
+    h = AffineMap.from_integers(A[:, :d], A[:, d], m)
+    assert h.M == tuple(tuple(fa[r * (d + 1):r * (d + 1) + d]) for r in range(len(A)))      # the Fraction view
+    assert h == f and hash(h) == hash(f) == hash(AffineMap(h.M, h.c))
+    assert len({f, g}) == (1 if fa == fb else 2)

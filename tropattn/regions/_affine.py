@@ -19,6 +19,10 @@ from ..exact import homogeneous_point
 
 __all__ = ["AffineMap"]
 
+#: The prime of the hash (residues of the rational entries), and how many offsets it reads.
+_P = (1 << 61) - 1
+_HASHED = 16
+
 
 @dataclass(frozen=True)
 class AffineMap:
@@ -35,19 +39,44 @@ class AffineMap:
     # Equal maps have equal canonical integer forms (numerators with no common factor with the
     # positive denominator): comparing and hashing those needs no Fraction objects, so a map made
     # by from_integers builds its Fraction views M and c only when they are read (__getattr__).
+    # A map made from integer arrays keeps them unreduced (_raw) until its canonical form is read:
+    # two maps over the same denominator are equal iff their numerator arrays are (no gcd), and
+    # the hash is the residues of a few of its rational entries modulo a prime (equal for equal
+    # maps however they are written; a mere filter: equal hashes are then compared exactly).
     def __eq__(self, other):
         if not isinstance(other, AffineMap):
             return NotImplemented
-        return self is other or self._integers == other._integers
+        if self is other:
+            return True
+        a, b = self.__dict__.get("_raw"), other.__dict__.get("_raw")
+        if a is not None and b is not None and a[2] == b[2] and a[0].shape == b[0].shape:
+            return bool((a[1] == b[1]).all() and (a[0] == b[0]).all())
+        return self._integers == other._integers
 
     def __hash__(self):
-        return hash(self._integers)
+        state = self.__dict__
+        h = state.get("_hash")
+        if h is None:
+            raw = state.get("_raw")
+            if raw is not None and raw[2] % _P:
+                Mi, ci, m = raw
+                some = ci[:_HASHED].tolist() + (Mi[0].tolist() if len(Mi) else [])
+            else:
+                Mi, ci, m = self._integers
+                some = list(ci[:_HASHED]) + list(Mi[0] if Mi else ())
+            if m % _P:
+                inv = pow(m, -1, _P)
+                h = hash(tuple(v * inv % _P for v in some))
+            else:      # every representation's denominator is a multiple of the reduced one: all here
+                h = hash(self._integers)
+            state["_hash"] = h
+        return h
 
     def __getattr__(self, name):
         state = self.__dict__
-        if name not in ("M", "c") or "_integers" not in state:
+        if name not in ("M", "c") or ("_integers" not in state and "_raw" not in state):
             raise AttributeError(name)
-        Mi, ci, m = state["_integers"]
+        Mi, ci, m = self._integers
         state["M"] = tuple(tuple(Fraction(v, m) for v in row) for row in Mi)
         state["c"] = tuple(Fraction(v, m) for v in ci)
         return state[name]
@@ -123,24 +152,28 @@ class AffineMap:
         >>> f == AffineMap(((Fraction(1, 2), Fraction(1)),), (Fraction(3, 2),)), f._integers
         (True, (((1, 2),), (3,), 2))
         """
-        if isinstance(Mi, np.ndarray) and Mi.dtype == object and isinstance(ci, np.ndarray):   # Python ints
-            g = math.gcd(m, *ci.tolist(), *Mi.ravel().tolist())
-            if g > 1:
-                Mi, ci, m = Mi // g, ci // g, m // g
-            Mi, ci = Mi.tolist(), ci.tolist()
-        else:
-            Mi = [[int(v) for v in row] for row in Mi]
-            ci = [int(v) for v in ci]
-            g = math.gcd(m, *ci, *(v for row in Mi for v in row))
-            if g > 1:
-                Mi, ci, m = [[v // g for v in row] for row in Mi], [v // g for v in ci], m // g
         f = object.__new__(AffineMap)          # M and c (Fractions) are built when first read
+        if isinstance(Mi, np.ndarray) and Mi.dtype == object and isinstance(ci, np.ndarray):   # Python ints
+            f.__dict__["_raw"] = (Mi, ci, m)   # reduced when _integers is first read
+            return f
+        Mi = [[int(v) for v in row] for row in Mi]
+        ci = [int(v) for v in ci]
+        g = math.gcd(m, *ci, *(v for row in Mi for v in row))
+        if g > 1:
+            Mi, ci, m = [[v // g for v in row] for row in Mi], [v // g for v in ci], m // g
         f.__dict__["_integers"] = (tuple(map(tuple, Mi)), tuple(ci), m)   # the cached_property, filled in
         return f
 
     @cached_property
     def _integers(self):
-        """``(Mi, ci, m)`` with ``M = Mi / m`` and ``c = ci / m``, all integers."""
+        """``(Mi, ci, m)`` with ``M = Mi / m`` and ``c = ci / m``, all integers (canonical: reduced)."""
+        raw = self.__dict__.pop("_raw", None)
+        if raw is not None:
+            Mi, ci, m = raw
+            g = math.gcd(m, *ci.tolist(), *Mi.ravel().tolist())
+            if g > 1:
+                Mi, ci, m = Mi // g, ci // g, m // g
+            return tuple(map(tuple, Mi.tolist())), tuple(ci.tolist()), m
         d = len(self.M[0]) if self.M else 0
         flat, m = homogeneous_point([v for row in self.M for v in row] + list(self.c))
         Mi = tuple(tuple(flat[i * d:(i + 1) * d]) for i in range(len(self.M)))

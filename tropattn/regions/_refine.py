@@ -113,11 +113,12 @@ class _StepRows:
     """A step's pulled-back rows inside one parent, cached per head label (or per ReLU pattern).
 
     Every piece of a parent with head ``h`` on key ``j`` has the same rows for that head,
-    so each ``(h, j)`` is pulled back through the parent's map and made primitive once.
+    so each ``(h, j)`` is pulled back through the parent's map and made primitive once; a
+    ReLU step's row is made primitive once per wall tag (unit and bit).
     """
 
     def __init__(self, step, f):
-        self.step, self.f, self.cache, self.scores = step, f, {}, {}
+        self.step, self.f, self.cache, self.scores, self.prim = step, f, {}, {}, {}
 
     def __call__(self, labels):
         """``(rows, walls)`` of the piece with these labels: primitive integer rows and their tags."""
@@ -125,7 +126,14 @@ class _StepRows:
         if not isinstance(step, AttentionStep):
             if labels not in self.cache:
                 A, b, walls = step.rows(labels, self.f)
-                self.cache[labels] = (tuple(integer_row(list(a) + [bi]) for a, bi in zip(A, b)), tuple(walls))
+                prim = self.prim            # a wall's tag fixes its row inside the parent: primitive once
+                rows = []
+                for a, bi, tag in zip(A, b, walls):
+                    row = prim.get(tag)
+                    if row is None:
+                        row = prim[tag] = integer_row(a + (bi,))
+                    rows.append(row)
+                self.cache[labels] = (tuple(rows), tuple(walls))
             return self.cache[labels]
         rows, walls = (), ()
         for h, j in enumerate(labels):

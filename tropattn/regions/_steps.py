@@ -290,11 +290,18 @@ class ReluStep:
         self._last = None  # (f, H, h) of the last parent
         self._recent = []
         self._view = None  # the parent polygon of restrict(): _ParentView
+        self._bits = None  # (bits, as int8): rows and output_map of one piece read the same tuple
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        state["_last"], state["_recent"], state["_view"] = None, [], None
+        state["_last"], state["_recent"], state["_view"], state["_bits"] = None, [], None, None
         return state
+
+    def _bits_array(self, bits):
+        last = self._bits
+        if last is None or last[0] is not bits or not isinstance(bits, tuple):   # a list may change
+            last = self._bits = (bits, np.asarray(bits, dtype=np.int8))
+        return last[1]
 
     def restrict(self, f: AffineMap, rows) -> None:
         """Enter a parent region: later calls with this ``f`` may use its polygon ``rows``.
@@ -433,7 +440,7 @@ class ReluStep:
         A, b, walls = [], [], []
         view = self._view_of(f)
         units = range(len(bits))
-        if view is not None and np.array_equal(np.asarray(bits, dtype=np.int8)[view.kept], view.fixed[view.kept]):
+        if view is not None and np.array_equal(self._bits_array(bits)[view.kept], view.fixed[view.kept]):
             units = view.cross          # the other units keep their parent's sign: strictly redundant rows
         for i in units:
             bit = bits[i]
@@ -500,7 +507,7 @@ class ReluStep:
         t = self._t1 * self._t2
         d = len(Mi[0]) if Mi else 0
         recent = self._recent
-        key = np.asarray(bits, dtype=np.int8)
+        key = self._bits_array(bits)
         ref = min(recent, key=lambda e: np.count_nonzero(e[0] != key), default=None)
         if ref is not None:
             add = np.flatnonzero(key > ref[0]).tolist()
