@@ -99,9 +99,8 @@ def test_run_chunk_of_a_batch_counts_each_chunk_once():
 
 
 @pytest.mark.dask
-@pytest.mark.parametrize("model", [sawtooth_model(2, 4, 2),
-                                   pytest.param(random_model(2, 2, 3, layers=2, seed=11, ffn_hidden=1),
-                                                marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("model", [sawtooth_model(2, 4, 2), random_model(2, 2, 3, layers=2, seed=11, ffn_hidden=1)])
 def test_measured_batches_give_the_counts_of_fixed_chunks(cluster, model):
     enumerate_regions(model)                                       # per-model caches counted once, before
     serial = _summary(enumerate_regions(model))

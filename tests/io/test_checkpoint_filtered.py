@@ -17,7 +17,8 @@ transformers = pytest.importorskip("transformers")
 pytestmark = pytest.mark.torch
 
 
-@pytest.mark.parametrize("d,L", [(24, 1), pytest.param(16, 2, marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("d,L", [(24, 1), (16, 2)])
 def test_checkpoint_slice_regions_with_and_without_the_filter(tmp_path, d, L):
     torch.manual_seed(d + L)
     cfg = transformers.GPT2Config(vocab_size=8, n_positions=8, n_embd=d, n_layer=L, n_head=2,
