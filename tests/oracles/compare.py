@@ -39,6 +39,20 @@ def random_model_json(rnd, d, layers, heads, keys, units, residual=True, project
     return {"format": "tropattn.model/1", "dim": d, "ties": "first", "layers": out}
 
 
+def axis_walls(rnd, obj):
+    """Make every head's keys differ in one coordinate only: its walls are coordinate hyperplanes.
+
+    A coordinate hyperplane of an earlier sub-layer is where the graph missed edges (issue 22):
+    the facets' exact bounds of the constant coordinate are equal and were read as separating.
+    """
+    d = obj["dim"]
+    for layer in obj["layers"]:
+        for head in layer["heads"]:
+            axis, first = rnd.randrange(d), head["keys"][0]
+            head["keys"] = [[k[c] if c == axis else first[c] for c in range(d)] for k in head["keys"]]
+    return obj
+
+
 def compare(obj, result, box=None, edges=True):
     """Check a tropattn RegionSet against the reference for the model dict ``obj``.
 

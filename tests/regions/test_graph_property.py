@@ -16,20 +16,11 @@ import random
 
 import pytest
 
-from oracles.compare import compare, random_model_json
+from oracles.compare import axis_walls, compare, random_model_json
 from tropattn.io import model_from_json
 from tropattn.regions import enumerate_regions
 
 BOXES = (None, (-3, 3), (-1, 2))
-
-
-def _axis_walls(rnd, obj):
-    """Every head's keys differ in one coordinate only: its walls are coordinate hyperplanes."""
-    for layer in obj["layers"]:
-        for head in layer["heads"]:
-            axis, first = rnd.randrange(obj["dim"]), head["keys"][0]
-            head["keys"] = [[k[c] if c == axis else first[c] for c in range(obj["dim"])] for k in head["keys"]]
-    return obj
 
 
 def draw(seed):
@@ -42,7 +33,7 @@ def draw(seed):
                             rnd.randint(0, 2 if d < 3 else 1), residual=None, projection=rnd.random() < .2,
                             dup=rnd.random() < .25)
     if d > 1 and rnd.random() < .25:
-        obj = _axis_walls(rnd, obj)
+        obj = axis_walls(rnd, obj)
     return obj, rnd.choice(BOXES)
 
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import Phase, given, settings, strategies as st
 
 from oracles import adjacency, brute_force, evaluate, load_model, pattern_at
-from oracles.compare import compare, random_model_json
+from oracles.compare import axis_walls, compare, random_model_json
 from tropattn.attention import FFN, Head, Layer, Transformer
 from tropattn.exact import WallFacet, facets_overlap, overlapping_pairs
 from tropattn.io import model_from_json, model_to_json
@@ -196,28 +196,19 @@ def test_random_models_d3(rnd, boxed):
     _property(rnd, 3, 1, boxed)
 
 
-def _axis_walls(rnd, obj):
-    """Make every head's keys differ in one coordinate only: its walls are coordinate hyperplanes.
-
-    A coordinate hyperplane of an earlier sub-layer is where the graph missed edges (issue 22):
-    the facets' exact bounds of the constant coordinate are equal and were read as separating.
-    """
-    d = obj["dim"]
-    for layer in obj["layers"]:
-        for head in layer["heads"]:
-            axis, first = rnd.randrange(d), head["keys"][0]
-            head["keys"] = [[k[c] if c == axis else first[c] for c in range(d)] for k in head["keys"]]
-    return obj
+def _graph_agrees(obj, boxed):
+    """The search's regions and facet graph equal the reference's, in the box [-3, 3]^d or unboxed."""
+    box = (-3, 3) if boxed else None
+    found = compare(obj, enumerate_regions(model_from_json(obj), box=box), box)
+    assert not found["missing_edges"] and not found["extra_edges"], (obj, box, found)
 
 
 @settings(phases=NO_SHRINK, max_examples=8)
 @given(rnd=st.randoms(use_true_random=False), d=st.integers(2, 3), boxed=st.booleans())
 def test_random_models_with_coordinate_walls(rnd, d, boxed):
-    obj = _axis_walls(rnd, random_model_json(rnd, d, 1, 1, rnd.randint(2, 3), rnd.randint(1, 2), residual=True,
+    obj = axis_walls(rnd, random_model_json(rnd, d, 1, 1, rnd.randint(2, 3), rnd.randint(1, 2), residual=True,
                                              dup=rnd.random() < .25))
-    box = (-3, 3) if boxed else None
-    found = compare(obj, enumerate_regions(model_from_json(obj), box=box), box)
-    assert not found["missing_edges"] and not found["extra_edges"], (obj, box, found)
+    _graph_agrees(obj, boxed)
 
 
 @pytest.mark.long
@@ -225,10 +216,8 @@ def test_random_models_with_coordinate_walls(rnd, d, boxed):
 @given(rnd=st.randoms(use_true_random=False), d=st.integers(2, 3), layers=st.integers(1, 2),
        boxed=st.booleans())
 def test_random_models_with_coordinate_walls_more(rnd, d, layers, boxed):
-    obj = _axis_walls(rnd, _random(rnd, d, layers, big=True))
-    box = (-3, 3) if boxed else None
-    found = compare(obj, enumerate_regions(model_from_json(obj), box=box), box)
-    assert not found["missing_edges"] and not found["extra_edges"], (obj, box, found)
+    obj = axis_walls(rnd, _random(rnd, d, layers, big=True))
+    _graph_agrees(obj, boxed)
 
 
 @pytest.mark.long
@@ -247,10 +236,8 @@ def test_random_models_more(rnd, d, layers, boxed):
 @given(rnd=st.randoms(use_true_random=False), d=st.integers(2, 3), layers=st.integers(1, 2),
        boxed=st.booleans())
 def test_random_models_with_coordinate_walls_slow(rnd, d, layers, boxed):
-    obj = _axis_walls(rnd, _random(rnd, d, layers if d == 2 else 1, big=True))
-    box = (-3, 3) if boxed else None
-    found = compare(obj, enumerate_regions(model_from_json(obj), box=box), box)
-    assert not found["missing_edges"] and not found["extra_edges"], (obj, box, found)
+    obj = axis_walls(rnd, _random(rnd, d, layers if d == 2 else 1, big=True))
+    _graph_agrees(obj, boxed)
 
 
 @pytest.mark.slow

@@ -10,7 +10,7 @@ import random
 import pytest
 from hypothesis import Phase, given, settings, strategies as st
 
-from oracles.compare import compare, random_model_json
+from oracles.compare import axis_walls, compare, random_model_json
 from tropattn.io import model_from_json
 from tropattn.regions import enumerate_regions
 
@@ -25,15 +25,6 @@ def _agree(obj, boxed):
     return result
 
 
-def _axis_walls(rnd, obj):
-    """Every head's keys differ in one coordinate only: its walls are coordinate hyperplanes."""
-    for layer in obj["layers"]:
-        for head in layer["heads"]:
-            axis, first = rnd.randrange(obj["dim"]), head["keys"][0]
-            head["keys"] = [[k[c] if c == axis else first[c] for c in range(obj["dim"])] for k in head["keys"]]
-    return obj
-
-
 @settings(phases=NO_SHRINK, max_examples=8, deadline=None)
 @given(rnd=st.randoms(use_true_random=False), boxed=st.booleans())
 def test_random_models_d4(rnd, boxed):
@@ -44,7 +35,7 @@ def test_random_models_d4(rnd, boxed):
 @settings(phases=NO_SHRINK, max_examples=6, deadline=None)
 @given(rnd=st.randoms(use_true_random=False), boxed=st.booleans())
 def test_random_models_d4_with_coordinate_walls(rnd, boxed):
-    _agree(_axis_walls(rnd, random_model_json(rnd, 4, 1, 1, rnd.randint(2, 3), rnd.randint(1, 2), residual=True,
+    _agree(axis_walls(rnd, random_model_json(rnd, 4, 1, 1, rnd.randint(2, 3), rnd.randint(1, 2), residual=True,
                                               dup=rnd.random() < .25)), boxed)
 
 
