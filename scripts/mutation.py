@@ -65,9 +65,23 @@ def _config(source: str, tests: list) -> str:
 
 
 def mutant_patterns(source: str, functions) -> list:
-    """mutmut's names for the mutants of ``functions`` in ``source`` (``pkg.mod.x_fn__mutmut_*``)."""
+    """mutmut's names for the mutants of ``functions`` in ``source``.
+
+    A module-level function ``fn`` is ``pkg.mod.x_fn__mutmut_*``; a method written ``Class.method``
+    is ``pkg.mod.xǁClassǁmethod__mutmut_*`` (mutmut's class separator), and ``Class.*`` takes
+    every method of the class.
+
+    >>> mutant_patterns("tropattn/regions/_steps.py", ["wall_rows", "ReluStep.rows"])
+    ['tropattn.regions._steps.x_wall_rows__mutmut_*', 'tropattn.regions._steps.xǁReluStepǁrows__mutmut_*']
+    """
     module = source[:-3].replace("/", ".")
-    return [f"{module}.x_{fn}__mutmut_*" for fn in functions]
+    patterns = []
+    for fn in functions:
+        if fn.count(".") > 1:
+            raise SystemExit(f"--only {fn}: name a function or Class.method (one dot at most)")
+        cls, _, method = fn.rpartition(".")
+        patterns.append(f"{module}.xǁ{cls}ǁ{method}__mutmut_*" if cls else f"{module}.x_{fn}__mutmut_*")
+    return patterns
 
 
 def run_module(name: str, keep: bool = False, max_children: int | None = None, only=()) -> dict:
@@ -117,7 +131,7 @@ def main(argv=None) -> int:
     p.add_argument("--keep", action="store_true", help="keep the scratch directories")
     p.add_argument("--max-children", type=int, default=None, help="parallel mutants (mutmut's default: CPUs)")
     p.add_argument("--only", nargs="+", default=(), metavar="FUNCTION",
-                   help="mutate only these functions of the module (default: all of it)")
+                   help="mutate only these functions (name or Class.method, Class.* for all methods; default: all)")
     args = p.parse_args(argv)
     if args.list:
         for name, (source, tests) in MODULES.items():
