@@ -34,7 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 MODULES = {
     "predicates": ("tropattn/exact/_predicates.py",
                    ["tests/exact/test_predicates_cancelling.py", "tests/exact/test_exact.py",
-                    "tests/exact/test_predicates_mutants.py", "tests/exact/test_predicates_bounds.py"]),
+                    "tests/exact/test_predicates_mutants.py", "tests/exact/test_predicates_bounds.py",
+                    "tests/exact/test_prepared_points.py"]),
     "lp": ("tropattn/exact/_lp.py", ["tests/exact/test_lp_mutants.py", "tests/exact/test_exact.py",
                                      "tests/geometry/test_polytope.py"]),
     "steps": ("tropattn/regions/_steps.py",
