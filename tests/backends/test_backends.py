@@ -100,6 +100,7 @@ def test_dask_errors_come_back_as_tropattn_errors(cluster):
 
 
 @pytest.mark.dask
+@pytest.mark.slow
 def test_a_worker_killed_mid_run_changes_no_count(cluster):
     # the first region to arrive kills one worker while the other chunks are pending or running;
     # the scheduler reruns the lost tasks and the result (and every counter) is that of the serial run
@@ -141,6 +142,7 @@ class _DieOnce:
 
 
 @pytest.mark.dask
+@pytest.mark.slow
 def test_a_worker_dying_in_a_chunk_loses_no_chunk_and_no_model(cluster, tmp_path):
     # the function (the model) is the result of a task, not scattered data: if its only holder dies it is
     # recomputed elsewhere; the chunk the worker was running is rerun
@@ -181,6 +183,7 @@ def test_fractions_survive_the_trip():
 
 
 @pytest.mark.dask
+@pytest.mark.slow
 def test_cli_count_and_table_run_on_a_scheduler(cluster, tmp_path, capsys):
     import json
 

@@ -166,6 +166,7 @@ if __name__ == "__main__":
 
 
 @pytest.mark.dask
+@pytest.mark.slow
 def test_a_local_cluster_of_ours_in_a_fresh_process(tmp_path):
     pytest.importorskip("distributed")
     script = tmp_path / "local.py"                                 # a file: the workers are spawned

@@ -98,20 +98,32 @@ SLOW_EXAMPLES = ("--train", "dyck --partition", "dyck --k 3 --m 4 --plot", "dyck
                  "dynamics fixed-points", "dynamics heads", "dynamics wasserstein")
 
 
-def _maybe_slow(path, line):
-    slow = any(s in line for s in SLOW_EXAMPLES)
-    return pytest.param(path, line, marks=pytest.mark.slow, id=line) if slow else pytest.param(path, line, id=line)
+#: Examples that train torch models at their default sizes (about 35-65 CPU-s each): run verbatim in
+#: the long pass (``python -m pytest -m long``); the slow pass (and CI) runs each once more with these
+#: words appended, which takes the same path (training by steps, the JSON, the picture) on less work.
+SHORTENED = {"dyck train": ("--steps", "40"), "dyck probe": ("--steps", "40"),
+             "dyck intervene --seeds": ("--steps", "40", "--test-words", "12", "--seeds", "0,1"), "markov train": ("--steps", "40")}
 
 
-@pytest.mark.parametrize("path, line", [_maybe_slow(p, l) for p, l in EXAMPLE_LINES])
-def test_help_example_runs_verbatim(path, line, tmp_path, monkeypatch, capsys):
-    argv = argv_of(line)
+def _example_params(path, line):
+    """The example as run verbatim, and a training example once more, shortened."""
+    short = [extra for prefix, extra in SHORTENED.items() if prefix in line]
+    if short:
+        return [pytest.param(path, line, (), marks=pytest.mark.long, id=line),
+                pytest.param(path, line, short[0], marks=pytest.mark.slow, id=f"{line} [{' '.join(short[0])}]")]
+    marks = pytest.mark.slow if any(s in line for s in SLOW_EXAMPLES) else ()
+    return [pytest.param(path, line, (), marks=marks, id=line)]
+
+
+@pytest.mark.parametrize("path, line, extra", [p for pl in EXAMPLE_LINES for p in _example_params(*pl)])
+def test_help_example_runs_verbatim(path, line, extra, tmp_path, monkeypatch, capsys):
+    argv = argv_of(line) + list(extra)
     bare = not_rewritten(argv)
     if bare:
         pytest.skip(f"the help example names {', '.join(bare)}; it should name "
                     f"{', '.join('examples/' + b for b in bare)}")
-    if tuple(argv) in SLOW:
-        pytest.skip(SLOW[tuple(argv)])
+    if tuple(argv_of(line)) in SLOW:
+        pytest.skip(SLOW[tuple(argv_of(line))])
     if "needs torch" in line and not importable("torch"):
         pytest.skip("needs the optional torch extra")
     (tmp_path / "examples").symlink_to(EXAMPLES, target_is_directory=True)

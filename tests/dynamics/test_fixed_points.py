@@ -91,6 +91,7 @@ def test_cli_cluster_reports_the_closed_form(capsys):
     assert out["beta_c_closed_form_rho_a"] < out["fastest_beta_measured"] < out["beta_c_closed_form_rho_b"]
 
 
+@pytest.mark.slow
 def test_random_starts_give_stationary_states_from_few_large_to_many_small_clusters():
     for k, d, size in ((2, 3, 8), (5, 6, 2), (8, 10, 1)):
         C, res = find_clustered_state(k, d, 6.0, [size] * k, seed=3)

@@ -80,7 +80,7 @@ def _check_points(rows, keep, points):
             assert s == 0 if r == rows[i] else s < 0, (i, r)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(polyhedra())
 def test_the_qhull_facet_step_equals_the_exact_path(case):
     rows, p = case
@@ -96,6 +96,13 @@ def test_the_qhull_facet_step_equals_the_exact_path(case):
     assert {rows[i] for i in keep} == {rows[i] for i in ref.rows}          # the same half-spaces
     assert len(keep) == len({rows[i] for i in keep})                       # one index per half-space
     _check_points(rows, keep, points)
+
+
+@pytest.mark.slow
+@settings(max_examples=240, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(polyhedra())
+def test_the_qhull_facet_step_equals_the_exact_path_on_240_cases(case):
+    test_the_qhull_facet_step_equals_the_exact_path.hypothesis.inner_test(case)
 
 
 @settings(max_examples=60, deadline=None)

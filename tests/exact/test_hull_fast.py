@@ -421,7 +421,7 @@ def test_ridge_choice_proves_only_vertices(name):
     # the rows of one simplex and of its neighbours across the ridges through a point: a
     # nonzero determinant only at vertices (coplanar surface points must not pass), and in
     # general position at every vertex
-    cases = dict(_degenerate_high_dim(), random4=_rows(np.random.default_rng(2).integers(-10**6, 10**6, (300, 4))))
+    cases = dict(_degenerate_high_dim(), random4=_rows(np.random.default_rng(2).integers(-10**6, 10**6, (120, 4))))
     G = sorted(set(cases[name]))
     with config.override(hull_local_entries=0):
         _ridge_choice(name, G)

@@ -134,7 +134,8 @@ def test_strict_planar_kernel_answers_generic_input_and_agrees_with_the_general_
     assert c.by_place["certified:power.planar"] == 1
 
 
-@pytest.mark.parametrize("d", [2, pytest.param(3, marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("d", [2, 3])
 def test_morton_ordered_proposals_give_the_same_diagram(d):
     rng = random.Random(d)
     n = 200

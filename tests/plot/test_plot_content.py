@@ -170,7 +170,7 @@ def test_soft_weights_are_drawn_at_the_temperature_asked_2d(figures, tmp_path):
         np.testing.assert_allclose(img, np.clip(W @ C, 0, 1), atol=1e-6)
 
 
-@pytest.mark.parametrize("seed", [6, 7])
+@pytest.mark.parametrize("seed", [6, pytest.param(7, marks=pytest.mark.slow)])
 def test_overlay_panels_fill_one_polygon_per_exact_cell(figures, tmp_path, seed):
     heads = random_model(2, 3, 3, seed=seed).layers[0].heads
     plot_overlay(heads, None, tmp_path / "o.png")

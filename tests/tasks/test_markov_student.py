@@ -32,6 +32,7 @@ def _empirical_ce(x, order, lags):
     return -np.mean([math.log(joint[c, y] / marg[c]) for c, y in zip(ctx, ys)])
 
 
+@pytest.mark.slow
 def test_restricted_levels_agree_with_counting_on_a_long_sample():
     t = markov_teacher(2, 1.7, vocab=3, scale=2.0, seed=1)
     levels = restricted_levels(t)
