@@ -87,8 +87,13 @@ class IntLimbs:
 
 
 def _split(A, bits):
-    """``(parts, n)``: the signed limbs of an object/int array, as a list of float64 arrays."""
+    """``(parts, n)``: the signed limbs of an object/int array, as a list of float64 arrays.
+
+    Entries below ``2^62`` in absolute value are split in int64 (no Python-int operations).
+    """
     A = np.asarray(A, dtype=object)
+    if A.size and int_bits(A) <= _INT64_BITS:
+        return _split_int64(A.astype(np.int64), bits)
     mag = np.abs(A)
     neg = A < 0
     mask = (1 << bits) - 1
@@ -98,6 +103,20 @@ def _split(A, bits):
         low[neg] *= -1
         parts.append(low)
         mag = mag >> bits
+        if not mag.any():
+            return parts
+
+
+def _split_int64(A, bits):
+    """:func:`_split` of an int64 array with ``|A| < 2^62``."""
+    mag, neg = np.abs(A), A < 0
+    mask = (1 << bits) - 1
+    parts = []
+    while True:
+        low = (mag & mask).astype(np.float64)
+        low[neg] *= -1
+        parts.append(low)
+        mag >>= bits
         if not mag.any():
             return parts
 
