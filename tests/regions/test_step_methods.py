@@ -352,14 +352,18 @@ def _ffn_map(W1, b1, W2, b2, M, c, bits):
     return out_M, out_c
 
 
-def test_output_maps_with_many_units_flipped_at_once():
-    # 80 units: products over more than a few units, from scratch and from a near piece (25 units flipped)
+@pytest.mark.parametrize("large", [False, True])
+def test_output_maps_with_many_units_flipped_at_once(large):
+    # 80 units: products over more than a few units, from scratch and from a near piece (25 units flipped);
+    # a parent map with numerators past 2^60 makes the pre-activations too large for floats
     n = 80
     W1 = [[(i % 7) - 3, F(i % 5 + 1, 4)] for i in range(n)]
     b1 = [F(i - 40, 3) for i in range(n)]
     W2 = [[(-1) ** i * (i % 4 + 1) for i in range(n)], [F(i % 3, 2) for i in range(n)]]
     b2 = [1, F(-1, 5)]
     M, c = ((F(1, 3), 2), (F(-1), F(1, 2))), (F(1, 7), 0)
+    if large:
+        M, c = ((F(2 ** 61 + 1, 3 ** 30), 2), (F(-1), F(2 ** 62 - 1, 5))), (F(1, 7), F(-(2 ** 63) - 3, 3 ** 30))
     f = AffineMap(M, c)
     step = ReluStep(FFN(W1, b1, W2, b2), 0)
     full = (1,) * n
