@@ -239,19 +239,20 @@ def test_a_head_in_eight_dimensions_has_a_diagram():
     assert [step.realisable((j,)) for j in range(5)] == [True, True, True, True, False]
 
 
+@pytest.mark.parametrize("n_heads", [1, 3])
 @pytest.mark.parametrize("residual", [True, [[F(1, 7), 2], [-1, F(3, 11)]], False])
-def test_output_maps_of_three_heads_with_large_entries(residual):
-    # numerators past 2^53 and 2^63 in the values and in the parent map, three heads summed
+def test_output_maps_with_large_entries(residual, n_heads):
+    # numerators past 2^53 and 2^63 in the values and in the parent map, one head or three summed
     big = 2 ** 45 + 1
-    heads = [Head([[0, 0], [1, 0]], [0, -1], [[F(big, 3), -big], [F(-(2 ** 44) - 7, 5), 3]]),
-             Head([[0, 1], [1, 1]], [0, 0], [[F(big, 9), 1], [2 ** 70, F(-1, 2)]]),
-             Head([[1, -1], [0, 0]], [1, 0], [[-big, F(big, 2)], [7, F(2 ** 62 + 1, 13)]])]
+    heads = [Head([[1, -1], [0, 0]], [1, 0], [[-big, F(big, 2)], [7, F(2 ** 62 + 1, 13)]]),
+             Head([[0, 0], [1, 0]], [0, -1], [[F(big, 3), -big], [F(-(2 ** 44) - 7, 5), 3]]),
+             Head([[0, 1], [1, 1]], [0, 0], [[F(big, 9), 1], [2 ** 70, F(-1, 2)]])][:n_heads]
     step = AttentionStep(Layer(heads, residual=residual), 1)
     den = 3 ** 21
     M = ((F(2 ** 50 + 3, den), F(-5, den)), (F(1, 2), F(-(2 ** 47), den)))
     c = (F(-(2 ** 61), 2 * den), F(2 ** 55 + 9, 7))
     f = AffineMap(M, c)
-    for labels in product(range(2), repeat=3):
+    for labels in product(range(2), repeat=n_heads):
         total = [sum((F(h.values[j][i]) for h, j in zip(heads, labels)), F(0)) for i in range(2)]
         if residual is True:
             skip_M, skip_c = M, c
