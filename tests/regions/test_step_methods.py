@@ -11,6 +11,7 @@ whose line misses it are left out) and across a pickle.  Written to kill the met
 
 from __future__ import annotations
 
+import math
 import pickle
 from fractions import Fraction as F
 from itertools import product
@@ -382,21 +383,26 @@ def _polygon_rows(vertices):
     return rows
 
 
-_PARENT_FFN = FFN([[1, 0], [0, 1], [1, 1], [-1, 2], [1, -1], [0, 0], [2, 1]],
-                  [-10, 0, -1, 20, 0, 0, F(-1, 2)],
-                  [[1, -1, 2, 0, 1, 3, -1], [0, 2, -1, 1, 1, 5, F(1, 2)]], [0, 1])
+_PARENT_FFN = FFN([[1, 0], [0, 1], [1, 1], [-1, 2], [1, -1], [0, 0], [2, 1], [F(-1, 2), 1]],
+                  [-10, 0, -1, 20, 0, 0, F(-1, 2), 0],
+                  [[1, -1, 2, 0, 1, 3, -1, 2], [0, 2, -1, 1, 1, 5, F(1, 2), -1]], [0, 1])
 
 
-def _parent_case():
+def _parent_case(vertices=((1, 1), (3, 1), (3, 2), (1, 3))):
     M, c = ((F(1), F(0)), (F(1, 2), F(1))), (F(0), F(-1, 2))
-    vertices = [(0, 0), (2, 0), (2, 1), (0, 2)]                       # counter-clockwise
+    vertices = list(vertices)                            # counter-clockwise; unit 7 is x2 - 1/2 through f
     W1 = [[F(v) for v in r] for r in _PARENT_FFN.W1]
     b1 = [F(v) for v in _PARENT_FFN.b1]
     return M, c, vertices, W1, b1
 
 
-def test_inside_a_parent_polygon_only_the_units_crossing_it_have_rows():
-    M, c, vertices, W1, b1 = _parent_case()
+def _denominator(x):
+    return math.lcm(*(v.denominator for v in x))
+
+
+@pytest.mark.parametrize("vertices", [((1, 1), (3, 1), (3, 2), (1, 3)), ((0, 1), (3, 2), (1, 3))])
+def test_inside_a_parent_polygon_only_the_units_crossing_it_have_rows(vertices):
+    M, c, vertices, W1, b1 = _parent_case(vertices)
     f = AffineMap(M, c)
     rows = _polygon_rows(vertices)
     step = ReluStep(_PARENT_FFN, 1)
@@ -408,12 +414,12 @@ def test_inside_a_parent_polygon_only_the_units_crossing_it_have_rows():
     with counting() as scope:
         step.restrict(f, rows)
     assert scope.snapshot()["by_place"].get("certified:relu.parent_filter", 0) == len(W1) - len(cross)
-    inside = [(F(a, 4), F(b, 4)) for a in range(0, 9) for b in range(0, 9)
-              if all(r[0] * F(a, 4) + r[1] * F(b, 4) <= r[2] for r in rows)]
-    outside = [(F(a, 2), F(b, 2)) for a in range(-6, 9) for b in range(-6, 9)
-               if not all(r[0] * F(a, 2) + r[1] * F(b, 2) <= r[2] for r in rows)]
+    def holds(x):
+        return all(r[0] * x[0] + r[1] * x[1] <= r[2] for r in rows)
+    inside = [x for x in product([F(a, 4) for a in range(13)], repeat=2) if holds(x)]
+    outside = [x for x in product([F(a, 2) for a in range(-8, 9)] + [F(-12), F(12)], repeat=2) if not holds(x)]
     for x in inside + outside:     # labels: the same inside the polygon (its boundary too) and outside it
-        D = 4
+        D = _denominator(x)         # the point as given: X / D in lowest terms
         pre = _pre_activations(W1, b1, M, c, x)
         walls = [i for i, p in enumerate(pre) if p == 0 and not _pulled_back_zero(W1, b1, M, c, i)]
         want = None if walls else tuple(int(p > 0) for p in pre)
@@ -435,7 +441,8 @@ def test_inside_a_parent_polygon_only_the_units_crossing_it_have_rows():
     for x in outside:
         pre = _pre_activations(W1, b1, M, c, x)
         if all(p != 0 or _pulled_back_zero(W1, b1, M, c, i) for i, p in enumerate(pre)):
-            assert step.labels_at(g, tuple(int(v * 2) for v in x), 2) == tuple(int(p > 0) for p in pre)
+            D = _denominator(x)
+            assert step.labels_at(g, tuple(int(v * D) for v in x), D) == tuple(int(p > 0) for p in pre)
 
 
 @pytest.mark.parametrize("how", ["filter off", "unbounded", "line", "no rows"])
@@ -468,13 +475,13 @@ def test_a_used_relu_step_pickles_like_a_fresh_one():
     f = AffineMap(M, c)
     fresh, used = ReluStep(_PARENT_FFN, 2), ReluStep(_PARENT_FFN, 2)
     used.restrict(f, _polygon_rows(vertices))
-    bits = used.labels_at(f, (3, 2), 4)
+    bits = used.labels_at(f, (7, 6), 4)
     assert bits is not None
     used.rows(bits, f)
     used.output_map(bits, f)
     assert pickle.dumps(used) == pickle.dumps(fresh)
     copy = pickle.loads(pickle.dumps(used))
-    assert copy.labels_at(f, (3, 2), 4) == bits and copy.rows(bits, f) == fresh.rows(bits, f)
+    assert copy.labels_at(f, (7, 6), 4) == bits and copy.rows(bits, f) == fresh.rows(bits, f)
     assert copy.output_map(bits, f) == fresh.output_map(bits, f)
 
 
