@@ -406,7 +406,8 @@ def _denominator(x):
 
 
 @pytest.mark.parametrize("vertices", [((1, 1), (3, 1), (3, 2), (1, 3)), ((0, 1), (3, 2), (1, 3)),
-                                      ((F(1, 2), 1), (3, 1), (1, F(5, 2)))])      # unit 8 crosses its top only
+                                      ((F(1, 2), 1), (3, 1), (1, F(5, 2))),       # unit 8 crosses its top only
+                                      ((2, 2), (4, 2), (4, 4), (2, 4))])          # a vertex (2, 2) = 2 (1, 1)
 def test_inside_a_parent_polygon_only_the_units_crossing_it_have_rows(vertices):
     M, c, vertices, W1, b1 = _parent_case(vertices)
     f = AffineMap(M, c)
@@ -422,7 +423,7 @@ def test_inside_a_parent_polygon_only_the_units_crossing_it_have_rows(vertices):
     assert scope.snapshot()["by_place"].get("certified:relu.parent_filter", 0) == len(W1) - len(cross)
     def holds(x):
         return all(r[0] * x[0] + r[1] * x[1] <= r[2] for r in rows)
-    inside = [x for x in product([F(a, 4) for a in range(13)], repeat=2) if holds(x)]
+    inside = [x for x in product([F(a, 4) for a in range(17)], repeat=2) if holds(x)]
     axis = [F(a) for a in range(-4, 5)] + [F(-1, 2), F(1, 2), F(3, 2), F(-12), F(12)]
     outside = [x for x in product(axis, repeat=2) if not holds(x)]
     for x in inside + outside:     # labels: the same inside the polygon (its boundary too) and outside it
