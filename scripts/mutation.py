@@ -40,7 +40,7 @@ MODULES = {
                                      "tests/geometry/test_polytope.py"]),
     "steps": ("tropattn/regions/_steps.py",
               ["tests/regions/test_steps_mutants.py", "tests/regions/test_integer_steps.py",
-               "tests/regions/test_ties.py"]),
+               "tests/regions/test_ties.py", "tests/regions/test_step_methods.py"]),
     "search": ("tropattn/regions/_search.py",
                ["tests/regions/test_search_mutants.py", "tests/regions/test_graph.py", "tests/regions/test_regions.py"]),
     "region_bounds": ("tropattn/region_bounds.py", ["tests/test_bounds_nondegenerate.py", "tests/test_bounds.py"]),
