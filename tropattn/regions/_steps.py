@@ -188,31 +188,15 @@ class AttentionStep:
         AffineMap(M=((Fraction(1, 1),),), c=(Fraction(1, 1),))
         """
         R = self.layer.residual
-        if R is True and self._values is not None:
-            return self._residual_map(labels, f)
-        if R is not False and R is not True and self._values is not None and len(self._values[0][0][0]) == len(R):
-            return self._skip_matrix_map(labels, f)
-        d_out = len(f.M) if isinstance(R, bool) else len(R)
-        total = [Fraction(0)] * len(self.heads[0].values[0])
-        for head, j in zip(self.heads, labels):
-            total = [t + v for t, v in zip(total, head.values[j])]
-        if self.projection is not None:
-            total = [sum(p * t for p, t in zip(row, total)) for row in self.projection]
-        if self.layer.residual and len(total) != d_out:
-            raise InvalidInputError(
-                f"layer {self.index}: the heads' outputs have dimension {len(total)} but the model has "
-                f"dimension {d_out}; give values of length {d_out} or a projection of shape ({d_out}, {len(total)})")
         if R is True:
-            return AffineMap(f.M, tuple(ci + t for ci, t in zip(f.c, total)))
-        if R is not False:                         # a skip matrix: x -> R f(x) + total
-            d = len(f.M[0]) if f.M else 0
-            M = tuple(tuple(sum((r[i] * f.M[i][k] for i in range(len(r))), Fraction(0)) for k in range(d))
-                      for r in R)
-            c = tuple(sum((r[i] * f.c[i] for i in range(len(r))), t) for r, t in zip(R, total))
-            return AffineMap(M, c)
-        zero_row = tuple(Fraction(0) for _ in f.M[0])
-        return AffineMap(tuple(zero_row for _ in total), tuple(total))
-
+            return self._residual_map(labels, f)
+        if R is not False:
+            return self._skip_matrix_map(labels, f)
+        V, t = self._values             # no residual: the constant P sum_h v^h (Layer checks the shapes)
+        total = [sum(x) for x in zip(*(V[h][j] for h, j in enumerate(labels)))]
+        Mi = f._integers[0]
+        d = len(Mi[0]) if Mi else 0
+        return AffineMap.from_integers([[0] * d for _ in total], total, t)
 
     def _skip_matrix_map(self, labels, f: AffineMap) -> AffineMap:
         """:meth:`output_map` with a skip matrix ``R = Rn / r``, in integers:
