@@ -6,6 +6,7 @@ signs come back as the documented integer types.  Expected values are written ou
 """
 
 import itertools
+import sys
 import warnings
 from fractions import Fraction
 
@@ -386,3 +387,31 @@ Q_ = (2 ** 60, 2 ** 61, 1)         # float sort puts P_ (second coordinate 0) be
 ])
 def test_lex_order_is_the_exact_stable_order(rows):
     assert lex_order(rows) == _lex(rows)
+
+
+def exact_comparisons(rows):
+    """``lex_order(rows)`` and how many exact comparisons of two points it made (a profile hook counts the calls
+    of ``_lex_cmp``; it only watches, nothing is patched)."""
+    calls, previous = [0], sys.getprofile()
+
+    def hook(frame, event, arg):
+        if event == "call" and frame.f_code.co_name == "_lex_cmp":
+            calls[0] += 1
+
+    sys.setprofile(hook)
+    try:
+        order = lex_order(rows)
+    finally:
+        sys.setprofile(previous)
+    assert order == _lex(rows)
+    return calls[0]
+
+
+@pytest.mark.parametrize("rows,comparisons", [
+    ([(3, 1, 1), (1, 2, 1), (2, 0, 1), (-5, 9, 2)], 0),     # distinct first coordinates: the float sort is proved
+    ([(1, 9, 1), (1, 2, 1), (2, 0, 1)], 1),                 # one tie in floats: one exact check, no exact sort
+    ([(1, 2, 3), (2, 4, 6), (0, 0, 1)], 1),                 # equal points: the check accepts them as they are
+    ([(1, 0, 2), (0, 5, 1), (1, 0, 1)], 0),
+])
+def test_lex_order_compares_exactly_only_the_float_ties(rows, comparisons):
+    assert exact_comparisons(rows) == comparisons
