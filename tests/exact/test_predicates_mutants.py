@@ -309,9 +309,9 @@ def test_int64_pairs_below_2_to_62_are_decided_in_int64():
     assert paired(np.array([[a, -a, 0], [a, -a, 1]]), [(b, b, 1)]) == 0
 
 
-def test_int64_pairs_from_2_to_62_are_computed_in_python_integers():
-    a, b = 3 * 2 ** 29, 2 ** 31                                  # mag 3 * 2^61 < 2^63: two declined pairs (0 and 1)
-    assert paired(np.array([[a, -a, 0], [a, -a, 1]]), [(b, b, 1)]) == 2
+@pytest.mark.parametrize("a,b", [(3 * 2 ** 29, 2 ** 31), (2 ** 31, 2 ** 30)])      # mag 3 * 2^61 < 2^63, and 2^62
+def test_int64_pairs_from_2_to_62_are_computed_in_python_integers(a, b):
+    assert paired(np.array([[a, -a, 0], [a, -a, 1]]), [(b, b, 1)]) == 2          # two declined pairs (0 and 1)
 
 
 def test_object_rows_with_a_clear_sign_are_decided_and_cancelling_ones_declined():
