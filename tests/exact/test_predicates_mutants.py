@@ -304,13 +304,17 @@ def test_int64_pairs_with_a_clear_sign_are_decided_by_the_filter():
     assert paired(np.array([[2 ** 40, 2 ** 40, 0], [-(2 ** 40), 3, 0]]), [(2 ** 40, 1, 1)]) == 0   # |products| ~2^80
 
 
-def test_int64_pairs_below_2_to_62_are_decided_in_int64():
-    a, b = 3 * 2 ** 29, 2 ** 30                                  # mag 2 a b = 3 * 2^60 < 2^62; the values 0 and 1
-    assert paired(np.array([[a, -a, 0], [a, -a, 1]]), [(b, b, 1)]) == 0
+@pytest.mark.parametrize("a,b", [(3 * 2 ** 29, 2 ** 30),                    # mag 2 a b = 3 * 2^60 < 2^62
+                                 (2 ** 8, 2 ** 53 - 5)])                     # mag 2^62 - 2560: mag (1 + 4u) < 2^62
+def test_int64_pairs_below_2_to_62_are_decided_in_int64(a, b):
+    assert float(2 * a * b) * (1 + 4 * 2.0 ** -53) < 2.0 ** 62
+    assert paired(np.array([[a, -a, 0], [a, -a, 1]]), [(b, b, 1)]) == 0      # the values 0 and 1
 
 
-@pytest.mark.parametrize("a,b", [(3 * 2 ** 29, 2 ** 31), (2 ** 31, 2 ** 30)])      # mag 3 * 2^61 < 2^63, and 2^62
+@pytest.mark.parametrize("a,b", [(3 * 2 ** 29, 2 ** 31), (2 ** 31, 2 ** 30),      # mag 3 * 2^61 < 2^63, and 2^62
+                                 (7 * 131071 * 2 ** 10, 2454285751)])       # mag 2^62 - 2^11: mag (1 + 4u) is 2^62
 def test_int64_pairs_from_2_to_62_are_computed_in_python_integers(a, b):
+    assert 2 * a * b >= 2 ** 62 - 2 ** 11 and float(2 * a * b) * (1 + 4 * 2.0 ** -53) >= 2.0 ** 62
     assert paired(np.array([[a, -a, 0], [a, -a, 1]]), [(b, b, 1)]) == 2          # two declined pairs (0 and 1)
 
 
@@ -415,3 +419,35 @@ def exact_comparisons(rows):
 ])
 def test_lex_order_compares_exactly_only_the_float_ties(rows, comparisons):
     assert exact_comparisons(rows) == comparisons
+
+
+def calls_of(names, fn, *args):
+    """``fn(*args)`` and how often each function named in ``names`` was called meanwhile (a profile hook: it only
+    watches which path did the work where every path gives the same signs)."""
+    calls, previous = dict.fromkeys(names, 0), sys.getprofile()
+
+    def hook(frame, event, arg):
+        if event == "call" and frame.f_code.co_name in calls:
+            calls[frame.f_code.co_name] += 1
+
+    sys.setprofile(hook)
+    try:
+        out = fn(*args)
+    finally:
+        sys.setprofile(previous)
+    return out, calls
+
+
+@pytest.mark.parametrize("H,P,path", [
+    ([[1, -1]], [(1, 1)], "floats"),
+    ([[0, 0]], [(2 ** 60, 1)], "floats"),                      # zero rows: the bound is 0
+    ([[1, -1]], [(2 ** 52, 1)], "int64"),                      # max|H| max|P| columns = 2^53: no longer floats
+    ([[2 ** 30, -1]], [(2 ** 30, 1)], "int64"),
+    ([[2 ** 31, -1]], [(2 ** 30, 1)], "filter"),               # = 2^62: no longer int64
+])
+def test_matrix_signs_take_the_documented_path(H, P, path):
+    """Below 2^53 a float product, below 2^62 an int64 product, else the float filter (bound: max|H| max|P| m)."""
+    out, calls = calls_of(("row_products", "filtered_signs"), matrix_signs, np.array(H), PreparedPoints.of(P))
+    assert out.tolist() == _exact(H, P)
+    assert (calls["row_products"] > 0, calls["filtered_signs"] > 0) == {"floats": (True, False), "int64": (False, False),
+                                                                        "filter": (calls["row_products"] > 0, True)}[path]
