@@ -459,3 +459,28 @@ def test_matrix_signs_take_the_documented_path(H, P, path):
     assert out.tolist() == _exact(H, P)
     assert (calls["row_products"] > 0, calls["filtered_signs"] > 0) == {"floats": (True, False), "int64": (False, False),
                                                                         "filter": (calls["row_products"] > 0, True)}[path]
+
+
+def float_pair_bound(X):
+    """The pair filter's bound for ``(X + 4, -(X - 4)) . (1, 1)`` as floats compute it: gamma_5 (1 + 4u) mag + 3 eta."""
+    u = 2.0 ** -53
+    return 5 * u / (1 - 5 * u) * float(2 * X) * (1 + 4 * u) + 3 * 2.0 ** -570
+
+
+@pytest.mark.parametrize("X,declined", [(7205759403792787, 1),      # the rounded bound is exactly the value 8
+                                        (7205759403792785, 0)])     # one ulp below 8 (gamma over 1 - 6u: 8 itself)
+def test_the_pair_filter_at_its_rounded_bound(X, declined):
+    assert (float_pair_bound(X) == 8.0) == bool(declined) and float_pair_bound(X) > 8.0 * (1 - 2.0 ** -51)
+    assert paired(np.array([[X + 4, -(X - 4)]], dtype=object), [(1, 1)]) == declined
+
+
+@pytest.mark.parametrize("knob,blocks", [(None, 1), (6, 2), (2, 4)])
+def test_pair_blocks_hold_at_most_knob_over_m_pairs_and_at_least_one(knob, blocks):
+    """Four declined pairs of width 3: one block by default, two pairs a block under 6 entries, one under 2."""
+    big = 2 ** 600
+    H = np.array([[big, -big, 1], [big, -big, 0]], dtype=object)
+    pts = PreparedPoints.of([(1, 1, 1), (3, 3, 2)])
+    rows, cols = np.array([0, 1, 0, 1]), np.array([0, 0, 1, 1])
+    with config.override(**({} if knob is None else {"predicate_cache_entries": knob})):
+        out, calls = calls_of(("sign_array",), prepared_paired_signs, H, scaled_floats(H), pts, rows, cols)
+    assert out.tolist() == [1, 0, 1, 0] and calls["sign_array"] == blocks   # one exact pass per block
