@@ -42,7 +42,7 @@ MODULES = {
               ["tests/regions/test_steps_mutants.py", "tests/regions/test_integer_steps.py",
                "tests/regions/test_ties.py", "tests/regions/test_step_methods.py"]),
     "search": ("tropattn/regions/_search.py",
-               ["tests/regions/test_search_mutants.py", "tests/regions/test_graph.py", "tests/regions/test_regions.py"]),
+               ["tests/regions/test_search_mutants.py", "tests/regions/test_graph.py"]),
     "region_bounds": ("tropattn/region_bounds.py", ["tests/test_bounds_nondegenerate.py", "tests/test_bounds.py"]),
     "soft": ("tropattn/soft/_kernel.py", ["tests/attention/test_attention.py", "tests/soft/test_soft.py",
                                           "tests/soft/test_stability_reports.py", "tests/soft/test_kernel_mutants.py"]),

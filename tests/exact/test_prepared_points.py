@@ -20,6 +20,7 @@ ROWS = [
     [(SAFE // 3 - 1, 1, 1), (2, -3, 1)],                     # row sum near 2^62: the row-L1 fallback
     [(SAFE - 1, 0, 1), (-(SAFE - 1), 5, 2)],                 # int64 entries at the safe edge
     [(SAFE, 1, 1), (1, 1, 1)],                               # one entry reaches 2^62: no int64 copy
+    [(-SAFE, 1, 1), (1, 1, 1)],                              # ... or -2^62
     [(10 ** 30, -(10 ** 29), 7), (-3, 2, 1)],                # beyond int64
     [(-(10 ** 400), 1, 3), (2, 10 ** 400, 1)],               # beyond the float range
 ]
@@ -41,6 +42,7 @@ def test_fields_match_their_definitions(rows, as_array):
     max_abs, l1, fits = _expect(rows)
     assert (p.max_abs, p.l1) == (max_abs, l1)
     assert [tuple(int(v) for v in r) for r in p.P] == rows
+    assert type(p.P) is list and all(type(r) is tuple and all(type(v) is int for v in r) for r in p.P)
     assert p.Pa.dtype == object and p.Pa.tolist() == [list(r) for r in rows]
     if fits:
         assert p.P64 is not None and p.P64.dtype == np.int64 and p.P64.tolist() == [list(r) for r in rows]

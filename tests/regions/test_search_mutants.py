@@ -8,6 +8,7 @@ edges come from tests/oracles (a Fraction brute force sharing no code with tropa
 from __future__ import annotations
 
 import time
+from fractions import Fraction
 
 import pytest
 
@@ -118,6 +119,26 @@ def test_refusals_are_one_clear_line():
     _one_line_error(lambda: enumerate_regions(model, box=(1, 0)), "box")
 
 
+@pytest.mark.parametrize("kwargs,message", [
+    ({"keep": "some"}, "keep = 'some'; use one of 'all', 'counts'; or give a function called with (id, region)"),
+    ({"progress": "yes"}, "progress = 'yes'; use None (a bar on a terminal), True, False or a function called as "
+                          "progress(done, total, found)"),
+    ({"workers": 0}, "workers = 0; the number of worker processes must be an integer >= 1"),
+    ({"keep": "counts", "graph": True},
+     "graph=True needs keep='all' (got keep='counts'): the adjacency graph is built on the regions it keeps"),
+    ({"scheduler": "bogus"}, "scheduler = 'bogus'; use 'local' or an address like tcp://host:8786"),
+    ({"executor": "nope"}, "executor = 'nope'; use one of 'serial', 'processes', 'dask'; or an object with "
+                           "map(fn, chunks)"),
+])
+def test_each_refusal_says_what_was_given_and_what_to_give(kwargs, message):
+    def stop(done, total, found):            # a refusal must come before any work: never reached
+        raise KeyboardInterrupt
+
+    with pytest.raises(InvalidInputError) as info:
+        enumerate_regions(model_from_json(OBJ), **{"progress": stop, **kwargs})
+    assert str(info.value) == message
+
+
 def test_ctrl_c_gives_a_partial_result_and_tells_the_writer():
     ended = []
 
@@ -140,7 +161,8 @@ def test_ctrl_c_gives_a_partial_result_and_tells_the_writer():
         assert part.complete is False and 0 < part.n_activation < len(brute_force(load_model(OBJ)))
         if keep == "all":
             assert part.kept[2].built is False                     # no graph built for a partial result
-        assert f"the {part.n_activation} regions" in str(info.value)
+        assert str(info.value) == (f"interrupted; the partial result holds the {part.n_activation} regions "
+                                   "certified so far (a lower bound on the count)")
     assert len(ended) == 1 and ended[0].complete is False
 
 
@@ -196,3 +218,57 @@ def test_the_graph_stage_has_its_own_line_on_the_bar(capsys):
     total = graph[-1].split(" walls")[0].split()[-1]                # "... k/n walls ..."
     assert total.split("/")[0] == total.split("/")[1] and int(total.split("/")[1]) > 0, graph[-1]
     assert lines[0].startswith("sub-layer") and "regions" in [x for x in lines if x.startswith("sub-layer")][-1]
+
+
+def _intervals(n=32):
+    """x -> nearest of 0..n-1 (walls at j + 1/2: n intervals), then a second layer: n parents to split into chunks."""
+    return Transformer([Layer([Head([[j] for j in range(n)], [Fraction(-j * j, 2) for j in range(n)])]),
+                        Layer([Head([[0], [1]], [0, 0])])])
+
+
+@pytest.mark.parametrize("workers,chunk", [(None, 1), (1, 1), (2, 4), (3, 2)])
+def test_the_executor_follows_workers_and_shows_in_the_chunks(workers, chunk):
+    """In this process (the default, ``workers=1``) every parent is its own chunk (the finest progress); with
+    ``workers > 1`` the search runs on that many processes, about four chunks per worker (32 parents here)."""
+    model = _intervals()
+    ref = brute_force(load_model(model_to_json(model)))
+    seen = []
+    kwargs = {} if workers is None else {"workers": workers}
+    r = enumerate_regions(model, progress=lambda done, total, found: seen.append((done, total)), **kwargs)
+    assert sorted(x.pattern for x in r.activation_regions) == sorted(ref)
+    assert seen == [(k, 32) for k in range(0, 33, chunk)]
+
+
+def test_a_scheduler_address_means_dask():
+    def stop(done, total, found):            # Ctrl-C as the chunked stage starts: before any task is sent
+        raise KeyboardInterrupt
+
+    for executor in ("serial", "dask"):      # the default executor with a scheduler is Dask
+        with pytest.raises(Interrupted) as info:
+            enumerate_regions(model_from_json(OBJ), executor=executor, scheduler="tcp://127.0.0.1:9", progress=stop)
+        assert info.value.partial.n_activation == 0 and info.value.partial.complete is False
+    with pytest.raises(InvalidInputError, match="needs executor = 'dask'"):
+        enumerate_regions(model_from_json(OBJ), executor="processes", scheduler="tcp://127.0.0.1:9", progress=stop)
+
+
+def test_the_eager_graph_is_a_stage_of_the_progress_callback():
+    model = model_from_json(OBJ)
+    lazy, eager = [], []
+    enumerate_regions(model, progress=lambda *a: lazy.append(a))
+    enumerate_regions(model, graph=True, progress=lambda *a: eager.append(a))
+    walls = eager[-1][1]
+    assert walls > 0 and lazy[-1][0] == lazy[-1][1]
+    assert eager == lazy + [(k, walls, 0) for k in range(walls + 1)]    # walls, one at a time, no regions
+
+
+def _bar_lines(capsys):
+    return [x.strip() for x in capsys.readouterr().err.replace("\r", "\n").splitlines() if x.strip()]
+
+
+def test_the_bar_counts_sub_layers_only_when_there_are_several(capsys):
+    enumerate_regions(model_from_json(OBJ), graph=True, progress=True)       # 3 sub-layers, all before 64 parents
+    lines = _bar_lines(capsys)
+    assert lines and all(x.startswith(("sub-layer 3/3 [", "adjacency graph [")) for x in lines), lines
+    enumerate_regions(Transformer([Layer([Head([[0], [1], [2]], [0, 0, -1])])]), progress=True)   # one sub-layer
+    lines = _bar_lines(capsys)
+    assert lines and all(x.startswith("sub-layer [") for x in lines), lines
