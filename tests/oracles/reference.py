@@ -50,7 +50,8 @@ def load_model(obj, box=None) -> Model:
             n = len(keys)
             offs = [_q(v) for v in h.get("offsets", [0] * n)]
             vals = h.get("values")
-            vals = [tuple(_q(v) for v in row) for row in vals] if vals is not None else [(Fraction(0),) * d] * n
+            # no "values": the values are the keys (score form, as the model file format defines it)
+            vals = [tuple(_q(v) for v in row) for row in vals] if vals is not None else list(keys)
             heads.append((keys, offs, vals))
         proj = L.get("projection")
         proj = [tuple(_q(v) for v in r) for r in proj] if proj is not None else None

@@ -120,6 +120,13 @@ def test_ffn_bias_and_residual_1d():
     _check(_model(1, L0, dict(L1, residual=False)), box=(-5, 5))
 
 
+def test_heads_without_values_read_their_keys():
+    """A model file may leave out "values": they are then the keys (score form)."""
+    L0 = {"heads": [{"keys": [[0, 0], [1, 0], [0, 1]]}]}
+    L1 = {"heads": [{"keys": [[1, 1], [-1, 0], [0, -2]]}]}
+    _check(_model(2, L0, L1), box=(-3, 3))
+
+
 def test_projection_not_symmetric_2d():
     L0 = _layer([[0, 0], [1, 0], [0, 1]], [0, 0, 0], [[1, 0], [0, 1], [1, 1]], projection=[[1, 2], [0, 1]])
     L1 = _layer([[0, 0], [1, -1], [-1, 1]], [0, 0, "1/2"], [[0, 0], [1, 0], [0, 1]],
