@@ -41,7 +41,7 @@ class AttentionStep:
         # a power diagram in many dimensions is slow to build (a sliced model's later layers read
         # d = 64... coordinates): there every other distinct key is a rival, the same cell
         self.cells = [h.power_diagram().cells() if h.dim <= DIAGRAM_MAX_DIM else None for h in self.heads]
-        self.projection = getattr(layer, "projection", None)
+        self.projection = layer.projection
         self._values = _integer_values(self.heads, self.projection)
         self._skip = None      # the skip matrix as integers (Rn, r), when first used
 
@@ -194,8 +194,7 @@ class AttentionStep:
             return self._skip_matrix_map(labels, f)
         V, t = self._values             # no residual: the constant P sum_h v^h (Layer checks the shapes)
         total = [sum(x) for x in zip(*(V[h][j] for h, j in enumerate(labels)))]
-        Mi = f._integers[0]
-        d = len(Mi[0]) if Mi else 0
+        d = len(f._integers[0][0])      # a parent map has a row per model coordinate
         return AffineMap.from_integers([[0] * d for _ in total], total, t)
 
     def _skip_matrix_map(self, labels, f: AffineMap) -> AffineMap:
@@ -206,7 +205,7 @@ class AttentionStep:
             self._skip = integer_matrix(self.layer.residual)
         Rn, r = self._skip
         Mi, ci, m = f._integers
-        d = len(Mi[0]) if Mi else 0
+        d = len(Mi[0])                  # a parent map has a row per model coordinate
         MC = np.empty((len(Mi), d + 1), dtype=object)
         MC[:, :d], MC[:, d] = Mi, ci
         N = int_matmul(Rn, MC) * t
@@ -267,7 +266,6 @@ class ReluStep:
         self.ffn, self.index = ffn, index
         W1, self._t1, W2, self._t2 = ffn.integer_form()
         self._W1, self._b1 = W1[:, :-1], W1[:, -1]
-        self._W1_bits = int_bits(self._W1)
         self._W2, self._b2 = W2[:, :-1], W2[:, -1]
         self._W2_bits = int_bits(self._W2)
         self._W1L, self._W2L = int_limbs(self._W1), int_limbs(self._W2)
@@ -342,7 +340,7 @@ class ReluStep:
         if last is not None and last[0] is f:
             return last[1], last[2]
         Mi, ci, m = f._integers
-        d = len(Mi[0]) if Mi else 0
+        d = len(Mi[0])                  # a parent map has a row per model coordinate
         MC = np.empty((len(Mi), d + 1), dtype=object)
         for r, (row, c) in enumerate(zip(Mi, ci)):
             MC[r, :d] = row
@@ -489,7 +487,7 @@ class ReluStep:
         H, h = self._hidden(f)
         Mi, ci, m = f._integers
         t = self._t1 * self._t2
-        d = len(Mi[0]) if Mi else 0
+        d = len(Mi[0])                  # a parent map has a row per model coordinate
         recent = self._recent
         key = self._bits_array(bits)
         ref = min(recent, key=lambda e: np.count_nonzero(e[0] != key), default=None)
@@ -761,7 +759,7 @@ class PulledBackScores:
     def __init__(self, head, f: AffineMap):
         self.keys, self.offsets = head.integer_form()
         Mi, self.ci, self.m = f._integers
-        d = len(Mi[0]) if Mi else 0
+        d = len(Mi[0])                  # a parent map has a row per model coordinate
         self.cols = [tuple(row[i] for row in Mi) for i in range(d)]
         self.cache = {}
 
