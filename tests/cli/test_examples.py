@@ -4,7 +4,9 @@ The examples are read from each sub-command's ``--help`` epilog through :func:`t
 (the lines under ``examples:``), split as a shell would (a trailing ``# comment`` dropped) and run with
 :func:`tropattn.cli.main` in a scratch folder that holds a link to examples/, so the pictures and tables
 they write never land in the repository.  An example that still names a bare ``model.json`` (or
-``poly.json``, ``sites.json``) instead of the examples/ file is skipped with the reason.
+``poly.json``, ``sites.json``) instead of the examples/ file is skipped with the reason.  The examples
+that train torch models at their default sizes run verbatim in the long pass; the slow pass runs each
+of them shortened (:data:`SHORTENED`).
 """
 
 import argparse
