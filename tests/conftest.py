@@ -3,6 +3,7 @@
 Set ``HYPOTHESIS_PROFILE=explore`` to search fresh random examples locally.
 """
 
+import gc
 import os
 
 import pytest
@@ -12,6 +13,13 @@ settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("explore", derandomize=False, deadline=None, max_examples=200)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_collection_finish(session):
+    """Move what collection imported (numpy, scipy, sympy, torch, ...) out of the garbage collector's
+    sight: it is never garbage, and every full collection during the run would walk it again."""
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture

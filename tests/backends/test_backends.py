@@ -63,6 +63,7 @@ def test_a_scheduler_needs_dask_and_a_valid_address():
 
 
 @pytest.mark.dask
+@pytest.mark.slow
 def test_dask_executor_contract(cluster):
     ex = DaskExecutor(cluster.scheduler_address)
     try:
@@ -77,6 +78,7 @@ def test_dask_executor_contract(cluster):
 
 
 @pytest.mark.dask
+@pytest.mark.slow
 @pytest.mark.parametrize("model", [sawtooth_model(2, 3, 2), random_model(2, 2, 3, layers=2, seed=11, ffn_hidden=1),
                                    random_model(3, 2, 3, layers=2, seed=5)])
 def test_dask_equals_serial_regions_counts_counters(cluster, model):
@@ -93,6 +95,7 @@ def test_dask_equals_serial_regions_counts_counters(cluster, model):
 
 
 @pytest.mark.dask
+@pytest.mark.slow
 def test_dask_errors_come_back_as_tropattn_errors(cluster):
     with pytest.raises(TieError) as info:
         enumerate_regions(_tie_model(), scheduler=cluster.scheduler_address)
@@ -155,6 +158,7 @@ def test_a_worker_dying_in_a_chunk_loses_no_chunk_and_no_model(cluster, tmp_path
 
 
 @pytest.mark.dask
+@pytest.mark.slow
 def test_ctrl_c_cancels_and_reports_the_regions_found(cluster):
     from tropattn.errors import Interrupted
 

@@ -122,6 +122,7 @@ def test_measured_batches_give_the_counts_of_fixed_chunks(cluster, model):
 
 
 @pytest.mark.dask
+@pytest.mark.slow
 def test_results_stream_in_chunk_order_and_count_once(cluster):
     ex = DaskExecutor(cluster.scheduler_address, task_seconds=1e-9)
     big = DaskExecutor(cluster.scheduler_address, task_seconds=1e9)
@@ -139,6 +140,7 @@ def test_results_stream_in_chunk_order_and_count_once(cluster):
 
 
 @pytest.mark.dask
+@pytest.mark.slow
 def test_an_error_inside_a_batch_comes_back_and_cancels_the_rest(cluster):
     ex = DaskExecutor(cluster.scheduler_address, task_seconds=1e9)
     try:

@@ -412,6 +412,7 @@ def _cli(capsys, *argv):
     return status, json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.slow
 def test_cli_sub_commands(capsys, tmp_path):
     s, out = _cli(capsys, "flow", "--n", "8", "--T", "3", "--plot", str(tmp_path / "f.png"))
     assert s == 0 and out["energy_monotone"] and (tmp_path / "f.png").stat().st_size > 0

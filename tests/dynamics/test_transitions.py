@@ -11,6 +11,7 @@ from tropattn.cli import main
 from tropattn.dynamics import critical_beta, order_parameter_grid, threshold_curve, zero_beta_constant
 
 
+@pytest.mark.slow
 def test_beta_c_times_T_tends_to_the_zero_beta_constant():
     rows, slope = threshold_curve(16, 4, [4.0, 12.0], lo=0.05, hi=1.5, seeds=(0, 1), tol=0.005)
     c0 = zero_beta_constant(16, 4, seeds=(0, 1))
@@ -32,6 +33,7 @@ def test_phase_diagram_continued_runs_equal_fresh_runs():
     assert np.array_equal(g[1], g2[0]) and g.shape == (2, 2)
 
 
+@pytest.mark.slow
 def test_cli_threshold_reports_the_curve_and_draws_the_diagram(capsys, tmp_path):
     png = tmp_path / "th.png"
     argv = ["dynamics", "threshold", "--n", "12", "--d", "4,6", "--T", "2,4", "--seeds", "1", "--tol", "0.05",
@@ -106,6 +108,7 @@ def test_particles_agree_with_the_mean_field(d):
     assert abs(m - pred) < 3 * e + 0.02
 
 
+@pytest.mark.slow
 def test_cli_mean_field_json_and_picture(capsys, tmp_path):
     png = tmp_path / "mf.png"
     argv = ["dynamics", "mean-field", "--d", "2", "--betas", "1,3", "--K-factors", "0.5,1.5", "--particles", "60",

@@ -80,7 +80,7 @@ def _check_points(rows, keep, points):
             assert s == 0 if r == rows[i] else s < 0, (i, r)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(polyhedra())
 def test_the_qhull_facet_step_equals_the_exact_path(case):
     rows, p = case
@@ -183,7 +183,7 @@ def test_region_searches_agree_with_the_exact_facet_path(seed, d):
 big_int = st.one_of(st.integers(-5, 5), st.integers(-(2 ** 80), 2 ** 80), st.integers(-(2 ** 1000), 2 ** 1000))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(st.lists(big_int, min_size=4, max_size=4), min_size=1, max_size=5),
        st.lists(st.lists(big_int, min_size=4, max_size=4), min_size=1, max_size=4), st.integers(-2, 2))
 def test_the_float_sign_filter_never_decides_wrongly(rows, points, nudge):

@@ -80,7 +80,7 @@ def _build(sites, weights, copies):
     return PowerDiagram(sites, weights)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(st.sampled_from([2, 3]).flatmap(lambda d: random_diagrams(d)))
 def test_counting_path_equals_per_cell_lps(case):
     _check_against_lp(_build(*case))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from tropattn.attention import FFN, Head, Layer, Transformer
@@ -52,7 +53,7 @@ def _edge_models(draw):
     return _model(keys, offsets, values, W1, b1, layers=draw(st.sampled_from([1, 1, 1, 2]))), draw(st.sampled_from([None, (-1, 1)]))
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=5, deadline=None)
 @given(case=_edge_models())
 def test_magnitudes_from_1e_minus_400_to_1e400_are_counted_exactly(case):
     model, box = case
@@ -60,3 +61,10 @@ def test_magnitudes_from_1e_minus_400_to_1e400_are_counted_exactly(case):
     patterns = [r.pattern for r in result.activation_regions]
     assert len(set(patterns)) == result.n_activation >= 1
     assert sorted(patterns) == brute_force_regions(model, box=box)
+
+
+@pytest.mark.slow
+@settings(max_examples=30, deadline=None)
+@given(case=_edge_models())
+def test_magnitudes_from_1e_minus_400_to_1e400_on_30_models(case):
+    test_magnitudes_from_1e_minus_400_to_1e400_are_counted_exactly.hypothesis.inner_test(case)

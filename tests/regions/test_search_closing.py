@@ -17,6 +17,7 @@ OBJ = {"format": "tropattn.model/1", "dim": 1, "ties": "first", "layers": [
 
 
 @pytest.mark.dask
+@pytest.mark.slow
 def test_a_client_made_for_a_scheduler_address_is_closed_after_the_search(cluster):
     distributed = pytest.importorskip("distributed")
     n = len(brute_force(load_model(OBJ)))

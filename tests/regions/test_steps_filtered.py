@@ -54,7 +54,7 @@ def _regions(model, box, filtered):
         return got, rs.n_linear, scope.snapshot()["by_place"]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(model=_planar_model(), half=st.sampled_from([1, 3, 10]))
 def test_filtered_relu_step_finds_the_regions_of_the_plain_one(model, half):
     box = (-half, half)
