@@ -25,7 +25,7 @@ from tropattn.attention import FFN, Head, Layer
 from tropattn.errors import InvalidInputError
 from tropattn.exact import counting
 from tropattn.regions import AffineMap
-from tropattn.regions._steps import AttentionStep, ReluStep
+from tropattn.regions._steps import AttentionStep, ReluStep, _polygon_vertices
 
 
 # ---------------------------------------------------------------- the definitions, in Fractions
@@ -518,3 +518,16 @@ def test_a_unit_positive_on_the_parent_by_one_part_in_2_to_55_is_certified():
     assert scope.snapshot()["by_place"].get("certified:relu.parent_filter", 0) == 1
     assert step.rows((1, 1), f) == ([(0, -1)], [-1], [("relu", 0, 1, 1)])
     assert step.labels_at(f, (1, 1), 1) is None and step.labels_at(f, (2, 3), 2) == (1, 1)
+
+
+@pytest.mark.parametrize("b", [2 ** 53 + 1, 2 ** 60 + 3, 3 ** 80])
+def test_polygon_vertices_are_exact_integers_past_the_float_range(b):
+    """The corners of ``|x1| <= b``, ``-b <= x2 <= b / 3`` as ``(X1, X2, D)`` in lowest terms, ints beyond 2^53."""
+    rows = [(1, 0, b), (-1, 0, b), (0, 3, b), (0, -1, b)]
+    want = set()
+    for x1, x2 in product((F(b), F(-b)), (F(b, 3), F(-b))):
+        D = _denominator((x1, x2))
+        want.add((int(x1 * D), int(x2 * D), D))
+    got = _polygon_vertices(rows)
+    assert set(got) == want and len(got) == 4
+    assert all(type(v) is int for vertex in got for v in vertex)
