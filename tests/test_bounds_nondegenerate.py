@@ -164,3 +164,20 @@ def test_too_many_digits_is_refused():
     with pytest.raises(InvalidInputError, match="digits"):
         bounds(1, 10**6, 10, 1)
     assert bounds(1, 2, 3, 1000).deep == 5**1000
+
+
+@pytest.mark.parametrize("args, refused", [
+    ((1, 1, 100, 499_998), False), ((1, 1, 100, 499_999), True),      # about 2 L + 4 digits: N^(H L) dominates
+    ((499_999, 1, 10, 1), False), ((500_000, 1, 10, 1), True),        # about 2 d + 1 digits: (H N^2)^d dominates
+])
+def test_the_digit_guard_refuses_just_past_a_million_digits(args, refused):
+    """The guard's estimate is H L log10 N + d log10(H N^2) digits; exactly 10^6 is still computed."""
+    from tropattn.errors import InvalidInputError
+    if not refused:
+        assert bounds(*args).lower == args[2] ** (min(args[0], args[1]) * args[3])
+        return
+    with pytest.raises(InvalidInputError) as info:
+        bounds(*args)
+    d, h, n, L = args
+    assert str(info.value) == (f"the bounds for d={d}, H={h}, N={n}, L={L} have about 1e+06 digits; exact integers "
+                               "that large are not useful (use logarithms)")
