@@ -93,7 +93,7 @@ def _split(A, bits):
     """
     A = np.asarray(A, dtype=object)
     if A.size and int_bits(A) <= _INT64_BITS:
-        return _split_int64(A.astype(np.int64), bits)
+        A = A.astype(np.int64)
     mag = np.abs(A)
     neg = A < 0
     mask = (1 << bits) - 1
@@ -103,20 +103,6 @@ def _split(A, bits):
         low[neg] *= -1
         parts.append(low)
         mag = mag >> bits
-        if not mag.any():
-            return parts
-
-
-def _split_int64(A, bits):
-    """:func:`_split` of an int64 array with ``|A| < 2^62``."""
-    mag, neg = np.abs(A), A < 0
-    mask = (1 << bits) - 1
-    parts = []
-    while True:
-        low = (mag & mask).astype(np.float64)
-        low[neg] *= -1
-        parts.append(low)
-        mag >>= bits
         if not mag.any():
             return parts
 
