@@ -87,13 +87,8 @@ class IntLimbs:
 
 
 def _split(A, bits):
-    """``(parts, n)``: the signed limbs of an object/int array, as a list of float64 arrays.
-
-    Entries below ``2^62`` in absolute value are split in int64 (no Python-int operations).
-    """
+    """``(parts, n)``: the signed limbs of an object/int array, as a list of float64 arrays."""
     A = np.asarray(A, dtype=object)
-    if A.size and int_bits(A) <= _INT64_BITS:
-        A = A.astype(np.int64)
     mag = np.abs(A)
     neg = A < 0
     mask = (1 << bits) - 1
