@@ -664,9 +664,11 @@ def certified_upper_simplices(P, d):
        lies on two facets that induce opposite orientations on it -- for positively oriented
        simplices this says exactly that their opposite vertices lie strictly on opposite sides
        of it, a purely combinatorial check -- or on one facet and then on a hyperplane of
-       ``R^d`` with every projected point on the facet's side (a facet of ``conv{a_j}``); so
-       the projection is a covering of ``conv{a_j}`` with consistent orientation; and the
-       centroid of one facet lies in no other facet's projection (degree one);
+       ``R^d`` with the vertices of every such boundary ridge on the facet's side; so every
+       boundary ridge lies on the boundary of the polyhedron ``Q`` these hyperplanes cut out,
+       the projection is a covering of ``Q`` with consistent orientation, and the centroid of
+       one facet lies in no other facet's projection (degree one): the facets tile ``Q``
+       once, and ``Q = conv{a_j}`` once step 4 has placed every other point in ``Q``;
     3. the surface is strictly locally concave: across every interior ridge the opposite
        vertex of one facet lies strictly below the other's hyperplane (one determinant per
        ridge: seen from the other side it is the same determinant, by step 2).  A
@@ -676,7 +678,7 @@ def certified_upper_simplices(P, d):
        every upper face is a simplex and every simplex vertex an upper vertex;
     4. every point that is no vertex lies on or below the surface: a float guess finds the
        facet above it, then exactly: it projects into that simplex and lies on or below its
-       hyperplane (if a guess fails: below every hyperplane, by
+       hyperplane (if a guess fails: inside ``Q`` and below every hyperplane, by
        :func:`tropattn.exact._predicates.dot_signs`).
 
     So the facets are exactly the upper faces.  No points x facets sign matrix is built,
@@ -756,8 +758,7 @@ def _certify_simplices(A, flt, run, d, degree_one):
     flip = np.where((Hr * Ao[opp[one], :d]).sum(axis=1) + c < 0, 1, -1).astype(object)
     normals = Hr * flip[:, None]
     lines = np.concatenate([normals, (c * flip)[:, None]], axis=1)
-    proj = np.concatenate([A[:, :d], np.ones((n, 1), dtype=A.dtype)], axis=1)
-    if len(lines) and dot_signs(lines, proj).max() > 0:
+    if not _inside_lines(A, lines, np.flatnonzero(np.bincount(ridges[one].ravel(), minlength=n)), d):
         return None
     if not degree_one(A[:, :d], S, d):
         return None
@@ -767,18 +768,37 @@ def _certify_simplices(A, flt, run, d, degree_one):
     used[S.ravel()] = True
     rest = np.flatnonzero(~used)
     hull = SimplicialUpperHull(A, S, ridges[one], normals)
-    if len(rest) and not _rest_under_simplices(hull, flt, run[1][up], rest, d):
+    if len(rest) and not _rest_under_simplices(hull, flt, run[1][up], rest, d, lines):
         return None
     return hull
 
 
-def _rest_under_simplices(hull, flt, E, rest, d) -> bool:
+def _inside_lines(A, lines, x, d) -> bool:
+    """Exact: the projections of the points ``x`` lie on the inner side of every boundary line.
+
+    ``lines`` (R x (d + 1)) are the hyperplanes ``h . y + c <= 0`` of ``R^d`` the boundary ridges lie on.
+    Only the ridges' own vertices need this (step 2): then every boundary ridge lies on the boundary
+    of the polyhedron ``Q`` the lines cut out, so the degree of the covering is constant on the
+    interior of ``Q`` and zero outside it, and by the degree-one check every simplex lies in ``Q``.
+    Points that are no vertex are placed in a simplex, or checked here (step 4).
+
+    >>> _inside_lines(np.array([[0, 0, 5], [2, 0, 5]]), np.array([[1, 0, -1]], dtype=object), np.array([0, 1]), 2)
+    False
+    """
+    if not len(lines) or not len(x):
+        return True
+    proj = np.concatenate([A[x, :d], np.ones((len(x), 1), dtype=A.dtype)], axis=1)
+    return bool(dot_signs(lines, proj).max() <= 0)
+
+
+def _rest_under_simplices(hull, flt, E, rest, d, lines) -> bool:
     """Every point ``rest[r]`` (no vertex) lies on or below the surface (step 4).
 
     Float guess: the facet of smallest height above the point among those with the ``k``
     nearest centroids (in the coordinates Qhull saw, with its planes ``E``), then among all
     facets for the misses; each guess is checked exactly; the points still unplaced are
-    checked against every exact hyperplane.
+    checked against every boundary line (``lines``, :func:`_inside_lines`) and every exact
+    hyperplane.
     """
     A, S = hull.points, hull.simplices
     span = np.ptp(flt, axis=0)
@@ -786,7 +806,8 @@ def _rest_under_simplices(hull, flt, E, rest, d) -> bool:
     X = (flt - flt.mean(axis=0)) / span                              # as in qhull_simplices
     unsure = rest
     if np.all(np.isfinite(E)):
-        tree = spatial.cKDTree(X[S, :d].mean(axis=1))
+        centroids = sum(X[S[:, i], :d] for i in range(d + 1)) / (d + 1)
+        tree = spatial.cKDTree(centroids, balanced_tree=False, compact_nodes=False)   # cheaper to build
         for k in (16, 128):                      # the misses (long thin simplices) look further
             if not len(unsure):
                 break
@@ -807,6 +828,8 @@ def _rest_under_simplices(hull, flt, E, rest, d) -> bool:
     if not len(unsure):
         return True
     record("filter_failures", len(unsure), where="upper_hull.simplicial")
+    if not _inside_lines(A, lines, unsure, d):
+        return False
     Ao = A.astype(object)
     pts = np.concatenate([Ao[unsure], np.ones((len(unsure), 1), dtype=object)], axis=1)
     planes = hull.planes
@@ -826,12 +849,11 @@ def _degree_one(V, S, d) -> bool:
     coordinates allow, else Python ints); each is tested with the signs of the ``d + 1``
     determinants that give its barycentric coordinates.
     """
-    if V.dtype != object and np.abs(V).max() < (1 << 62) // (d + 1):
-        corners = V[S] * (d + 1)
-    else:
-        corners = V[S].astype(object) * (d + 1)
-    C = V[S[0]].astype(corners.dtype).sum(axis=0)                     # (d + 1) x the centroid
-    lo, hi = corners.min(axis=1), corners.max(axis=1)
+    if V.dtype == object or np.abs(V).max() >= (1 << 62) // (d + 1):
+        V = V.astype(object)
+    corners = [V[S[:, i]] for i in range(d + 1)]                      # column by column: no (F, d + 1, d) copy
+    C = V[S[0]].sum(axis=0)                                           # (d + 1) x the centroid
+    lo, hi = np.minimum.reduce(corners) * (d + 1), np.maximum.reduce(corners) * (d + 1)
     near = np.flatnonzero(np.all((lo <= C) & (C <= hi), axis=1))
     near = near[near != 0]
     if not len(near):

@@ -161,7 +161,7 @@ def upper_hull(points, method: str = "auto") -> UpperHull:
     return integer_upper_hull(pts, method)
 
 
-def integer_upper_hull(pts, method: str = "auto") -> UpperHull:
+def integer_upper_hull(pts, method: str = "auto", distinct: bool = False) -> UpperHull:
     """:func:`upper_hull` of points given as tuples of Python ints (or Fractions), unchecked.
 
     The entry point for callers that already hold exact integer rows (power diagrams keep
@@ -173,6 +173,9 @@ def integer_upper_hull(pts, method: str = "auto") -> UpperHull:
         Points ``(x, height)``; not checked or converted.
     method : str, optional
         As for :func:`upper_hull`.
+    distinct : bool, optional
+        The caller guarantees that no two points share their ``x`` (a power diagram without its
+        duplicate sites): the search for equal and stacked points is skipped.
 
     Returns
     -------
@@ -183,7 +186,7 @@ def integer_upper_hull(pts, method: str = "auto") -> UpperHull:
     >>> integer_upper_hull([(0, 0), (1, 1), (2, 0)]).vertices
     (0, 1, 2)
     """
-    owners, top = _top_points(pts)
+    owners, top = ({i: [i] for i in range(len(pts))}, range(len(pts))) if distinct else _top_points(pts)
     d = len(pts[0]) - 1
     den = common_denominator([v for p in top for v in pts[p]])
     lifted = tuple(tuple(int(v * den) for v in pts[p]) for p in top) if den != 1 else tuple(pts[p] for p in top)
@@ -311,7 +314,9 @@ def _simplicial(lifted):
                 out.setdefault(i, set()).update(k for k in s if k != i)
         return out
 
-    return np.unique(S).tolist(), neighbors, res
+    used = np.zeros(len(lifted), dtype=bool)          # the vertices (np.unique would hash: slower)
+    used[S.ravel()] = True
+    return np.flatnonzero(used).tolist(), neighbors, res
 
 
 #: The fast kernels: lifted points -> (vertices, neighbours, data), or None when one declines.

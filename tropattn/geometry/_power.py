@@ -239,31 +239,40 @@ class PowerDiagram:
         {0: 1, 2: 1}
         """
         if "dups" not in self._cache:
-            A, B, _ = self._int_scores()       # equal sites <=> equal integer rows; B orders weights
-            best = {}
-            for j, a in enumerate(A):
-                k = best.get(a)
-                if k is None or B[j] > B[k]:
-                    best[a] = j
-            self._cache["dups"] = {j: best[a] for j, a in enumerate(A) if best[a] != j}
+            self._cache["dups"] = _duplicates(self._score_matrix())
         return self._cache["dups"]
 
     def _int_scores(self):
         """Scores as integers: ``L * (a_j . x + b_j) = A_j . x + B_j`` with one common ``L > 0``.
 
         ``L = 2 lcm(den(a)^2, den(w))`` makes ``L a_j`` and ``L b_j = (L w_j - L ||a_j||^2) / 2``
-        integers without any Fraction arithmetic.
+        integers without any Fraction arithmetic: numerators times ``L / den``, and
+        ``L ||a_j||^2 = sum (L / den^2) num^2``, on numpy arrays of Python integers.
         """
         if "ints" not in self._cache:
-            dens = {v.denominator for a in self.sites for v in a}
-            la, lw = math.lcm(*dens), math.lcm(*{w.denominator for w in self.weights})
-            L = 2 * math.lcm(la * la, lw)
-            scale = {q: L // q for q in dens}
-            A = [tuple([v.numerator * scale[v.denominator] for v in a]) for a in self.sites]
-            W = [w.numerator * (L // w.denominator) for w in self.weights]
-            B = [(wj - sum([v * v for v in a]) // L) // 2 for a, wj in zip(A, W)]
-            self._cache["ints"] = (A, B, L)
+            M, L = self._score_matrix(), self._cache["L"]
+            self._cache["ints"] = (list(map(tuple, M[:, :-1].tolist())), M[:, -1].tolist(), L)
         return self._cache["ints"]
+
+    def _score_matrix(self) -> np.ndarray:
+        """The integer scores ``[A_j | B_j]`` of :meth:`_int_scores` as one (N, d + 1) array.
+
+        int64 when a float bound on ``L max(|a|, d |a|^2, |w|)`` proves every value and every
+        intermediate product below ``2^62``; else numpy arrays of Python integers (the same formulas).
+        """
+        if "scores" not in self._cache:
+            n, d = self.N, self.dim
+            num = [v.numerator for a in self.sites for v in a] + [w.numerator for w in self.weights]
+            den = [v.denominator for a in self.sites for v in a] + [w.denominator for w in self.weights]
+            la, lw = math.lcm(*set(den[:n * d])), math.lcm(*set(den[n * d:]))
+            L = 2 * math.lcm(la * la, lw)
+            num, den = _int_arrays(num, den, L, d)
+            scaled = num * (L // den)                                     # L a_j (site-major), then L w_j
+            a_num, a_den = num[:n * d].reshape(n, d), den[:n * d].reshape(n, d)
+            B = (scaled[n * d:] - (a_num * a_num * (L // (a_den * a_den))).sum(axis=1)) // 2
+            M = np.concatenate([scaled[:n * d].reshape(n, d), B[:, None]], axis=1)
+            self._cache["L"], self._cache["scores"] = L, M
+        return self._cache["scores"]
 
     def power(self, x, j: int) -> Fraction:
         """Power distance ``||x - a_j||^2 - w_j``, exact.
@@ -553,6 +562,48 @@ class PowerDiagram:
     def _repr_svg_(self):
         """Jupyter's picture: :meth:`svg` in the plane, None (no picture) otherwise."""
         return self.svg() if self.dim == 2 else None
+
+
+def _int_arrays(num: list, den: list, L: int, d: int) -> tuple:
+    """Numerators and denominators as int64 arrays when the scores of :meth:`PowerDiagram._score_matrix`
+    provably fit (``L max(|a|, d |a|^2, |w|)`` below ``2^60`` in floats, a bound off by far less than
+    the factor 4 it keeps), else as object arrays of Python integers.
+
+    >>> [a.dtype for a in _int_arrays([1, 3], [2, 1], 4, 1)], _int_arrays([2 ** 40, 1], [1, 1], 2, 1)[0].dtype
+    ([dtype('int64'), dtype('int64')], dtype('O'))
+    """
+    try:
+        q = np.abs(np.array(num, dtype=float) / np.array(den, dtype=float))
+        big = float(L) * max(q.max(), d * q.max() ** 2)
+        fits = L < 1 << 60 and big < 2.0 ** 60
+    except OverflowError:
+        fits = False
+    dtype = np.int64 if fits else object
+    return np.array(num, dtype=dtype), np.array(den, dtype=dtype)
+
+
+def _duplicates(M: np.ndarray) -> dict:
+    """``{hidden: hider}`` for equal sites (equal rows ``M[:, :-1]``): the largest score ``M[:, -1]``
+    wins, then the first index.  One lexicographic sort (int64 rows), or a dict of tuples.
+
+    >>> _duplicates(np.array([[1, 0], [1, 2], [1, 2], [0, 5]]))
+    {0: 1, 2: 1}
+    """
+    if M.dtype == object:
+        best = {}
+        for j, row in enumerate(M.tolist()):
+            k = best.get(tuple(row[:-1]))
+            if k is None or row[-1] > M[k, -1]:
+                best[tuple(row[:-1])] = j
+        return {j: best[tuple(row[:-1])] for j, row in enumerate(M.tolist()) if best[tuple(row[:-1])] != j}
+    n = len(M)
+    order = np.lexsort((np.arange(n), -M[:, -1]) + tuple(M[:, c] for c in range(M.shape[1] - 2, -1, -1)))
+    X = M[order, :-1]
+    new = np.r_[True, np.any(X[1:] != X[:-1], axis=1)]
+    hider = order[np.flatnonzero(new)[np.cumsum(new) - 1]]
+    hidden = np.flatnonzero(~new)
+    first = np.argsort(order[hidden])
+    return dict(zip(order[hidden][first].tolist(), hider[hidden][first].tolist()))
 
 
 def clip_polygon(poly, a, b):

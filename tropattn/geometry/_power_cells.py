@@ -393,36 +393,47 @@ def _table_lifted(diagram, unique, hull):
     """
     res = hull.data
     n = len(hull.lifted)
-    _, _, src, dst, _ = _walls(res.simplices, n)
+    _, src, dst, _ = _walls(res.simplices, n)
     sites = np.asarray(unique, dtype=np.int64)
     starts = np.flatnonzero(np.r_[True, src[1:] != src[:-1]])
     A_int, B_int, L = diagram._int_scores()
 
     def context(nbrs):                           # the wall arrays again: the table holds none of them
-        walls, wall_of, _, _, eid = _walls(res.simplices, n)
+        walls, _, _, eid = _walls(res.simplices, n)
+        wall_of = np.searchsorted(walls, _pair_keys(res.simplices, n))
         return _Context(A_int, B_int, L, nbrs, eid.tolist(), lambda: _simplicial_centers(res, n),
-                        lambda: _simplicial_wall_points(res, walls, wall_of.ravel(), n))
+                        lambda: _simplicial_wall_points(res, walls, wall_of, n))
 
     return _CellTable(diagram.N, sites[src[starts]], np.r_[starts, len(src)], sites[dst],
                       local=src[starts], context=context)
 
 
-def _walls(S, n):
-    """The walls of simplices ``S`` over ``n`` points: ``(walls, wall_of, src, dst, eid)``.
+def _pair_keys(S, n) -> np.ndarray:
+    """The key ``a * n + b`` (``a < b``) of every vertex pair of every simplex of ``S`` (simplex-major).
 
-    ``walls``: sorted keys ``a * n + b`` (``a < b``) of the vertex pairs of the simplices;
-    ``wall_of``: the wall of every pair of every simplex (simplex-major); ``src -> dst`` both
-    directions of every wall sorted by ``(src, dst)``, ``eid`` the wall of each.
+    >>> _pair_keys(np.array([[2, 0, 1]]), 3).tolist()       # pairs (0, 2), (1, 2), (0, 1)
+    [2, 5, 1]
     """
     pairs = list(itertools.combinations(range(S.shape[1]), 2))
-    u, v = S[:, [a for a, _ in pairs]].ravel(), S[:, [b for _, b in pairs]].ravel()
-    walls, wall_of = np.unique(np.minimum(u, v).astype(np.int64) * n + np.maximum(u, v), return_inverse=True)
+    u, v = S[:, [a for a, _ in pairs]], S[:, [b for _, b in pairs]]
+    return (np.minimum(u, v).astype(np.int64) * n + np.maximum(u, v)).ravel()
+
+
+def _walls(S, n):
+    """The walls of simplices ``S`` over ``n`` points: ``(walls, src, dst, eid)``.
+
+    ``walls``: sorted keys ``a * n + b`` (``a < b``) of the vertex pairs of the simplices
+    (:func:`_pair_keys`; one sort: numpy's ``unique`` hashes, several times slower here);
+    ``src -> dst`` both directions of every wall sorted by ``(src, dst)``, ``eid`` the wall of each.
+    """
+    keys = np.sort(_pair_keys(S, n))
+    walls = keys[np.r_[True, keys[1:] != keys[:-1]]]
     wa, wb = walls // n, walls % n
     E = len(walls)
     src, dst = np.concatenate([wa, wb]), np.concatenate([wb, wa])
     eid = np.concatenate([np.arange(E), np.arange(E)])
     order = np.argsort(src * n + dst)                 # by site, then neighbour (the pairs are distinct)
-    return walls, wall_of, src[order], dst[order], eid[order]
+    return walls, src[order], dst[order], eid[order]
 
 
 class _CellTable:
@@ -577,7 +588,7 @@ def power_table(diagram, method: str = "auto") -> _CellTable:
     dups = diagram.duplicates
     unique = [j for j in range(diagram.N) if j not in dups]
     A_int, B_int, _ = diagram._int_scores()
-    hull = integer_upper_hull([tuple(A_int[j]) + (B_int[j],) for j in unique], method)
+    hull = integer_upper_hull([tuple(A_int[j]) + (B_int[j],) for j in unique], method, distinct=True)
     if hull.kernel in ("planar", "simplicial") and getattr(hull.data, "simplices", None) is not None:
         record("certified", where=f"power.{hull.kernel}")
         return _table_lifted(diagram, unique, hull)
