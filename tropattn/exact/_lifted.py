@@ -576,12 +576,23 @@ def _int_points(P) -> np.ndarray:
 
 
 def _sorted_with_parity(R):
-    """Rows of ``R`` sorted, and the sign (+-1) of the permutation that sorts each."""
-    inversions = np.zeros(len(R), dtype=np.int64)
-    for i in range(R.shape[1]):
-        for j in range(i + 1, R.shape[1]):
-            inversions += R[:, i] > R[:, j]
-    return np.sort(R, axis=1), 1 - 2 * (inversions & 1)
+    """Rows of ``R`` sorted, and the sign (+-1) of the permutation that sorts each.
+
+    Odd-even transposition sort on the columns (``k`` rounds of compare-exchanges sort ``k``
+    entries), all rows at once; the parity counts the exchanges made.
+
+    >>> R, sign = _sorted_with_parity(np.array([[2, 0, 1], [0, 2, 1]]))
+    >>> R.tolist(), sign.tolist()
+    ([[0, 1, 2], [0, 1, 2]], [1, -1])
+    """
+    cols = [np.ascontiguousarray(R[:, c]) for c in range(R.shape[1])]
+    odd = np.zeros(len(R), dtype=bool)
+    k = len(cols)
+    for p in range(k):
+        for i in range(p % 2, k - 1, 2):
+            odd ^= cols[i] > cols[i + 1]
+            cols[i], cols[i + 1] = np.minimum(cols[i], cols[i + 1]), np.maximum(cols[i], cols[i + 1])
+    return np.stack(cols, axis=1) if k else R.copy(), 1 - 2 * odd.astype(np.int64)
 
 
 def _row_keys(R, n):
@@ -742,7 +753,7 @@ def _certify_simplices(A, flt, run, d, degree_one):
     ridges, parity = _sorted_with_parity(ridges)
     sigma = parity * np.repeat([(-1) ** (d - r) for r in range(d + 1)], F)   # induced orientations
     key = _row_keys(ridges, n)
-    order = np.argsort(key, kind="stable")
+    order = np.argsort(key)                      # either member of a pair may come first: the checks are symmetric
     ks = key[order]
     starts = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
     counts = np.diff(np.r_[starts, len(ks)])
@@ -806,7 +817,9 @@ def _rest_under_simplices(hull, flt, E, rest, d, lines) -> bool:
     X = (flt - flt.mean(axis=0)) / span                              # as in qhull_simplices
     unsure = rest
     if np.all(np.isfinite(E)):
-        centroids = sum(X[S[:, i], :d] for i in range(d + 1)) / (d + 1)
+        ST = np.ascontiguousarray(S.T)                               # contiguous gathers
+        centroids = np.stack([sum(np.ascontiguousarray(X[:, c])[ST[i]] for i in range(d + 1)) for c in range(d)],
+                             axis=1) / (d + 1)
         tree = spatial.cKDTree(centroids, balanced_tree=False, compact_nodes=False)   # cheaper to build
         for k in (16, 128):                      # the misses (long thin simplices) look further
             if not len(unsure):
@@ -846,16 +859,19 @@ def _degree_one(V, S, d) -> bool:
     """The centroid of the first projected simplex lies in no other projected simplex (exact).
 
     Candidates are the simplices whose exact bounding box holds the centroid (int64 when the
-    coordinates allow, else Python ints); each is tested with the signs of the ``d + 1``
-    determinants that give its barycentric coordinates.
+    coordinates allow, else Python ints), found one coordinate at a time among the candidates
+    left (contiguous columns: the first coordinate already leaves few); each is tested with the
+    signs of the ``d + 1`` determinants that give its barycentric coordinates.
     """
     if V.dtype == object or np.abs(V).max() >= (1 << 62) // (d + 1):
         V = V.astype(object)
-    corners = [V[S[:, i]] for i in range(d + 1)]                      # column by column: no (F, d + 1, d) copy
     C = V[S[0]].sum(axis=0)                                           # (d + 1) x the centroid
-    lo, hi = np.minimum.reduce(corners) * (d + 1), np.maximum.reduce(corners) * (d + 1)
-    near = np.flatnonzero(np.all((lo <= C) & (C <= hi), axis=1))
-    near = near[near != 0]
+    near = np.arange(1, len(S))
+    for c in range(d):
+        col, ST = np.ascontiguousarray(V[:, c]), np.ascontiguousarray(S[near].T)
+        corners = [col[ST[i]] for i in range(d + 1)]
+        lo, hi = np.minimum.reduce(corners) * (d + 1), np.maximum.reduce(corners) * (d + 1)
+        near = near[(lo <= C[c]) & (C[c] <= hi)]
     if not len(near):
         return True
     Vo = V.astype(object)

@@ -396,11 +396,11 @@ def _table_lifted(diagram, unique, hull):
     _, src, dst, _ = _walls(res.simplices, n)
     sites = np.asarray(unique, dtype=np.int64)
     starts = np.flatnonzero(np.r_[True, src[1:] != src[:-1]])
-    A_int, B_int, L = diagram._int_scores()
 
     def context(nbrs):                           # the wall arrays again: the table holds none of them
         walls, _, _, eid = _walls(res.simplices, n)
         wall_of = np.searchsorted(walls, _pair_keys(res.simplices, n))
+        A_int, B_int, L = diagram._int_scores()
         return _Context(A_int, B_int, L, nbrs, eid.tolist(), lambda: _simplicial_centers(res, n),
                         lambda: _simplicial_wall_points(res, walls, wall_of, n))
 
@@ -586,9 +586,9 @@ def power_table(diagram, method: str = "auto") -> _CellTable:
     """
     choice(method, "method", METHODS, "the kernel of the upper hull of the lifted sites")
     dups = diagram.duplicates
-    unique = [j for j in range(diagram.N) if j not in dups]
-    A_int, B_int, _ = diagram._int_scores()
-    hull = integer_upper_hull([tuple(A_int[j]) + (B_int[j],) for j in unique], method, distinct=True)
+    unique = [j for j in range(diagram.N) if j not in dups] if dups else list(range(diagram.N))
+    rows = diagram._score_matrix()[unique] if dups else diagram._score_matrix()     # [A_j | B_j], Python ints below
+    hull = integer_upper_hull(list(map(tuple, rows.tolist())), method, distinct=True)
     if hull.kernel in ("planar", "simplicial") and getattr(hull.data, "simplices", None) is not None:
         record("certified", where=f"power.{hull.kernel}")
         return _table_lifted(diagram, unique, hull)
