@@ -568,11 +568,18 @@ def _normals(A, groups) -> np.ndarray:
 
 
 def _int_points(P) -> np.ndarray:
-    """Integer rows as int64 when every entry is below ``2^61`` (differences then fit), else objects."""
-    A = np.array(P, dtype=object)
-    if A.size and max(A.max(), -A.min()) < 1 << 61:
-        return A.astype(np.int64)
-    return A
+    """Integer rows as int64 when every entry is below ``2^61`` (differences then fit), else objects.
+
+    >>> [_int_points([(1, v)]).dtype.kind for v in (-2, 2 ** 61 - 1, 2 ** 61, -2 ** 61, -2 ** 63, 2 ** 70)]
+    ['i', 'i', 'O', 'O', 'O', 'O']
+    """
+    try:
+        A = np.array(P, dtype=np.int64)                  # straight from Python ints; too large: OverflowError
+        if not A.size or (A.max() < 1 << 61 and A.min() > -(1 << 61)):
+            return A
+    except (OverflowError, TypeError):
+        pass
+    return np.array(P, dtype=object)
 
 
 def _sorted_with_parity(R):
