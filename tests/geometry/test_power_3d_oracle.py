@@ -153,3 +153,38 @@ def test_a_proposal_with_a_notch_in_its_boundary_is_refused(n, seed):
             return keep, E
 
         assert lifted._certified_upper_simplices(pts, 3, propose=proposal) is None
+
+
+@st.composite
+def score_inputs(draw):
+    """Up to 12 sites in R^1..R^3 from a pool of 4 (so duplicates come up), rationals of small to huge
+    numerators and denominators (int64 scores and Python-int ones), weights with ties."""
+    d = draw(st.integers(1, 3))
+    den = st.sampled_from([1, 3, 7, 1 << 20, 1 << 40])
+    big = 3 ** draw(st.integers(1, 45))                             # scores on both sides of 2^62
+    q = st.builds(F, st.integers(-big, big), den)
+    pool = draw(st.lists(st.lists(q, min_size=d, max_size=d), min_size=1, max_size=4))
+    n = draw(st.integers(1, 12))
+    sites = [list(draw(st.sampled_from(pool))) for _ in range(n)]
+    weights = draw(st.lists(st.sampled_from([F(0), F(1, 3), F(-5, 7), F(big), F(big * big)]), min_size=n, max_size=n))
+    return sites, weights
+
+
+@settings(max_examples=150, deadline=None)
+@given(score_inputs())
+def test_integer_scores_and_duplicates_equal_the_fraction_formulas(case):
+    """The integer scores (int64 when they fit, Python ints else) are ``L a_j`` and ``L b_j`` with
+    ``b_j = (w_j - ||a_j||^2) / 2``, for one ``L > 0``; a duplicate is hidden by the equal site of the
+    largest offset, then the first index."""
+    sites, weights = case
+    pd = PowerDiagram(sites, weights)
+    A, B, L = pd._int_scores()
+    b = _offsets(sites, weights)
+    assert L > 0
+    assert [list(r) for r in A] == [[v * L for v in a] for a in sites]
+    assert B == [v * L for v in b]
+    best = {}
+    for j, a in enumerate(map(tuple, sites)):
+        if a not in best or b[j] > b[best[a]]:
+            best[a] = j
+    assert pd.duplicates == {j: best[tuple(a)] for j, a in enumerate(sites) if best[tuple(a)] != j}

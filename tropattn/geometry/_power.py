@@ -572,14 +572,16 @@ def _int_arrays(num: list, den: list, L: int, d: int) -> tuple:
     >>> [a.dtype for a in _int_arrays([1, 3], [2, 1], 4, 1)], _int_arrays([2 ** 40, 1], [1, 1], 2, 1)[0].dtype
     ([dtype('int64'), dtype('int64')], dtype('O'))
     """
-    try:
-        q = np.abs(np.array(num, dtype=float) / np.array(den, dtype=float))
-        big = float(L) * max(q.max(), d * q.max() ** 2)
-        fits = L < 1 << 60 and big < 2.0 ** 60
-    except OverflowError:
-        fits = False
-    dtype = np.int64 if fits else object
-    return np.array(num, dtype=dtype), np.array(den, dtype=dtype)
+    if L < 1 << 60:
+        try:
+            N, D = np.array(num, dtype=np.int64), np.array(den, dtype=np.int64)
+        except OverflowError:                            # beyond int64 already
+            pass
+        else:
+            q = np.abs(N / D).max()
+            if float(L) * max(q, d * q * q) < 2.0 ** 60:
+                return N, D
+    return np.array(num, dtype=object), np.array(den, dtype=object)
 
 
 def _duplicates(M: np.ndarray) -> dict:
