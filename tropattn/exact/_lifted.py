@@ -16,6 +16,7 @@ chooses, and falls back to the general hull certificate when a kernel declines).
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import numpy as np
@@ -639,12 +640,13 @@ def _difference_signs(A, base, rows, k):
         base_rows = A[base, :k]
         return small_determinant_signs(np.stack([A[r, :k] - base_rows for r in rows], axis=1))
     F = [np.ascontiguousarray(A[:, c], dtype=float) for c in range(k)]
-    T = [[F[c][r] - F[c][base] for c in range(k)] for r in rows]
+    Fb = [F[c][base] for c in range(k)]                               # the base point, gathered once
+    T = [[F[c][r] - Fb[c] for c in range(k)] for r in rows]
     n = k * k + 2 * k
     gamma = n * _U / (1 - n * _U)
     with np.errstate(over="ignore", invalid="ignore"):
         det = _expansion(T)
-        bound = np.prod([sum(np.abs(t) for t in row) for row in T], axis=0)
+        bound = functools.reduce(np.multiply, [sum(np.abs(t) for t in row) for row in T])
         sure = np.abs(det) > 2 * gamma * bound
     out = np.where(sure, np.sign(det), 0).astype(np.int64)
     unsure = np.flatnonzero(~sure)
