@@ -111,7 +111,9 @@ def qhull_proposal(pd):
     """The float proposal alone (Qhull on the lifted points, as the certificate asks for it): the floor."""
     from tropattn.exact._lifted import PROPOSAL_OPTIONS, _pow2_scaled, _proposal
 
-    return _proposal(_pow2_scaled(pd._score_matrix().astype(float)), PROPOSAL_OPTIONS[0])
+    A, B, _ = pd._int_scores()
+    lifted = np.array([a + (b,) for a, b in zip(A, B)], dtype=float)
+    return _proposal(_pow2_scaled(lifted), PROPOSAL_OPTIONS[0])
 
 
 def bench_counting(d, sizes=(1000, 10000, 100000)):
