@@ -272,7 +272,7 @@ def modular_minors(S: np.ndarray, bits: int) -> np.ndarray:
             break
         primes.append(p)
         total *= p
-    residues = [_minors_mod((S % p).astype(np.int64), p) for p in primes]
+    residues = [_eliminated_minors_mod((S % p).astype(np.int64), p) for p in primes]
     return _crt(residues, primes)
 
 
@@ -409,16 +409,20 @@ def _expand_last(T: np.ndarray, absolute: bool = False, modulus: int | None = No
     level = T[0]
     for r in range(1, k):
         cols, rest = _expansion_tables(m, r)
-        terms = T[r][cols] * level[rest]  # (subsets, r + 1, F)
-        acc = terms[:, 0].copy()
+        row = T[r]
+        acc = row[cols[:, 0]] * level[rest[:, 0]]  # (subsets, F): one term at a time, in cache
         for q in range(1, r + 1):
+            term = row[cols[:, q]]
+            term *= level[rest[:, q]]
             if q % 2 and not absolute:
-                acc -= terms[:, q]
+                acc -= term
             else:
-                acc += terms[:, q]
-        level = -acc if r % 2 and not absolute else acc
+                acc += term
+        if r % 2 and not absolute:
+            np.negative(acc, out=acc)
         if modulus is not None:
-            level %= modulus
+            acc %= modulus
+        level = acc
     return np.ascontiguousarray(level.T)
 
 
@@ -427,28 +431,122 @@ def _minors_mod(S: np.ndarray, p: int) -> np.ndarray:
     return _expand_last(np.ascontiguousarray(S.transpose(1, 2, 0)), modulus=p)
 
 
+def _eliminated_minors_mod(R: np.ndarray, p: int) -> np.ndarray:
+    """:func:`maximal_minors` modulo ``p`` of a stack ``(F, k, k + 1)`` (entries in ``[0, p)``),
+    from the ``k - 1`` rows left after eliminating the last column against the first row.
+
+    With rows ``g_i = (n_i, w_i)`` and ``E_i = w_0 n_i - w_i n_0`` (``i >= 1``), row
+    operations give ``det(S without column j) = (-1)^(k-1) det(E without column j) / w_0^(k-2)``
+    for ``j < k``, and the minor without the last column follows from ``h . g_0 = 0``
+    (``h_j = (-1)^j`` times the minor without column ``j``): ``h_k = -(h_a . n_0) / w_0``.
+    The (k-1) x (k-1) minors of ``E`` cost less than half the k x k expansion; rows with
+    ``w_0 = 0 (mod p)`` take the full expansion (:func:`_minors_mod`).
+
+    >>> R = np.array([[[1, 2, 3], [4, 5, 6]]])
+    >>> _eliminated_minors_mod(R, 101).tolist() == (maximal_minors(R) % 101).tolist()
+    True
+    """
+    F, k, m = R.shape
+    if k < 2 or m != k + 1:
+        return _minors_mod(R, p)
+    T = np.ascontiguousarray(R.transpose(1, 2, 0))  # (k, m, F)
+    w0, n0 = T[0, -1], T[0, :-1]
+    E = (T[1:, :-1] * w0 - T[1:, -1:] * n0) % p  # (k - 1, k, F); products below 2^58
+    inv = _inverse_mod(w0, p)
+    scale = np.ones_like(inv) if k % 2 else np.full_like(inv, p - 1)  # (-1)^(k-1) / w_0^(k-2)
+    for _ in range(k - 2):
+        scale = scale * inv % p
+    out = np.empty((F, m), dtype=np.int64)
+    out[:, 1:] = _expand_last(E, modulus=p) * scale[:, None] % p  # column i omits column k - i
+    h = out[:, :0:-1] % p  # minors without columns 0..k-1, then the cofactor signs
+    h[:, 1::2] = (p - h[:, 1::2]) % p
+    dot = np.einsum("fj,jf->f", h, n0) % p  # below k 2^58: no overflow for k < 16
+    sign = 1 if k % 2 else p - 1  # the minor without column k is (-1)^k h_k = (-1)^(k+1) h_a . n_0 / w_0
+    out[:, 0] = dot * inv % p * sign % p
+    bad = np.flatnonzero(w0 == 0)
+    if len(bad):
+        out[bad] = _minors_mod(R[bad], p)
+    return out
+
+
+def _inverse_mod(x: np.ndarray, p: int) -> np.ndarray:
+    """``x^(p-2) mod p`` elementwise (int64 entries in ``[0, p)``, ``p < 2^31`` prime): the inverse
+    where ``x != 0`` (Fermat), 0 where ``x == 0``.
+
+    >>> _inverse_mod(np.array([1, 2, 3, 0]), 7).tolist()
+    [1, 4, 5, 0]
+    """
+    out, base, e = np.ones_like(x), x.copy(), p - 2
+    while e:
+        if e & 1:
+            out = out * base % p
+        base = base * base % p
+        e >>= 1
+    return out
+
+
 def _crt(residues: list, primes: list) -> np.ndarray:
-    """The integers of least absolute value with the given residues (Garner's mixed radix,
-    digits in int64, the final sum in Python ints)."""
-    digits = [residues[0]]
-    for i in range(1, len(primes)):
-        p = primes[i]
-        acc = digits[i - 1] % p
-        for j in range(i - 2, -1, -1):
-            acc = (acc * (primes[j] % p) + digits[j]) % p
+    """The integers of least absolute value with the given residues: balanced mixed-radix
+    digits (:func:`_balanced_digits`), summed in int64 when the product of the primes is
+    below ``2^62``, else as Python ints (:func:`_from_digits`, object array).
+
+    >>> _crt([np.array([3, 6]), np.array([1, 4])], [7, 5]).tolist()   # 3 (mod 7), 1 (mod 5); -1
+    [-4, -1]
+    """
+    shape = residues[0].shape
+    D = _balanced_digits(np.stack([r.ravel() for r in residues]), primes)
+    if math.prod(primes).bit_length() < 62:  # |value| <= M / 2 at every step of the Horner sum
+        value = D[-1].copy()
+        for j in range(len(primes) - 2, -1, -1):
+            value = value * primes[j] + D[j]
+        return value.reshape(shape)
+    return _from_digits(D, primes).reshape(shape)
+
+
+def _balanced_digits(R: np.ndarray, primes: list) -> np.ndarray:
+    """Garner's mixed-radix digits of residues ``R[j]`` modulo ``primes[j]`` (below ``2^29``,
+    at most 40 of them), each centred in ``(-p_j / 2, p_j / 2]`` (int64, same shape):
+    ``v = sum_j d_j p_0 ... p_(j-1)`` is the value of least absolute value (``|v| <= M / 2``,
+    ``M`` the product of the primes).  Digit ``i`` needs the value of the digits before it
+    modulo ``p_i``: one int64 product with the radices modulo ``p_i`` (terms below ``2^57``).
+
+    >>> _balanced_digits(np.array([[6], [4]]), [7, 5]).tolist()   # -1 = -1 + 7 * 0
+    [[-1], [0]]
+    """
+    D = np.empty_like(R)
+    for i, p in enumerate(primes):
+        radices = np.array([math.prod(primes[:j]) % p for j in range(i)], dtype=np.int64)
+        acc = radices @ D[:i] % p
         inv = pow(math.prod(primes[:i]) % p, -1, p)
-        digits.append(((residues[i] - acc) % p) * inv % p)
-    value = digits[-1].astype(object)
-    for j in range(len(primes) - 2, -1, -1):
-        value = value * primes[j] + digits[j]
-    M = math.prod(primes)
-    value = np.where(value > M // 2, value - M, value)
-    try:
-        if M.bit_length() < 62:
-            return value.astype(np.int64)
-    except OverflowError:
-        pass
-    return value
+        d = (R[i] - acc) % p * inv % p
+        D[i] = np.where(2 * d > p, d - p, d)
+    return D
+
+
+def _from_digits(D: np.ndarray, primes: list) -> np.ndarray:
+    """The object array of ``sum_j D[j] p_0 ... p_(j-1)`` (balanced digits, :func:`_balanced_digits`).
+
+    The 16-bit limbs of the radices weight the digits in int64 (terms below ``2^44``),
+    carries propagate to the limbs of ``v + 2^(16 L - 1)`` (nonnegative), and
+    ``int.from_bytes`` (C, on the rows of a bytes array: NUL bytes stripped at the end of a
+    little-endian string leave its value) makes each value, instead of a Horner sum over
+    object arrays; one object subtraction removes the offset.
+    """
+    L = math.prod(primes).bit_length() // 16 + 1  # |value| <= M / 2 < 2^(16 L - 1)
+    A = np.zeros((L, D.shape[1]), dtype=np.int64)
+    for j, d in enumerate(D):
+        r = math.prod(primes[:j])
+        limbs = np.array([(r >> (16 * l)) & 0xFFFF for l in range(r.bit_length() // 16 + 1)], dtype=np.int64)
+        A[:len(limbs)] += limbs[:, None] * d
+    for l in range(L - 1):
+        carry = A[l] >> 16  # floor: the limb becomes its nonnegative remainder
+        A[l] -= carry << 16
+        A[l + 1] += carry
+    A[L - 1] += 1 << 15  # the top limb, in [-2^15, 2^15), offset to [0, 2^16)
+    chunks = np.ascontiguousarray(A.T, dtype="<u2").view(f"S{2 * L}")[:, 0].tolist()
+    out = np.empty(D.shape[1], dtype=object)
+    out[:] = list(map(int.from_bytes, chunks, itertools.repeat("little")))
+    return out - (1 << (16 * L - 1))
 
 
 @functools.lru_cache(maxsize=1)
