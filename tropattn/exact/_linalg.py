@@ -272,8 +272,21 @@ def modular_minors(S: np.ndarray, bits: int) -> np.ndarray:
             break
         primes.append(p)
         total *= p
-    residues = [_eliminated_minors_mod((S % p).astype(np.int64), p) for p in primes]
-    return _crt(residues, primes)
+    pivots, where = np.unique(S[:, 0, -1], return_inverse=True)  # a few distinct values (denominators)
+    inverses = [_inverse_mod(_mod(pivots, p).astype(np.int64), p) for p in primes]
+    blocks = []
+    for lo in range(0, len(S), _MODULAR_BLOCK):  # blocks in cache; each pivot inverted once per prime
+        block, at = S[lo:lo + _MODULAR_BLOCK], where[lo:lo + _MODULAR_BLOCK]
+        residues = [_eliminated_minors_mod(_mod(block, p).astype(np.int64), p, inv[at])
+                    for p, inv in zip(primes, inverses)]
+        blocks.append(_crt(residues, primes))
+    if not blocks:
+        return np.zeros((0, math.comb(S.shape[2], S.shape[1])), dtype=np.int64)
+    return np.concatenate(blocks) if len(blocks) > 1 else blocks[0]
+
+
+#: Matrices per block of :func:`modular_minors` (its int64 temporaries stay in cache).
+_MODULAR_BLOCK = 2048
 
 
 def wrapped_minors(S: np.ndarray, bits: int) -> np.ndarray:
@@ -421,7 +434,7 @@ def _expand_last(T: np.ndarray, absolute: bool = False, modulus: int | None = No
         if r % 2 and not absolute:
             np.negative(acc, out=acc)
         if modulus is not None:
-            acc %= modulus
+            acc -= acc // modulus * modulus  # acc % modulus, see _mod
         level = acc
     return np.ascontiguousarray(level.T)
 
@@ -431,7 +444,7 @@ def _minors_mod(S: np.ndarray, p: int) -> np.ndarray:
     return _expand_last(np.ascontiguousarray(S.transpose(1, 2, 0)), modulus=p)
 
 
-def _eliminated_minors_mod(R: np.ndarray, p: int) -> np.ndarray:
+def _eliminated_minors_mod(R: np.ndarray, p: int, inv: np.ndarray | None = None) -> np.ndarray:
     """:func:`maximal_minors` modulo ``p`` of a stack ``(F, k, k + 1)`` (entries in ``[0, p)``),
     from the ``k - 1`` rows left after eliminating the last column against the first row.
 
@@ -440,7 +453,8 @@ def _eliminated_minors_mod(R: np.ndarray, p: int) -> np.ndarray:
     for ``j < k``, and the minor without the last column follows from ``h . g_0 = 0``
     (``h_j = (-1)^j`` times the minor without column ``j``): ``h_k = -(h_a . n_0) / w_0``.
     The (k-1) x (k-1) minors of ``E`` cost less than half the k x k expansion; rows with
-    ``w_0 = 0 (mod p)`` take the full expansion (:func:`_minors_mod`).
+    ``w_0 = 0 (mod p)`` take the full expansion (:func:`_minors_mod`).  ``inv`` (optional):
+    the caller's ``_inverse_mod(w_0, p)``.
 
     >>> R = np.array([[[1, 2, 3], [4, 5, 6]]])
     >>> _eliminated_minors_mod(R, 101).tolist() == (maximal_minors(R) % 101).tolist()
@@ -451,22 +465,32 @@ def _eliminated_minors_mod(R: np.ndarray, p: int) -> np.ndarray:
         return _minors_mod(R, p)
     T = np.ascontiguousarray(R.transpose(1, 2, 0))  # (k, m, F)
     w0, n0 = T[0, -1], T[0, :-1]
-    E = (T[1:, :-1] * w0 - T[1:, -1:] * n0) % p  # (k - 1, k, F); products below 2^58
-    inv = _inverse_mod(w0, p)
+    E = _mod(T[1:, :-1] * w0 - T[1:, -1:] * n0, p)  # (k - 1, k, F); products below 2^58
+    inv = _inverse_mod(w0, p) if inv is None else inv
     scale = np.ones_like(inv) if k % 2 else np.full_like(inv, p - 1)  # (-1)^(k-1) / w_0^(k-2)
     for _ in range(k - 2):
-        scale = scale * inv % p
+        scale = _mod(scale * inv, p)
     out = np.empty((F, m), dtype=np.int64)
-    out[:, 1:] = _expand_last(E, modulus=p) * scale[:, None] % p  # column i omits column k - i
-    h = out[:, :0:-1] % p  # minors without columns 0..k-1, then the cofactor signs
-    h[:, 1::2] = (p - h[:, 1::2]) % p
-    dot = np.einsum("fj,jf->f", h, n0) % p  # below k 2^58: no overflow for k < 16
+    out[:, 1:] = _mod(_expand_last(E, modulus=p) * scale[:, None], p)  # column i omits column k - i
+    h = out[:, :0:-1].copy()  # minors without columns 0..k-1, then the cofactor signs
+    h[:, 1::2] = _mod(p - h[:, 1::2], p)
+    dot = _mod(np.einsum("fj,jf->f", h, n0), p)  # below k 2^58: no overflow for k < 16
     sign = 1 if k % 2 else p - 1  # the minor without column k is (-1)^k h_k = (-1)^(k+1) h_a . n_0 / w_0
-    out[:, 0] = dot * inv % p * sign % p
+    out[:, 0] = _mod(_mod(dot * inv, p) * sign, p)
     bad = np.flatnonzero(w0 == 0)
     if len(bad):
         out[bad] = _minors_mod(R[bad], p)
     return out
+
+
+def _mod(x: np.ndarray, p: int) -> np.ndarray:
+    """``x % p`` (``p > 0``) as ``x - (x // p) p``: numpy divides int64 arrays by a scalar with
+    libdivide, several times faster than its ``%``; object arrays take ``%``.
+
+    >>> _mod(np.array([-7, 7, 2 ** 61 + 3]), 5).tolist()
+    [3, 2, 0]
+    """
+    return x % p if x.dtype == object else x - x // p * p
 
 
 def _inverse_mod(x: np.ndarray, p: int) -> np.ndarray:
@@ -479,8 +503,8 @@ def _inverse_mod(x: np.ndarray, p: int) -> np.ndarray:
     out, base, e = np.ones_like(x), x.copy(), p - 2
     while e:
         if e & 1:
-            out = out * base % p
-        base = base * base % p
+            out = _mod(out * base, p)
+        base = _mod(base * base, p)
         e >>= 1
     return out
 
@@ -516,9 +540,9 @@ def _balanced_digits(R: np.ndarray, primes: list) -> np.ndarray:
     D = np.empty_like(R)
     for i, p in enumerate(primes):
         radices = np.array([math.prod(primes[:j]) % p for j in range(i)], dtype=np.int64)
-        acc = radices @ D[:i] % p
+        acc = _mod(radices @ D[:i], p)
         inv = pow(math.prod(primes[:i]) % p, -1, p)
-        d = (R[i] - acc) % p * inv % p
+        d = _mod(_mod(R[i] - acc, p) * inv, p)
         D[i] = np.where(2 * d > p, d - p, d)
     return D
 
