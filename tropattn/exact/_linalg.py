@@ -273,7 +273,8 @@ def modular_minors(S: np.ndarray, bits: int) -> np.ndarray:
         primes.append(p)
         total *= p
     pivots, where = np.unique(S[:, 0, -1], return_inverse=True)  # a few distinct values (denominators)
-    inverses = [_inverse_mod(_mod(pivots, p).astype(np.int64), p) for p in primes]
+    moduli = np.array(primes, dtype=np.int64)[:, None]
+    inverses = _inverse_mod(_mod(pivots[None, :], moduli).astype(np.int64), moduli)  # (primes, pivots)
     blocks = []
     for lo in range(0, len(S), _MODULAR_BLOCK):  # blocks in cache; each pivot inverted once per prime
         block, at = S[lo:lo + _MODULAR_BLOCK], where[lo:lo + _MODULAR_BLOCK]
@@ -485,27 +486,29 @@ def _eliminated_minors_mod(R: np.ndarray, p: int, inv: np.ndarray | None = None)
 
 def _mod(x: np.ndarray, p: int) -> np.ndarray:
     """``x % p`` (``p > 0``) as ``x - (x // p) p``: numpy divides int64 arrays by a scalar with
-    libdivide, several times faster than its ``%``; object arrays take ``%``.
+    libdivide, several times faster than its ``%``; object arrays and arrays of moduli take ``%``.
 
     >>> _mod(np.array([-7, 7, 2 ** 61 + 3]), 5).tolist()
     [3, 2, 0]
     """
-    return x % p if x.dtype == object else x - x // p * p
+    return x % p if x.dtype == object or isinstance(p, np.ndarray) else x - x // p * p
 
 
-def _inverse_mod(x: np.ndarray, p: int) -> np.ndarray:
-    """``x^(p-2) mod p`` elementwise (int64 entries in ``[0, p)``, ``p < 2^31`` prime): the inverse
-    where ``x != 0`` (Fermat), 0 where ``x == 0``.
+def _inverse_mod(x: np.ndarray, p) -> np.ndarray:
+    """``x^(p-2) mod p`` elementwise (int64 entries in ``[0, p)``, ``p < 2^31`` prime, or an int64
+    array of primes broadcast against ``x``): the inverse where ``x != 0`` (Fermat), 0 where
+    ``x == 0``.
 
     >>> _inverse_mod(np.array([1, 2, 3, 0]), 7).tolist()
     [1, 4, 5, 0]
+    >>> _inverse_mod(np.array([[3, 4], [3, 4]]), np.array([[5], [7]])).tolist()
+    [[2, 4], [5, 2]]
     """
-    out, base, e = np.ones_like(x), x.copy(), p - 2
-    while e:
-        if e & 1:
-            out = _mod(out * base, p)
+    out, base, e = np.ones_like(x), x.copy(), np.asarray(p) - 2
+    while np.any(e):
+        out = np.where(e & 1, _mod(out * base, p), out)
         base = _mod(base * base, p)
-        e >>= 1
+        e = e >> 1
     return out
 
 
