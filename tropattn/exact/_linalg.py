@@ -235,6 +235,10 @@ def modular_minors(S: np.ndarray, bits: int) -> np.ndarray:
     The minors of an integer stack whose minors are below ``2^bits`` in absolute
     value are computed modulo primes below ``2^29`` in int64 and reconstructed by
     the Chinese remainder theorem (exact; object ints, or int64 when they fit).
+    Modulo each prime, a ``k x (k+1)`` matrix is reduced to ``k - 1`` rows by
+    eliminating its last column against its first row (:func:`_eliminated_minors_mod`;
+    the pivots, e.g. the denominators of homogeneous points, are few and inverted once
+    per prime), in blocks of matrices that keep the temporaries in cache.
 
     Every residue product is below ``2^58`` and a row's expansion adds at most ``k``
     of them, so nothing overflows for ``k < 16``; enough primes are taken for their
