@@ -205,7 +205,8 @@ def _largest_products(A: np.ndarray, B: np.ndarray, width: int = 512) -> np.ndar
     """``argmax(A @ B.T, axis=1)`` for float rows (a guess only), in bounded blocks and on one
     thread: one stacked product of ``A``'s block with slices of ``width`` rows of ``B``, each
     small enough that BLAS does not start threads (which spin on a loaded machine).  ``B`` is
-    padded with copies of its first row, which never win over the first row itself.
+    padded with copies of its first row; should one win (its product rounded otherwise), it
+    stands for the first row.
 
     >>> _largest_products(np.array([[1., 0.], [0., 1.]]), np.array([[1., 2.], [3., 1.], [0., 5.]]), 2).tolist()
     [1, 2]
@@ -217,7 +218,9 @@ def _largest_products(A: np.ndarray, B: np.ndarray, width: int = 512) -> np.ndar
     step = max(1, config.predicate_block_entries // 4 // (nb * width))
     out = [np.argmax(np.matmul(A[lo:lo + step][None], C).transpose(1, 0, 2).reshape(-1, nb * width), axis=1)
            for lo in range(0, len(A), step)]
-    return np.concatenate(out)
+    out = np.concatenate(out)
+    out[out >= len(B)] = 0
+    return out
 
 
 def _eliminated_rows(pts: PreparedPoints, used: np.ndarray, inner: tuple) -> np.ndarray:
