@@ -226,3 +226,18 @@ def test_crt_at_the_ends_of_its_range(count):
     values = [v for v in values if abs(v) <= M // 2]
     residues = [np.array([v % p for v in values], dtype=np.int64).reshape(1, -1) for p in primes]
     assert _crt(residues, primes).ravel().tolist() == values
+
+
+@pytest.mark.parametrize("rows", [1, 5, 511, 512, 513, 1500])
+def test_largest_products_is_the_argmax(rows):
+    """The cone guess of the local certificate: the argmax of the products, padding never chosen."""
+    from tropattn.exact._hull._local import _largest_products
+
+    rng = np.random.default_rng(rows)
+    A = rng.standard_normal((37, 5)).astype(np.float32)
+    B = rng.standard_normal((rows, 5)).astype(np.float32)
+    got = _largest_products(A, B)
+    want = np.argmax(A.astype(float) @ B.astype(float).T, axis=1)
+    P = A.astype(float) @ B.astype(float).T
+    assert got.max() < rows
+    assert np.allclose(P[np.arange(len(A)), got], P[np.arange(len(A)), want], rtol=1e-5, atol=1e-5)
