@@ -241,3 +241,17 @@ def test_largest_products_is_the_argmax(rows):
     P = A.astype(float) @ B.astype(float).T
     assert got.max() < rows
     assert np.allclose(P[np.arange(len(A)), got], P[np.arange(len(A)), want], rtol=1e-5, atol=1e-5)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.one_of(st.fractions(max_denominator=10 ** 6), st.integers(-10 ** 20, 10 ** 20), st.booleans(),
+                          st.integers(-2 ** 20, 2 ** 20).map(np.int64)), max_size=6))
+def test_homogeneous_point_of_mixed_rationals(values):
+    """One common denominator, the least: Fractions, ints, booleans and numpy ints alike."""
+    from tropattn.exact import homogeneous_point
+
+    nums, den = homogeneous_point(values)
+    want = math.lcm(1, *(Fraction(int(v) if isinstance(v, np.integer) else v).denominator for v in values))
+    assert den == want and all(type(a) is int or isinstance(a, np.integer) for a in nums)
+    assert [Fraction(int(a), den) for a in nums] == [Fraction(int(v) if isinstance(v, np.integer) else v)
+                                                     for v in values]
