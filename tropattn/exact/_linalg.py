@@ -235,6 +235,10 @@ def modular_minors(S: np.ndarray, bits: int) -> np.ndarray:
     The minors of an integer stack whose minors are below ``2^bits`` in absolute
     value are computed modulo primes below ``2^29`` in int64 and reconstructed by
     the Chinese remainder theorem (exact; object ints, or int64 when they fit).
+    Modulo each prime, a ``k x (k+1)`` matrix is reduced to ``k - 1`` rows by
+    eliminating its last column against its first row (:func:`_eliminated_minors_mod`;
+    the pivots, e.g. the denominators of homogeneous points, are few and inverted once
+    per prime), in blocks of matrices that keep the temporaries in cache.
 
     Every residue product is below ``2^58`` and a row's expansion adds at most ``k``
     of them, so nothing overflows for ``k < 16``; enough primes are taken for their
@@ -272,8 +276,22 @@ def modular_minors(S: np.ndarray, bits: int) -> np.ndarray:
             break
         primes.append(p)
         total *= p
-    residues = [_minors_mod((S % p).astype(np.int64), p) for p in primes]
-    return _crt(residues, primes)
+    pivots, where = np.unique(S[:, 0, -1], return_inverse=True)  # a few distinct values (denominators)
+    moduli = np.array(primes, dtype=np.int64)[:, None]
+    inverses = _inverse_mod(_mod(pivots[None, :], moduli).astype(np.int64), moduli)  # (primes, pivots)
+    blocks = []
+    for lo in range(0, len(S), _MODULAR_BLOCK):  # blocks in cache; each pivot inverted once per prime
+        block, at = S[lo:lo + _MODULAR_BLOCK], where[lo:lo + _MODULAR_BLOCK]
+        residues = [_eliminated_minors_mod(_mod(block, p).astype(np.int64), p, inv[at])
+                    for p, inv in zip(primes, inverses)]
+        blocks.append(_crt(residues, primes))
+    if not blocks:
+        return np.zeros((0, math.comb(S.shape[2], S.shape[1])), dtype=np.int64)
+    return np.concatenate(blocks) if len(blocks) > 1 else blocks[0]
+
+
+#: Matrices per block of :func:`modular_minors` (its int64 temporaries stay in cache).
+_MODULAR_BLOCK = 2048
 
 
 def wrapped_minors(S: np.ndarray, bits: int) -> np.ndarray:
@@ -409,16 +427,20 @@ def _expand_last(T: np.ndarray, absolute: bool = False, modulus: int | None = No
     level = T[0]
     for r in range(1, k):
         cols, rest = _expansion_tables(m, r)
-        terms = T[r][cols] * level[rest]  # (subsets, r + 1, F)
-        acc = terms[:, 0].copy()
+        row = T[r]
+        acc = row[cols[:, 0]] * level[rest[:, 0]]  # (subsets, F): one term at a time, in cache
         for q in range(1, r + 1):
+            term = row[cols[:, q]]
+            term *= level[rest[:, q]]
             if q % 2 and not absolute:
-                acc -= terms[:, q]
+                acc -= term
             else:
-                acc += terms[:, q]
-        level = -acc if r % 2 and not absolute else acc
+                acc += term
+        if r % 2 and not absolute:
+            np.negative(acc, out=acc)
         if modulus is not None:
-            level %= modulus
+            acc -= acc // modulus * modulus  # acc % modulus, see _mod
+        level = acc
     return np.ascontiguousarray(level.T)
 
 
@@ -427,28 +449,135 @@ def _minors_mod(S: np.ndarray, p: int) -> np.ndarray:
     return _expand_last(np.ascontiguousarray(S.transpose(1, 2, 0)), modulus=p)
 
 
+def _eliminated_minors_mod(R: np.ndarray, p: int, inv: np.ndarray | None = None) -> np.ndarray:
+    """:func:`maximal_minors` modulo ``p`` of a stack ``(F, k, k + 1)`` (entries in ``[0, p)``),
+    from the ``k - 1`` rows left after eliminating the last column against the first row.
+
+    With rows ``g_i = (n_i, w_i)`` and ``E_i = w_0 n_i - w_i n_0`` (``i >= 1``), row
+    operations give ``det(S without column j) = (-1)^(k-1) det(E without column j) / w_0^(k-2)``
+    for ``j < k``, and the minor without the last column follows from ``h . g_0 = 0``
+    (``h_j = (-1)^j`` times the minor without column ``j``): ``h_k = -(h_a . n_0) / w_0``.
+    The (k-1) x (k-1) minors of ``E`` cost less than half the k x k expansion; rows with
+    ``w_0 = 0 (mod p)`` take the full expansion (:func:`_minors_mod`).  ``inv`` (optional):
+    the caller's ``_inverse_mod(w_0, p)``.
+
+    >>> R = np.array([[[1, 2, 3], [4, 5, 6]]])
+    >>> _eliminated_minors_mod(R, 101).tolist() == (maximal_minors(R) % 101).tolist()
+    True
+    """
+    F, k, m = R.shape
+    if k < 2 or m != k + 1:
+        return _minors_mod(R, p)
+    T = np.ascontiguousarray(R.transpose(1, 2, 0))  # (k, m, F)
+    w0, n0 = T[0, -1], T[0, :-1]
+    E = _mod(T[1:, :-1] * w0 - T[1:, -1:] * n0, p)  # (k - 1, k, F); products below 2^58
+    inv = _inverse_mod(w0, p) if inv is None else inv
+    scale = np.ones_like(inv) if k % 2 else np.full_like(inv, p - 1)  # (-1)^(k-1) / w_0^(k-2)
+    for _ in range(k - 2):
+        scale = _mod(scale * inv, p)
+    out = np.empty((F, m), dtype=np.int64)
+    out[:, 1:] = _mod(_expand_last(E, modulus=p) * scale[:, None], p)  # column i omits column k - i
+    h = out[:, :0:-1].copy()  # minors without columns 0..k-1, then the cofactor signs
+    h[:, 1::2] = _mod(p - h[:, 1::2], p)
+    dot = _mod(np.einsum("fj,jf->f", h, n0), p)  # below k 2^58: no overflow for k < 16
+    sign = 1 if k % 2 else p - 1  # the minor without column k is (-1)^k h_k = (-1)^(k+1) h_a . n_0 / w_0
+    out[:, 0] = _mod(_mod(dot * inv, p) * sign, p)
+    bad = np.flatnonzero(w0 == 0)
+    if len(bad):
+        out[bad] = _minors_mod(R[bad], p)
+    return out
+
+
+def _mod(x: np.ndarray, p: int) -> np.ndarray:
+    """``x % p`` (``p > 0``) as ``x - (x // p) p``: numpy divides int64 arrays by a scalar with
+    libdivide, several times faster than its ``%``; object arrays and arrays of moduli take ``%``.
+
+    >>> _mod(np.array([-7, 7, 2 ** 61 + 3]), 5).tolist()
+    [3, 2, 0]
+    """
+    return x % p if x.dtype == object or isinstance(p, np.ndarray) else x - x // p * p
+
+
+def _inverse_mod(x: np.ndarray, p) -> np.ndarray:
+    """``x^(p-2) mod p`` elementwise (int64 entries in ``[0, p)``, ``p < 2^31`` prime, or an int64
+    array of primes broadcast against ``x``): the inverse where ``x != 0`` (Fermat), 0 where
+    ``x == 0``.
+
+    >>> _inverse_mod(np.array([1, 2, 3, 0]), 7).tolist()
+    [1, 4, 5, 0]
+    >>> _inverse_mod(np.array([[3, 4], [3, 4]]), np.array([[5], [7]])).tolist()
+    [[2, 4], [5, 2]]
+    """
+    out, base, e = np.ones_like(x), x.copy(), np.asarray(p) - 2
+    while np.any(e):
+        out = np.where(e & 1, _mod(out * base, p), out)
+        base = _mod(base * base, p)
+        e = e >> 1
+    return out
+
+
 def _crt(residues: list, primes: list) -> np.ndarray:
-    """The integers of least absolute value with the given residues (Garner's mixed radix,
-    digits in int64, the final sum in Python ints)."""
-    digits = [residues[0]]
-    for i in range(1, len(primes)):
-        p = primes[i]
-        acc = digits[i - 1] % p
-        for j in range(i - 2, -1, -1):
-            acc = (acc * (primes[j] % p) + digits[j]) % p
+    """The integers of least absolute value with the given residues: balanced mixed-radix
+    digits (:func:`_balanced_digits`), summed in int64 when the product of the primes is
+    below ``2^62``, else as Python ints (:func:`_from_digits`, object array).
+
+    >>> _crt([np.array([3, 6]), np.array([1, 4])], [7, 5]).tolist()   # 3 (mod 7), 1 (mod 5); -1
+    [-4, -1]
+    """
+    shape = residues[0].shape
+    D = _balanced_digits(np.stack([r.ravel() for r in residues]), primes)
+    if math.prod(primes).bit_length() < 62:  # |value| <= M / 2 at every step of the Horner sum
+        value = D[-1].copy()
+        for j in range(len(primes) - 2, -1, -1):
+            value = value * primes[j] + D[j]
+        return value.reshape(shape)
+    return _from_digits(D, primes).reshape(shape)
+
+
+def _balanced_digits(R: np.ndarray, primes: list) -> np.ndarray:
+    """Garner's mixed-radix digits of residues ``R[j]`` modulo ``primes[j]`` (below ``2^29``,
+    at most 40 of them), each centred in ``(-p_j / 2, p_j / 2]`` (int64, same shape):
+    ``v = sum_j d_j p_0 ... p_(j-1)`` is the value of least absolute value (``|v| <= M / 2``,
+    ``M`` the product of the primes).  Digit ``i`` needs the value of the digits before it
+    modulo ``p_i``: one int64 product with the radices modulo ``p_i`` (terms below ``2^57``).
+
+    >>> _balanced_digits(np.array([[6], [4]]), [7, 5]).tolist()   # -1 = -1 + 7 * 0
+    [[-1], [0]]
+    """
+    D = np.empty_like(R)
+    for i, p in enumerate(primes):
+        radices = np.array([math.prod(primes[:j]) % p for j in range(i)], dtype=np.int64)
+        acc = _mod(radices @ D[:i], p)
         inv = pow(math.prod(primes[:i]) % p, -1, p)
-        digits.append(((residues[i] - acc) % p) * inv % p)
-    value = digits[-1].astype(object)
-    for j in range(len(primes) - 2, -1, -1):
-        value = value * primes[j] + digits[j]
-    M = math.prod(primes)
-    value = np.where(value > M // 2, value - M, value)
-    try:
-        if M.bit_length() < 62:
-            return value.astype(np.int64)
-    except OverflowError:
-        pass
-    return value
+        d = _mod(_mod(R[i] - acc, p) * inv, p)
+        D[i] = np.where(2 * d > p, d - p, d)
+    return D
+
+
+def _from_digits(D: np.ndarray, primes: list) -> np.ndarray:
+    """The object array of ``sum_j D[j] p_0 ... p_(j-1)`` (balanced digits, :func:`_balanced_digits`).
+
+    The 16-bit limbs of the radices weight the digits in int64 (terms below ``2^44``),
+    carries propagate to the limbs of ``v + 2^(16 L - 1)`` (nonnegative), and
+    ``int.from_bytes`` (C, on the rows of a bytes array: NUL bytes stripped at the end of a
+    little-endian string leave its value) makes each value, instead of a Horner sum over
+    object arrays; one object subtraction removes the offset.
+    """
+    L = math.prod(primes).bit_length() // 16 + 1  # |value| <= M / 2 < 2^(16 L - 1)
+    A = np.zeros((L, D.shape[1]), dtype=np.int64)
+    for j, d in enumerate(D):
+        r = math.prod(primes[:j])
+        limbs = np.array([(r >> (16 * l)) & 0xFFFF for l in range(r.bit_length() // 16 + 1)], dtype=np.int64)
+        A[:len(limbs)] += limbs[:, None] * d
+    for l in range(L - 1):
+        carry = A[l] >> 16  # floor: the limb becomes its nonnegative remainder
+        A[l] -= carry << 16
+        A[l + 1] += carry
+    A[L - 1] += 1 << 15  # the top limb, in [-2^15, 2^15), offset to [0, 2^16)
+    chunks = np.ascontiguousarray(A.T, dtype="<u2").view(f"S{2 * L}")[:, 0].tolist()
+    out = np.empty(D.shape[1], dtype=object)
+    out[:] = list(map(int.from_bytes, chunks, itertools.repeat("little")))
+    return out - (1 << (16 * L - 1))
 
 
 @functools.lru_cache(maxsize=1)

@@ -386,8 +386,9 @@ def to_float_array(values) -> np.ndarray:
 def common_denominator(values) -> int:
     """The least positive common denominator of rationals (ints count as denominator 1).
 
-    The one routine that clears denominators in tropattn: integer rows, homogeneous
-    points and integer score forms all start here.
+    The one routine that clears denominators in tropattn: integer rows and integer
+    score forms start here; :func:`homogeneous_point` takes the same lcm of the
+    (numerator, denominator) pairs it reads once per coordinate.
 
     Parameters
     ----------
@@ -453,8 +454,13 @@ def homogeneous_point(point: Sequence[Fraction]) -> tuple[tuple[int, ...], int]:
     >>> homogeneous_point([Fraction(1, 2), Fraction(1, 3)])
     ((3, 2), 6)
     """
-    den = common_denominator(point)
-    return tuple(v.numerator * (den // v.denominator) for v in point), den
+    pairs = [v.as_integer_ratio() if type(v) in _RATIOS else (v.numerator, v.denominator) for v in point]
+    den = math.lcm(1, *[q for _, q in pairs])  # common_denominator, from the pairs read once
+    return tuple([a * (den // q) for a, q in pairs]), den
+
+
+#: Types whose ``as_integer_ratio`` is their exact (numerator, denominator): one call, not two properties.
+_RATIOS = frozenset({Fraction, int})
 
 
 def format_rational(x) -> str:

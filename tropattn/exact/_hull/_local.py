@@ -178,8 +178,7 @@ def _in_cones(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_o
     first[facet_of[::-1]] = np.arange(len(facet_of))[::-1]
     Pf = pts.F[idx]
     Pf = (Pf / np.abs(Pf).max(axis=1)[:, None]).astype(np.float32)  # a positive factor per point
-    step = config.predicate_block_entries // 4 // len(U) + 1
-    row = np.concatenate([np.argmax(Pf[lo:lo + step] @ Uf.T, axis=1) for lo in range(0, len(idx), step)])
+    row = _largest_products(Pf, Uf)
     t = first[row]
     lam_o = prepared_paired_signs(U, Hf, pts, row, idx)
     k = simplices.shape[1]
@@ -200,6 +199,28 @@ def _in_cones(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_o
     inside = (lam_o <= 0) & np.all(D[:, :k] * D[:, k:] >= 0, axis=1) & (D[:, k] != 0)
     boundary = lam_o == 0
     return inside, boundary
+
+
+def _largest_products(A: np.ndarray, B: np.ndarray, width: int = 512) -> np.ndarray:
+    """``argmax(A @ B.T, axis=1)`` for float rows (a guess only), in bounded blocks and on one
+    thread: one stacked product of ``A``'s block with slices of ``width`` rows of ``B``, each
+    small enough that BLAS does not start threads (which spin on a loaded machine).  ``B`` is
+    padded with copies of its first row; should one win (its product rounded otherwise), it
+    stands for the first row.
+
+    >>> _largest_products(np.array([[1., 0.], [0., 1.]]), np.array([[1., 2.], [3., 1.], [0., 5.]]), 2).tolist()
+    [1, 2]
+    """
+    width = min(width, len(B))
+    nb = -(-len(B) // width)
+    pad = np.concatenate([B, np.repeat(B[:1], nb * width - len(B), axis=0)])
+    C = np.ascontiguousarray(pad.reshape(nb, width, -1).transpose(0, 2, 1))  # (nb, n, width)
+    step = max(1, config.predicate_block_entries // 4 // (nb * width))
+    out = [np.argmax(np.matmul(A[lo:lo + step][None], C).transpose(1, 0, 2).reshape(-1, nb * width), axis=1)
+           for lo in range(0, len(A), step)]
+    out = np.concatenate(out)
+    out[out >= len(B)] = 0
+    return out
 
 
 def _eliminated_rows(pts: PreparedPoints, used: np.ndarray, inner: tuple) -> np.ndarray:

@@ -159,30 +159,37 @@ def _normal_parts(pts: "PreparedPoints", simplices: np.ndarray):
         stack = lambda sl: (pts.P64 if pts.P64 is not None else pts.Pa)[sl]  # noqa: E731
         l1, rows_k = pts.l1, k
     small = pts.P64 is not None and l1 ** rows_k < INT64_SAFE
-    bits = rows_k * l1.bit_length() + 1
-    if integral:  # Hadamard: |minor| <= prod ||x_i - x_0||_2 <= (4 d max|x|^2)^((k-1)/2)
-        bits = min(bits, (rows_k * (4 * k * pts.max_abs ** 2).bit_length() + 1) // 2 + 1)
+    top = 2 * pts.max_abs if integral else pts.max_abs  # the largest entry of a matrix
+    # |minor| <= the product of its rows' L1 norms, and (Hadamard) of their L2 norms, each at most
+    # (width top^2)^(1/2) for rows of width k (differences) or k + 1 (homogeneous rows)
+    bits = min(rows_k * l1.bit_length() + 1, (rows_k * ((rows_k + 1) * top ** 2).bit_length() + 1) // 2 + 1)
     floats_exact = pts.P64 is not None and 2 * pts.max_abs < 1 << 53
-    step = 2048
-    blocks = []
-    for lo in range(0, F, step):
-        S = stack(simplices[lo:lo + step])
-        if small:
-            blocks.append(maximal_minors(S))
-        elif floats_exact and bits <= 1000:  # float and wrapped int64 images, modular where unsure
-            blocks.append(wrapped_minors(S, bits))
-        elif bits <= 1000:  # |minor| <= product of the rows' L1 norms < 2^bits
-            blocks.append(modular_minors(S, bits))
-        else:
-            blocks.append(maximal_minors(S.astype(object)))
     m = rows_k + 1
-    minors = np.concatenate(blocks, axis=0) if blocks else np.zeros((0, m), dtype=np.int64)
+    if not small and bits <= 1000 and not (floats_exact and rows_k * top.bit_length() <= _WRAPPED_BITS):
+        minors = modular_minors(stack(simplices), bits)  # typical minors beyond what float images prove
+    else:
+        blocks = []
+        for lo in range(0, F, 2048):
+            S = stack(simplices[lo:lo + 2048])
+            if small:
+                blocks.append(maximal_minors(S))
+            elif bits <= 1000:  # float and wrapped int64 images, modular where unsure
+                blocks.append(wrapped_minors(S, bits))
+            else:
+                blocks.append(maximal_minors(S.astype(object)))
+        minors = np.concatenate(blocks, axis=0) if blocks else np.zeros((0, m), dtype=np.int64)
     if minors.dtype != object and minors.size and not small:
         minors = minors.astype(object) if int(np.abs(minors).max()) >= INT64_SAFE else minors
     a = minors[:, ::-1].copy()  # minors[:, i] omits column rows_k - i
     odd = [j for j in range(m) if (j + (k - 1 if integral else 0)) % 2]
     a[:, odd] = -a[:, odd]  # the cofactor signs (-1)^j (times (-1)^(k-1) for differences)
     return a, integral
+
+
+#: :func:`_normal_parts` tries the float and wrapped images (:func:`~tropattn.exact._linalg.wrapped_minors`)
+#: when ``top^rows`` (a typical minor) stays below ``2^_WRAPPED_BITS``: they prove minors up to about
+#: ``2^105`` (an error bound below ``2^61`` at 53-bit precision), larger ones go to the primes anyway.
+_WRAPPED_BITS = 110
 
 
 def _with_offsets(pts: "PreparedPoints", simplices: np.ndarray, a: np.ndarray) -> np.ndarray:
