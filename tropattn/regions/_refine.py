@@ -29,7 +29,7 @@ from ..errors import DegenerateInputError, TieError
 from ..exact import format_point, homogeneous_point, integer_row, interior_point, record, region_facets
 from ._affine import AffineMap
 from ._results import ActivationRegion, box_rows
-from ._steps import AttentionStep, _polygon_vertices, append_pattern, pulled_back_scores, wall_rows
+from ._steps import AttentionStep, Bits, _polygon_vertices, append_pattern, pulled_back_scores, wall_rows
 
 __all__ = ["Piece", "root_piece", "region_of", "refine", "row_key"]
 
@@ -234,7 +234,6 @@ def refine(parent: Piece, step, regions_out, edges_out, s=0, lazy=False):
                 nxt, across = guess, (N, E, back)
                 if units is not None and nxt not in seen:
                     via[nxt] = W[i][2]       # the unit crossed: its row is the entry's
-
             else:
                 nxt, across = _cross(parent, step, step_rows, R[i][:-1], key, N, E, None if planar else guess)
                 if nxt is None:
@@ -292,6 +291,8 @@ def _guess_across(labels, wall):
     if wall[0] == "head" and labels[wall[2]] == wall[3]:
         return labels[:wall[2]] + (wall[4],) + labels[wall[2] + 1:]
     if wall[0] == "relu":
+        if isinstance(labels, Bits):
+            return labels.flipped(wall[2])
         return labels[:wall[2]] + (1 - labels[wall[2]],) + labels[wall[2] + 1:]
     return None
 

@@ -248,6 +248,54 @@ def _integer_values(heads, projection):
     return [[tuple(int(x * t) for x in v) for v in hv] for hv in vals], t
 
 
+class Bits(tuple):
+    """The on/off bits of many ReLU units: a tuple that hashes once and keeps its int8 array.
+
+    The search keys its dicts by the pieces' bits; a tuple of thousands of ints would be
+    hashed (and turned into an array) again at every lookup.  Equal to, and hashing as,
+    the plain tuple.
+
+    >>> b = Bits.of([0, 1] * 40)
+    >>> b == tuple(b), hash(b) == hash(tuple(b)), b.flipped(0)[:3], int(b.flipped(0).array()[0])
+    (True, True, (1, 1, 0), 1)
+    """
+
+    #: Fewer bits than this stay a plain tuple (hashing those is cheaper than a Python-level hash).
+    SHORT = 64
+
+    @classmethod
+    def of(cls, bits):
+        """``bits`` as :class:`Bits` when long, else as a plain tuple."""
+        return cls(bits) if len(bits) >= cls.SHORT else tuple(bits)
+
+    def __hash__(self):
+        state = self.__dict__
+        h = state.get("_h")
+        if h is None:
+            h = state["_h"] = tuple.__hash__(self)
+        return h
+
+    def array(self) -> np.ndarray:
+        """The bits as an int8 array (made once; do not write to it)."""
+        a = self.__dict__.get("_a")
+        if a is None:
+            a = self.__dict__["_a"] = np.frombuffer(bytes(self), dtype=np.int8)
+        return a
+
+    def flipped(self, i) -> "Bits":
+        """The bits with unit ``i`` flipped."""
+        out = Bits(self[:i] + (1 - self[i],) + self[i + 1:])
+        a = self.__dict__.get("_a")
+        if a is not None:
+            b = a.copy()
+            b[i] = 1 - b[i]
+            out.__dict__["_a"] = b
+        return out
+
+    def __reduce__(self):
+        return Bits, (tuple(self),)
+
+
 class ReluStep:
     """The ReLU FFN of one layer: ``y -> y + W2 relu(W1 y + b1) + b2``.
 
@@ -273,15 +321,18 @@ class ReluStep:
         self._W1L, self._W2L = int_limbs(self._W1), int_limbs(self._W2)
         self._W2headL = int_limbs(self._W2[:_HASHED])   # the rows an output map's hash reads
         self._last = None  # (f, H, h, _PieceMaps, rows made) of the last parent
+        self._linear = None  # (Mi, m, W1n Mi) of the last parent that needed the whole product
         self._view = None  # the parent polygon of restrict(): _ParentView
         self._bits = None  # (bits, as int8): rows and output_map of one piece read the same tuple
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        state["_last"], state["_view"], state["_bits"] = None, None, None
+        state["_last"], state["_view"], state["_bits"], state["_linear"] = None, None, None, None
         return state
 
     def _bits_array(self, bits):
+        if isinstance(bits, Bits):
+            return bits.array()
         last = self._bits
         if last is None or last[0] is not bits or not isinstance(bits, tuple):   # a list may change
             last = self._bits = (bits, np.asarray(bits, dtype=np.int8))
@@ -344,17 +395,38 @@ class ReluStep:
         return self._enter(f)[1:3]
 
     def _enter(self, f: AffineMap):
-        """``(f, H, h, maps, rows)`` of a new parent: one exact product; its pieces' maps and rows to come."""
+        """``(f, H, h, maps, rows)`` of a new parent: one exact product; its pieces' maps and rows to come.
+
+        Parents whose maps share their linear part (every cell of a first layer: hard
+        attention adds a constant) share ``H`` up to the factor of their denominators: then
+        only the offset column is a new product.
+        """
         Mi, ci, m = f._integers
         d = len(Mi[0])                  # a parent map has a row per model coordinate
-        MC = np.empty((len(Mi), d + 1), dtype=object)
-        for r, (row, c) in enumerate(zip(Mi, ci)):
-            MC[r, :d] = row
-            MC[r, d] = c
-        P = int_matmul(self._W1L, MC)
-        H, h = P[:, :d], P[:, d] + self._b1 * m
+        C = np.array(ci, dtype=object).reshape(-1, 1)
+        H = self._shared_linear(Mi, m)
+        if H is None:
+            MC = np.empty((len(Mi), d + 1), dtype=object)
+            MC[:, :d], MC[:, d:] = Mi, C
+            P = int_matmul(self._W1L, MC)
+            H, hc = P[:, :d], P[:, d]
+            self._linear = (Mi, m, H)
+        else:
+            hc = int_matmul(self._W1L, C)[:, 0]
+        h = hc + self._b1 * m
         self._last = (f, H, h, _PieceMaps(self, f, H, h), {})
         return self._last
+
+    def _shared_linear(self, Mi, m):
+        """``W1n Mi`` from the last parent whose linear part ``Mi / m`` was the same, or None."""
+        if self._linear is None:
+            return None
+        Mr, mr, Hr = self._linear
+        if Mr is Mi and mr == m:
+            return Hr
+        if len(Mr) != len(Mi) or any(a * mr != b * m for ra, rb in zip(Mi, Mr) for a, b in zip(ra, rb)):
+            return None
+        return Hr if mr == m else Hr * m // mr     # exact: W1n Mi is an integer matrix
 
     def labels_at(self, f: AffineMap, X, D):
         """On/off bit of every unit at ``f(X / D)``, or None where a pre-activation is 0.
@@ -396,7 +468,7 @@ class ReluStep:
             if p == 0 and (h[i] != 0 or any(row)):
                 return None
             bits[i] = int(p > 0)
-        return tuple(bits)
+        return Bits.of(bits)
 
     def rows(self, bits, f: AffineMap, units=None):
         """Pulled-back rows of the piece where the units have the given bits (integers).
@@ -461,9 +533,17 @@ class ReluStep:
         A proposal (float distances): :meth:`far_units` certifies that the others' rows are
         strictly redundant on the piece, or names those that are not.  None when the
         parent has no polygon view (:meth:`restrict`) or the bits leave it.
+
+        >>> from tropattn.attention import FFN
+        >>> ffn = FFN([[1, 0], [0, 1], [1, 1]], [0, 0, "-1/2"], [[1, 1, 1], [1, 1, 1]], [0, 0])  # x, y, x + y - 1/2
+        >>> step, f = ReluStep(ffn, 0), AffineMap.identity(2)
+        >>> step.restrict(f, [(1, 0, 1), (-1, 0, 1), (0, 1, 1), (0, -1, 1)])       # the square [-1, 1]^2
+        >>> bits = step.labels_at(f, (1, 2), 4)                                   # at (1/4, 1/2): all on
+        >>> bits, step.near_units(bits, f, (1, 2), 4, count=1)                    # x + y = 1/2 is nearest
+        ((1, 1, 1), [2])
         """
-        view, count = self._view_of(f), _NEAR_UNITS if count is None else count
-        if view is None or view.lines is None or len(view.cross) <= count:
+        view, count = self._view_of(f), config.relu_near_units if count is None else count
+        if view is None or view.lines is None or not count or len(view.cross) <= count:
             return None
         if not np.array_equal(self._bits_array(bits)[view.kept], view.fixed[view.kept]):
             return None
@@ -479,6 +559,14 @@ class ReluStep:
         from the parent by the rows of ``units``.  An empty answer certifies that every other
         unit has its sign strictly on the whole closed polygon: their rows are strictly
         redundant there, so the polygon is the piece and none of them is a facet.
+
+        >>> from tropattn.attention import FFN
+        >>> ffn = FFN([[1, 0], [0, 1], [1, 1]], [0, 0, "-1/2"], [[1, 1, 1], [1, 1, 1]], [0, 0])
+        >>> step, f = ReluStep(ffn, 0), AffineMap.identity(2)
+        >>> step.restrict(f, [(1, 0, 1), (-1, 0, 1), (0, 1, 1), (0, -1, 1)])
+        >>> triangle = [(-1, 2, 2), (1, 1, 1), (2, -1, 2)]      # the square cut by x + y >= 1/2 alone
+        >>> step.far_units((1, 1, 1), f, [2], triangle)         # x < 0 at (-1/2, 1), y < 0 at (1, -1/2)
+        [0, 1]
         """
         view = self._view_of(f)
         where = view.where
@@ -549,9 +637,6 @@ class ReluStep:
 #: Products over at most this many units take Python integers (object arrays) instead of float64 limbs.
 _FEW_UNITS = 24
 
-#: A piece inside a parent crossed by more units is cut by the nearest ones first (:meth:`ReluStep.near_units`).
-_NEAR_UNITS = 16
-
 
 class _PieceMaps:
     """The output maps of the pieces of one parent, as integer numerators over ``t1 t2 m``.
@@ -593,7 +678,7 @@ class _PieceMaps:
         if ref is not None:
             add = np.flatnonzero(key > ref[0]).tolist()
             drop = np.flatnonzero(key < ref[0]).tolist()
-        if ref is not None and 2 * (len(add) + len(drop)) <= sum(bits):   # a near piece: only the flipped units
+        if ref is not None and 2 * (len(add) + len(drop)) <= int(key.sum()):   # a near piece: only the flipped units
             N = ref[1]
             if add:
                 N = N + _units_product(W2, W2L, step._W2_bits, add, H, h)
