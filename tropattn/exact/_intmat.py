@@ -28,7 +28,7 @@ __all__ = ["integer_matrix", "int_matmul", "int_bits", "int_limbs", "IntLimbs"]
 
 _INT64_BITS = 62
 _FLOAT_BITS = 53   # integers of magnitude <= 2^53 are exact in float64, and so is every sum that stays there
-_LIMB_BITS = 21    # bits per limb of a split matrix (the other factor gets 53 - 21 - bits(inner))
+_LIMB_BITS = 16    # bits per limb of a split matrix (the other factor gets 53 - 16 - bits(inner), in whole bytes)
 
 
 def integer_matrix(rows):
@@ -87,19 +87,36 @@ class IntLimbs:
 
 
 def _split(A, bits):
-    """``(parts, n)``: the signed limbs of an object/int array, as a list of float64 arrays."""
-    A = np.asarray(A, dtype=object)
-    mag = np.abs(A)
-    neg = A < 0
-    mask = (1 << bits) - 1
-    parts = []
-    while True:
-        low = (mag & mask).astype(np.int64).astype(np.float64)
-        low[neg] *= -1
-        parts.append(low)
-        mag = mag >> bits
-        if not mag.any():
-            return parts
+    """``(parts, w)``: the signed limbs of an integer array, ``w = 8 floor(bits / 8)`` bits each (float64).
+
+    Entries below 2^62 are split by int64 shifts; larger ones are written once as
+    little-endian bytes (``int.to_bytes``) and read back by numpy: one Python call per
+    entry, whatever its size.
+    """
+    A = np.asarray(A)
+    w = 8 * (bits // 8)
+    flat = A.ravel()
+    try:
+        a64 = flat.astype(np.int64)
+    except OverflowError:
+        a64 = None
+    if a64 is not None and flat.size and int(np.abs(a64).max()) < 1 << 62:
+        m64, negative = np.abs(a64), a64 < 0
+        n = max(1, -(-int(m64.max()).bit_length() // w))            # limbs per entry
+        limbs = np.stack([(m64 >> (w * j)) & ((1 << w) - 1) for j in range(n)], axis=1)
+    else:
+        flat = flat.astype(object)
+        mag, negative, k = np.abs(flat), flat < 0, w // 8
+        top = int(mag.max()) if flat.size else 0
+        n = max(1, -(-top.bit_length() // w))
+        buf = b"".join(int(v).to_bytes(n * k, "little") for v in mag)
+        U = np.frombuffer(buf, dtype=np.uint8).reshape(flat.size, n, k).astype(np.int64)
+        limbs = U[..., 0]
+        for i in range(1, k):
+            limbs = limbs | (U[..., i] << (8 * i))
+    L = limbs.astype(np.float64)
+    L[negative] *= -1
+    return [L[:, j].reshape(A.shape) for j in range(n)], w
 
 
 def int_limbs(A, bits=_LIMB_BITS) -> IntLimbs:
@@ -109,7 +126,7 @@ def int_limbs(A, bits=_LIMB_BITS) -> IntLimbs:
     ----------
     A : 2-D array or sequence of Python ints
     bits : int, optional
-        Bits per limb (at most 26).
+        Bits per limb, at most 26 (whole bytes are used: 8 floor(bits / 8)).
 
     Returns
     -------
@@ -122,7 +139,7 @@ def int_limbs(A, bits=_LIMB_BITS) -> IntLimbs:
     True
     """
     A = np.atleast_2d(np.asarray(A, dtype=object))
-    parts = _split(A, bits) if A.size else [np.zeros(A.shape)]
+    parts, bits = _split(A, bits) if A.size else ([np.zeros(A.shape)], 8 * (bits // 8))
     return IntLimbs(np.concatenate(parts, axis=0), bits, A.shape[0], int_bits(A))
 
 
@@ -132,7 +149,7 @@ def _limb_product(L: IntLimbs, B):
     b_limb = _FLOAT_BITS - L.bits - inner.bit_length()
     if b_limb < 8:
         return None
-    Bp = _split(B, b_limb)
+    Bp, b_limb = _split(B, b_limb)
     nb, cols, rows = len(Bp), B.shape[1], L.rows
     P = L.parts @ np.concatenate(Bp, axis=1)          # every entry an exact integer below 2^53
     P = P.astype(np.int64)
@@ -168,7 +185,7 @@ def int_matmul(A, B, a_bits=None):
     """
     if isinstance(A, IntLimbs):
         B = np.atleast_2d(np.asarray(B, dtype=object))
-        if A.shape[1] == 0:
+        if A.shape[1] == 0 or A.rows == 0:
             return np.zeros((A.rows, B.shape[1]), dtype=object)
         if B.size == 0:
             return np.zeros((A.rows, B.shape[1]), dtype=object)
