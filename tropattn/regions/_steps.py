@@ -382,6 +382,7 @@ class ReluStep:
         record("certified", len(h) - len(cross), where="relu.parent_filter")
         self._view = _ParentView(f, tuple(rows), cross.tolist(), np.flatnonzero(pos | neg), fixed,
                                  fixed.tolist(), HH[cross])
+        self._last[3].vary = self._view.cross_array
 
     def _view_of(self, f):
         view = self._view
@@ -653,6 +654,8 @@ class _PieceMaps:
         self.Mi, self.ci, self.m = f._integers
         self.t = step._t1 * step._t2
         self.recent = {False: [], True: []}   # head only? -> [(bits as int8, numerators)]
+        self.vary = None                      # the units whose bits can differ here (None: all)
+        self.terms = {}                       # unit -> its term of the hashed rows
 
     def full(self, bits) -> AffineMap:
         """The map of the piece with these bits, now."""
@@ -669,35 +672,57 @@ class _PieceMaps:
         return AffineMap.deferred(lambda: self.full(bits), h)
 
     def numerators(self, bits, head=False):
-        """``N`` (all rows, or the first ``_HASHED``), from the nearest recent piece when that is cheaper."""
-        step, H, h, d = self.step, self.H, self.h, len(self.Mi[0])
-        W2, W2L = (step._W2[:_HASHED], step._W2headL) if head else (step._W2, step._W2L)
+        """``N`` (all rows, or the first ``_HASHED``), from the nearest recent piece when that is cheaper.
+
+        Inside a parent polygon only the crossing units' bits differ between pieces
+        (``vary``, set by :meth:`ReluStep.restrict`): pieces are compared on those alone.
+        """
+        step, d = self.step, len(self.Mi[0])
         recent = self.recent[head]
-        key = step._bits_array(bits)
+        whole = step._bits_array(bits)
+        key = whole if self.vary is None else whole[self.vary]
         ref = min(recent, key=lambda e: np.count_nonzero(e[0] != key), default=None)
         if ref is not None:
-            add = np.flatnonzero(key > ref[0]).tolist()
-            drop = np.flatnonzero(key < ref[0]).tolist()
-        if ref is not None and 2 * (len(add) + len(drop)) <= int(key.sum()):   # a near piece: only the flipped units
+            add, drop = np.flatnonzero(key > ref[0]), np.flatnonzero(key < ref[0])
+            if self.vary is not None:
+                add, drop = self.vary[add], self.vary[drop]
+            add, drop = add.tolist(), drop.tolist()
+        if ref is not None and 2 * (len(add) + len(drop)) <= int(whole.sum()):   # a near piece: the flipped units
             N = ref[1]
-            if add:
-                N = N + _units_product(W2, W2L, step._W2_bits, add, H, h)
-            if drop:
-                N = N - _units_product(W2, W2L, step._W2_bits, drop, H, h)
+            if head:
+                for i in add:
+                    N = N + self._head_term(i)
+                for i in drop:
+                    N = N - self._head_term(i)
+            else:
+                if add:
+                    N = N + _units_product(step._W2, step._W2L, step._W2_bits, add, self.H, self.h)
+                if drop:
+                    N = N - _units_product(step._W2, step._W2L, step._W2_bits, drop, self.H, self.h)
         else:
+            W2, W2L = (step._W2[:_HASHED], step._W2headL) if head else (step._W2, step._W2L)
             rows = range(W2.shape[0])
             t, m, t1 = self.t, self.m, step._t1
             N = np.empty((len(rows), d + 1), dtype=object)
             for r in rows:
                 N[r, :d] = [v * t for v in self.Mi[r]]
                 N[r, d] = self.ci[r] * t + int(step._b2[r]) * t1 * m
-            on = [i for i, bit in enumerate(bits) if bit]
+            on = np.flatnonzero(whole).tolist()
             if on:
-                N = N + _units_product(W2, W2L, step._W2_bits, on, H, h)
+                N = N + _units_product(W2, W2L, step._W2_bits, on, self.H, self.h)
         recent.append((key, N))
         if len(recent) > _RECENT_PIECES:
             del recent[0]
         return N
+
+    def _head_term(self, i):
+        """Unit ``i``'s term ``W2n[:_HASHED, i] (H_i, h_i)`` of the hashed rows (made once per parent)."""
+        term = self.terms.get(i)
+        if term is None:
+            row = np.empty(len(self.Mi[0]) + 1, dtype=object)
+            row[:-1], row[-1] = self.H[i], self.h[i]
+            term = self.terms[i] = np.multiply.outer(self.step._W2[:_HASHED, i], row)
+        return term
 
 
 def _units_product(W2, W2L, W2_bits, units, H, h):
