@@ -153,12 +153,44 @@ def _limb_product(L: IntLimbs, B):
     nb, cols, rows = len(Bp), B.shape[1], L.rows
     P = L.parts @ np.concatenate(Bp, axis=1)          # every entry an exact integer below 2^53
     P = P.astype(np.int64)
-    out = np.zeros((rows, cols), dtype=object)
+    blocks = {}                                       # shift / 8 -> the blocks of that weight
     for k in range(P.shape[0] // rows):
         for j in range(nb):
-            block = P[k * rows:(k + 1) * rows, j * cols:(j + 1) * cols]
-            if block.any():
-                out += block.astype(object) * (1 << (L.bits * k + b_limb * j))
+            blocks.setdefault((L.bits * k + b_limb * j) // 8, []).append(
+                P[k * rows:(k + 1) * rows, j * cols:(j + 1) * cols].ravel())
+    return _recombine(blocks, rows * cols).reshape(rows, cols)
+
+
+#: Blocks of one weight summed in one int64 digit: 2^53 * 2^8 stays below 2^62, carries included.
+_TURN = 256
+
+
+def _recombine(blocks, n):
+    """``sum_p 2^(8 p) sum(blocks[p])`` for ``n`` entries at once, as Python ints (object array).
+
+    Every block entry is an integer below 2^53 in absolute value.  The sums are carried in
+    int64 digits of base 2^8 (below 2^62 before a carry: at most ``_TURN`` blocks of one
+    weight are summed at once), then each entry is read from its bytes by one ``int.from_bytes``.
+
+    >>> _recombine({0: [np.array([-1, 300])], 1: [np.array([1, 1])]}, 2).tolist()   # -1 + 256, 300 + 256
+    [255, 556]
+    """
+    if max(map(len, blocks.values())) > _TURN:        # more could overflow the int64 digits: in turns
+        rest = {p: v[_TURN:] for p, v in blocks.items() if len(v) > _TURN}
+        return _recombine({p: v[:_TURN] for p, v in blocks.items()}, n) + _recombine(rest, n)
+    top = max(blocks) + 9                             # room for 53-bit digits and the carries
+    digits = np.zeros((top + 1, n), dtype=np.int64)
+    for p, parts in blocks.items():
+        for b in parts:
+            digits[p] += b
+    for p in range(top):
+        carry = digits[p] >> 8                        # floor: digits[p] becomes 0..255
+        digits[p] -= carry << 8
+        digits[p + 1] += carry
+    low = np.ascontiguousarray(digits[:top].T.astype(np.uint8)).tobytes()
+    high = digits[top].tolist()
+    out = np.empty(n, dtype=object)
+    out[:] = [int.from_bytes(low[i * top:(i + 1) * top], "little") + (high[i] << (8 * top)) for i in range(n)]
     return out
 
 
