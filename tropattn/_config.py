@@ -68,6 +68,9 @@ class _Knobs:
     #: ReLU steps in the plane: 1 drops, per parent polygon, the units whose line misses it (their signs
     #: are fixed there, decided by a filtered sign at its vertices); 0 keeps every unit (the plain path).
     relu_parent_filter: int = 1
+    #: ReLU steps in the plane: a piece of a parent crossed by more units is first cut by the rows of
+    #: this many units nearest its point, the others certified strictly redundant (0: every unit's row).
+    relu_near_units: int = 16
     #: Region search: parents refined breadth first before the work is split into chunks.
     search_frontier: int = 64
     #: Soft attention and exact labels of float points: query points per vectorised block (memory ~ N d_out d).

@@ -158,3 +158,13 @@ def test_limb_products_at_the_float_edge():
         a, b = (1 << 90) - 1, -((1 << 70) - 1)
         got = int_matmul(int_limbs([[a] * n, [-a] * n]), np.array([[b, 1]] * n, dtype=object)).tolist()
         assert got == [[n * a * b, n * a], [-n * a * b, -n * a]]
+
+
+def test_limb_products_of_huge_entries_carry_in_turns():
+    # 12,000-bit entries: more limb blocks share a weight than one int64 digit may sum, so in turns
+    rng = np.random.default_rng(3)
+    A = [[int(v) * (1 << 12000) + int(w) for v, w in zip(rng.integers(-2 ** 20, 2 ** 20, 3), rng.integers(0, 9, 3))]
+         for _ in range(2)]
+    B = [[-(int(v) << 12000) - 1 for v in rng.integers(1, 2 ** 10, 2)] for _ in range(3)]
+    want = [[sum(a * b for a, b in zip(row, col)) for col in zip(*B)] for row in A]
+    assert int_matmul(int_limbs(A), np.array(B, dtype=object)).tolist() == want

@@ -28,7 +28,7 @@ __all__ = ["integer_matrix", "int_matmul", "int_bits", "int_limbs", "IntLimbs"]
 
 _INT64_BITS = 62
 _FLOAT_BITS = 53   # integers of magnitude <= 2^53 are exact in float64, and so is every sum that stays there
-_LIMB_BITS = 21    # bits per limb of a split matrix (the other factor gets 53 - 21 - bits(inner))
+_LIMB_BITS = 16    # bits per limb of a split matrix (the other factor gets 53 - 16 - bits(inner), in whole bytes)
 
 
 def integer_matrix(rows):
@@ -87,19 +87,36 @@ class IntLimbs:
 
 
 def _split(A, bits):
-    """``(parts, n)``: the signed limbs of an object/int array, as a list of float64 arrays."""
-    A = np.asarray(A, dtype=object)
-    mag = np.abs(A)
-    neg = A < 0
-    mask = (1 << bits) - 1
-    parts = []
-    while True:
-        low = (mag & mask).astype(np.int64).astype(np.float64)
-        low[neg] *= -1
-        parts.append(low)
-        mag = mag >> bits
-        if not mag.any():
-            return parts
+    """``(parts, w)``: the signed limbs of an integer array, ``w = 8 floor(bits / 8)`` bits each (float64).
+
+    Entries below 2^62 are split by int64 shifts; larger ones are written once as
+    little-endian bytes (``int.to_bytes``) and read back by numpy: one Python call per
+    entry, whatever its size.
+    """
+    A = np.asarray(A)
+    w = 8 * (bits // 8)
+    flat = A.ravel()
+    try:
+        a64 = flat.astype(np.int64)
+    except OverflowError:
+        a64 = None
+    if a64 is not None and flat.size and int(np.abs(a64).max()) < 1 << 62:
+        m64, negative = np.abs(a64), a64 < 0
+        n = max(1, -(-int(m64.max()).bit_length() // w))            # limbs per entry
+        limbs = np.stack([(m64 >> (w * j)) & ((1 << w) - 1) for j in range(n)], axis=1)
+    else:
+        flat = flat.astype(object)
+        mag, negative, k = np.abs(flat), flat < 0, w // 8
+        top = int(mag.max()) if flat.size else 0
+        n = max(1, -(-top.bit_length() // w))
+        buf = b"".join(int(v).to_bytes(n * k, "little") for v in mag)
+        U = np.frombuffer(buf, dtype=np.uint8).reshape(flat.size, n, k).astype(np.int64)
+        limbs = U[..., 0]
+        for i in range(1, k):
+            limbs = limbs | (U[..., i] << (8 * i))
+    L = limbs.astype(np.float64)
+    L[negative] *= -1
+    return [L[:, j].reshape(A.shape) for j in range(n)], w
 
 
 def int_limbs(A, bits=_LIMB_BITS) -> IntLimbs:
@@ -109,7 +126,7 @@ def int_limbs(A, bits=_LIMB_BITS) -> IntLimbs:
     ----------
     A : 2-D array or sequence of Python ints
     bits : int, optional
-        Bits per limb (at most 26).
+        Bits per limb, at most 26 (whole bytes are used: 8 floor(bits / 8)).
 
     Returns
     -------
@@ -122,7 +139,7 @@ def int_limbs(A, bits=_LIMB_BITS) -> IntLimbs:
     True
     """
     A = np.atleast_2d(np.asarray(A, dtype=object))
-    parts = _split(A, bits) if A.size else [np.zeros(A.shape)]
+    parts, bits = _split(A, bits) if A.size else ([np.zeros(A.shape)], 8 * (bits // 8))
     return IntLimbs(np.concatenate(parts, axis=0), bits, A.shape[0], int_bits(A))
 
 
@@ -132,16 +149,48 @@ def _limb_product(L: IntLimbs, B):
     b_limb = _FLOAT_BITS - L.bits - inner.bit_length()
     if b_limb < 8:
         return None
-    Bp = _split(B, b_limb)
+    Bp, b_limb = _split(B, b_limb)
     nb, cols, rows = len(Bp), B.shape[1], L.rows
     P = L.parts @ np.concatenate(Bp, axis=1)          # every entry an exact integer below 2^53
     P = P.astype(np.int64)
-    out = np.zeros((rows, cols), dtype=object)
+    blocks = {}                                       # shift / 8 -> the blocks of that weight
     for k in range(P.shape[0] // rows):
         for j in range(nb):
-            block = P[k * rows:(k + 1) * rows, j * cols:(j + 1) * cols]
-            if block.any():
-                out += block.astype(object) * (1 << (L.bits * k + b_limb * j))
+            blocks.setdefault((L.bits * k + b_limb * j) // 8, []).append(
+                P[k * rows:(k + 1) * rows, j * cols:(j + 1) * cols].ravel())
+    return _recombine(blocks, rows * cols).reshape(rows, cols)
+
+
+#: Blocks of one weight summed in one int64 digit: 2^53 * 2^8 stays below 2^62, carries included.
+_TURN = 256
+
+
+def _recombine(blocks, n):
+    """``sum_p 2^(8 p) sum(blocks[p])`` for ``n`` entries at once, as Python ints (object array).
+
+    Every block entry is an integer below 2^53 in absolute value.  The sums are carried in
+    int64 digits of base 2^8 (below 2^62 before a carry: at most ``_TURN`` blocks of one
+    weight are summed at once), then each entry is read from its bytes by one ``int.from_bytes``.
+
+    >>> _recombine({0: [np.array([-1, 300])], 1: [np.array([1, 1])]}, 2).tolist()   # -1 + 256, 300 + 256
+    [255, 556]
+    """
+    if max(map(len, blocks.values())) > _TURN:        # more could overflow the int64 digits: in turns
+        rest = {p: v[_TURN:] for p, v in blocks.items() if len(v) > _TURN}
+        return _recombine({p: v[:_TURN] for p, v in blocks.items()}, n) + _recombine(rest, n)
+    top = max(blocks) + 9                             # room for 53-bit digits and the carries
+    digits = np.zeros((top + 1, n), dtype=np.int64)
+    for p, parts in blocks.items():
+        for b in parts:
+            digits[p] += b
+    for p in range(top):
+        carry = digits[p] >> 8                        # floor: digits[p] becomes 0..255
+        digits[p] -= carry << 8
+        digits[p + 1] += carry
+    low = np.ascontiguousarray(digits[:top].T.astype(np.uint8)).tobytes()
+    high = digits[top].tolist()
+    out = np.empty(n, dtype=object)
+    out[:] = [int.from_bytes(low[i * top:(i + 1) * top], "little") + (high[i] << (8 * top)) for i in range(n)]
     return out
 
 
@@ -168,7 +217,7 @@ def int_matmul(A, B, a_bits=None):
     """
     if isinstance(A, IntLimbs):
         B = np.atleast_2d(np.asarray(B, dtype=object))
-        if A.shape[1] == 0:
+        if A.shape[1] == 0 or A.rows == 0:
             return np.zeros((A.rows, B.shape[1]), dtype=object)
         if B.size == 0:
             return np.zeros((A.rows, B.shape[1]), dtype=object)

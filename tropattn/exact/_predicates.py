@@ -25,7 +25,7 @@ from ..errors import InvalidInputError
 from ._counters import record
 from ._linalg import determinants
 
-__all__ = ["dot_signs", "row_products", "dense_signs", "paired_signs", "prepared_paired_signs", "filtered_signs", "scaled_floats", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "small_determinant_signs", "negative_columns", "PreparedPoints", "lex_order"]
+__all__ = ["dot_signs", "PreparedRows", "row_products", "dense_signs", "paired_signs", "prepared_paired_signs", "filtered_signs", "scaled_floats", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "small_determinant_signs", "negative_columns", "PreparedPoints", "lex_order"]
 
 
 _U = 2.0**-53  # unit roundoff of float64
@@ -73,6 +73,28 @@ def dot_signs(rows, cols) -> np.ndarray:
         return np.zeros((nr, nc), dtype=np.int8)
     R, C = _as_int_matrix(rows), _as_int_matrix(cols)
     return filtered_signs(R, C, scaled_floats(R), scaled_floats(C))
+
+
+class PreparedRows:
+    """A fixed integer matrix prepared for many exact sign evaluations (:func:`dot_signs`).
+
+    The rows and their scaled floats (:func:`scaled_floats`) are made once; :meth:`signs`
+    then pays only for the columns and the filter (:func:`filtered_signs`).
+
+    >>> R = PreparedRows([[1, -1], [2, 2], [3 ** 40, -3 ** 40 + 1]])
+    >>> R.signs([[1, 1]]).tolist(), R.signs([[3, 3], [1, -1]], [0, 1]).tolist()
+    ([[0], [1], [1]], [[0, 1], [1, 0]])
+    """
+
+    def __init__(self, rows):
+        self.R = _as_int_matrix(rows)
+        self.Rf = scaled_floats(self.R)
+
+    def signs(self, cols, subset=None) -> np.ndarray:
+        """``sign(rows[i] . cols[k])`` for the rows ``subset`` (all when None), exactly (int8)."""
+        C = _as_int_matrix(cols)
+        R, Rf = (self.R, self.Rf) if subset is None else (self.R[subset], self.Rf[subset])
+        return filtered_signs(R, C, Rf, scaled_floats(C))
 
 
 #: Largest binary exponent a scaled float row may reach: products stay below 2^1000.

@@ -24,6 +24,20 @@ _P = (1 << 61) - 1
 _HASHED = 16
 
 
+def residue_hash(offsets, row, m) -> int:
+    """The hash of a map from a few of its numerators over ``m`` (``m`` not a multiple of ``_P``).
+
+    The residues modulo the prime ``_P`` of the rationals ``offsets / m`` (the first
+    ``_HASHED`` offsets) and ``row / m`` (the first row of ``M``): the same for every way of
+    writing the same map, so equal maps hash equal, and a different hash proves two maps differ.
+
+    >>> residue_hash([1], [2], 4) == residue_hash([2], [4], 8)        # 1/4, 1/2 either way
+    True
+    """
+    inv = pow(m, -1, _P)
+    return hash(tuple(v * inv % _P for v in list(offsets) + list(row)))
+
+
 @dataclass(frozen=True)
 class AffineMap:
     """The exact map ``x -> M x + c`` (M as a tuple of rows).
@@ -48,6 +62,10 @@ class AffineMap:
             return NotImplemented
         if self is other:
             return True
+        if hash(self) != hash(other):   # the hash is a function of the map: different, so unequal
+            return False
+        self._force()
+        other._force()
         a, b = self.__dict__.get("_raw"), other.__dict__.get("_raw")
         if a is not None and b is not None and a[2] == b[2] and a[0].shape == b[0].shape:
             return bool((a[1] == b[1]).all() and (a[0] == b[0]).all())
@@ -60,21 +78,19 @@ class AffineMap:
             raw = state.get("_raw")
             if raw is not None and raw[2] % _P:
                 Mi, ci, m = raw
-                some = ci[:_HASHED].tolist() + (Mi[0].tolist() if len(Mi) else [])
+                offsets, row = ci[:_HASHED].tolist(), (Mi[0].tolist() if len(Mi) else [])
             else:
                 Mi, ci, m = self._integers
-                some = list(ci[:_HASHED]) + list(Mi[0] if Mi else ())
-            if m % _P:
-                inv = pow(m, -1, _P)
-                h = hash(tuple(v * inv % _P for v in some))
-            else:      # every representation's denominator is a multiple of the reduced one: all here
-                h = hash(self._integers)
+                offsets, row = ci[:_HASHED], (Mi[0] if Mi else ())
+            # every representation's denominator is a multiple of the reduced one: when that is
+            # a multiple of _P, all are, and the hash is that of the canonical integers
+            h = residue_hash(offsets, row, m) if m % _P else hash(self._integers)
             state["_hash"] = h
         return h
 
     def __getattr__(self, name):
         state = self.__dict__
-        if name not in ("M", "c") or ("_integers" not in state and "_raw" not in state):
+        if name not in ("M", "c") or not ({"_integers", "_raw", "_make"} & state.keys()):
             raise AttributeError(name)
         Mi, ci, m = self._integers
         state["M"] = tuple(tuple(Fraction(v, m) for v in row) for row in Mi)
@@ -164,9 +180,44 @@ class AffineMap:
         f.__dict__["_integers"] = (tuple(map(tuple, Mi)), tuple(ci), m)   # the cached_property, filled in
         return f
 
+    @staticmethod
+    def deferred(make, hash_value: int) -> "AffineMap":
+        """A map known by its hash now and by ``make()`` (an :class:`AffineMap`) when first needed.
+
+        ``hash_value`` must be the hash of the map ``make()`` returns; the map is made when it
+        is compared with one of equal hash, when ``M``, ``c`` or its integers are read, or
+        when it is pickled.  A region count hashes its last sub-layer's maps and compares
+        only those with equal hashes.
+
+        >>> g = AffineMap.from_integers([[2]], [6], 4)                  # x/2 + 3/2
+        >>> f = AffineMap.deferred(lambda: g, hash(g))
+        >>> f == AffineMap(((Fraction(1, 2),),), (Fraction(3, 2),)), f.c
+        (True, (Fraction(3, 2),))
+        """
+        f = object.__new__(AffineMap)
+        f.__dict__.update(_make=make, _hash=hash_value)
+        return f
+
+    def _force(self):
+        """Make a deferred map's integers now (nothing for any other map)."""
+        state = self.__dict__
+        make = state.pop("_make", None)
+        if make is not None:
+            g = make().__dict__
+            for k in ("_raw", "_integers"):
+                if k in g:
+                    state[k] = g[k]
+
+    def __getstate__(self):
+        self._force()
+        return dict(self.__dict__)
+
     @cached_property
     def _integers(self):
         """``(Mi, ci, m)`` with ``M = Mi / m`` and ``c = ci / m``, all integers (canonical: reduced)."""
+        self._force()
+        if "_integers" in self.__dict__:
+            return self.__dict__["_integers"]
         raw = self.__dict__.pop("_raw", None)
         if raw is not None:
             Mi, ci, m = raw

@@ -194,8 +194,8 @@ def descend(piece, steps, s, sink):
     Only the pieces of one parent per depth are held: memory is depth x branching.
     """
     children, label_edges = [], []
-    refine(piece, steps[s], children, label_edges, s)
     last = len(steps) - 1
+    refine(piece, steps[s], children, label_edges, s, lazy=s == last and sink.keep == "counts")
     if s == last:
         sink.family(children, label_edges, last)
         return

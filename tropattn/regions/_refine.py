@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..errors import DegenerateInputError, TieError
-from ..exact import format_point, homogeneous_point, integer_row, interior_point, region_facets
+from ..exact import format_point, homogeneous_point, integer_row, interior_point, record, region_facets
 from ._affine import AffineMap
 from ._results import ActivationRegion, box_rows
-from ._steps import AttentionStep, append_pattern, pulled_back_scores, wall_rows
+from ._steps import AttentionStep, Bits, _polygon_vertices, append_pattern, pulled_back_scores, wall_rows
 
 __all__ = ["Piece", "root_piece", "region_of", "refine", "row_key"]
 
@@ -125,15 +125,7 @@ class _StepRows:
         step = self.step
         if not isinstance(step, AttentionStep):
             if labels not in self.cache:
-                A, b, walls = step.rows(labels, self.f)
-                prim = self.prim            # a wall's tag fixes its row inside the parent: primitive once
-                rows = []
-                for a, bi, tag in zip(A, b, walls):
-                    row = prim.get(tag)
-                    if row is None:
-                        row = prim[tag] = integer_row(a + (bi,))
-                    rows.append(row)
-                self.cache[labels] = (tuple(rows), tuple(walls))
+                self.cache[labels] = self._primitive(*step.rows(labels, self.f))
             return self.cache[labels]
         rows, walls = (), ()
         for h, j in enumerate(labels):
@@ -149,6 +141,20 @@ class _StepRows:
             rows += part[0]
             walls += part[1]
         return rows, walls
+
+    def of_units(self, labels, units):
+        """``(rows, walls)`` of only these ReLU units (:meth:`~._steps.ReluStep.near_units`)."""
+        return self._primitive(*self.step.rows(labels, self.f, units))
+
+    def _primitive(self, A, b, walls):
+        prim = self.prim            # a wall's tag fixes its row inside the parent: primitive once
+        rows = []
+        for a, bi, tag in zip(A, b, walls):
+            row = prim.get(tag)
+            if row is None:
+                row = prim[tag] = integer_row(a + (bi,))
+            rows.append(row)
+        return tuple(rows), tuple(walls)
 
 
 
@@ -182,7 +188,7 @@ def _inside(keep, points, rows, entry, N, E):
     return (N[0] - E * entry[0], N[1] - E * entry[1]), E
 
 
-def refine(parent: Piece, step, regions_out, edges_out, s=0):
+def refine(parent: Piece, step, regions_out, edges_out, s=0, lazy=False):
     """Search of the pieces of ``parent`` cut by ``step`` (sub-layer ``s``), across every facet.
 
     Appends ``(piece, facet points)`` to ``regions_out`` and ``(labels, labels)`` for every
@@ -197,22 +203,20 @@ def refine(parent: Piece, step, regions_out, edges_out, s=0):
     planar = len(parent.X) == 2
     seen = {labels: (start[0], start[1], None)}
     known = {}  # labels -> hyperplane keys already crossed into it (the piece across is known)
+    via = {}    # labels -> the ReLU unit crossed into the piece (its row must be among the piece's)
     queue, queued = [labels], {labels}
     n_parent = len(parent.rows)
     while queue:
         labels = queue.pop()
         queued.discard(labels)
         X, D, entry = seen[labels]
-        rows, walls = step_rows(labels)
-        R = parent.rows + rows
-        keep, fpoints = region_facets(R, X, D, entry)
+        R, W, keep, fpoints, units = _piece_facets(parent, step, step_rows, labels, X, D, entry, via.pop(labels, None))
         if entry is not None:
             X, D = _inside(keep, fpoints, R, entry, X, D)
-        W = parent.walls + walls
-        O = parent.origin + (s,) * len(rows)
+        O = parent.origin + (s,) * (len(R) - n_parent)
         piece = Piece(append_pattern(parent.pattern, step, labels), tuple(R[i] for i in keep),
                        tuple(W[i] for i in keep), tuple(O[i] for i in keep), X, D,
-                       step.output_map(labels, parent.map))
+                       step.output_map(labels, parent.map, lazy))
         regions_out.append((piece, fpoints, labels))
         here = known.pop(labels, ())
         for i, (N, E) in zip(keep, fpoints):
@@ -224,9 +228,12 @@ def refine(parent: Piece, step, regions_out, edges_out, s=0):
             guess = _guess_across(labels, W[i])
             back = None
             if planar and guess is not None and step.realisable(guess):
-                back = _opens_onto(step_rows(guess)[0], N, E, R[i])
+                back = _opens_onto((step_rows(guess) if units is None else step_rows.of_units(guess, units))[0],
+                                   N, E, R[i])
             if back is not None:
                 nxt, across = guess, (N, E, back)
+                if units is not None and nxt not in seen:
+                    via[nxt] = W[i][2]       # the unit crossed: its row is the entry's
             else:
                 nxt, across = _cross(parent, step, step_rows, R[i][:-1], key, N, E, None if planar else guess)
                 if nxt is None:
@@ -241,11 +248,51 @@ def refine(parent: Piece, step, regions_out, edges_out, s=0):
             edges_out.append((labels, nxt))
 
 
+def _piece_facets(parent, step, step_rows, labels, X, D, entry, unit=None):
+    """``(R, W, keep, points, units)``: the piece's rows (the parent's, then the step's), tags and facets.
+
+    A ReLU step crossed by many units in a plane parent first cuts the parent by the rows
+    of the units nearest the point (:meth:`~._steps.ReluStep.near_units`, and ``unit``,
+    the one crossed into the piece); the exact signs of every other unit at the vertices
+    of that polygon (:meth:`~._steps.ReluStep.far_units`) certify that their rows are
+    strictly redundant, or add those that are not, for at most ``_ROUNDS`` rounds.
+    ``units`` is then the units used; else (None) every unit's row is taken.
+    """
+    near = getattr(step, "near_units", None)
+    units = near(labels, parent.map, X, D) if near is not None else None
+    if units is not None:
+        if unit is not None and unit not in units:
+            units = sorted(units + [unit])
+        for _ in range(_ROUNDS):
+            rows, walls = step_rows.of_units(labels, units)
+            R = parent.rows + rows
+            keep, fpoints = region_facets(R, X, D, entry)
+            V = _polygon_vertices([R[i] for i in keep])
+            far = None if V is None else step.far_units(labels, parent.map, units, V)
+            if far == []:
+                record("certified", where="relu.near_units")
+                return R, parent.walls + walls, keep, fpoints, units
+            if far is None:
+                break
+            units = sorted(set(units).union(far))
+        record("fallbacks", where="relu.near_units")
+    rows, walls = step_rows(labels)
+    R = parent.rows + rows
+    keep, fpoints = region_facets(R, X, D, entry)
+    return R, parent.walls + walls, keep, fpoints, None
+
+
+#: Rounds of :func:`_piece_facets` before it takes every unit's row.
+_ROUNDS = 3
+
+
 def _guess_across(labels, wall):
     """The labels across a wall if only that wall's head (or unit) changes: j -> k, or the bit flips."""
     if wall[0] == "head" and labels[wall[2]] == wall[3]:
         return labels[:wall[2]] + (wall[4],) + labels[wall[2] + 1:]
     if wall[0] == "relu":
+        if isinstance(labels, Bits):
+            return labels.flipped(wall[2])
         return labels[:wall[2]] + (1 - labels[wall[2]],) + labels[wall[2] + 1:]
     return None
 

@@ -20,8 +20,8 @@ from .._config import config
 from ..errors import InvalidInputError
 import numpy as np
 
-from ..exact import common_denominator, dot_signs, int_bits, int_limbs, int_matmul, integer_matrix, record
-from ._affine import AffineMap
+from ..exact import PreparedRows, common_denominator, dot_signs, int_bits, int_limbs, int_matmul, integer_matrix, record
+from ._affine import _HASHED, _P, AffineMap, residue_hash
 
 
 __all__ = ["DIAGRAM_MAX_DIM", "AttentionStep", "ReluStep", "model_steps", "append_pattern", "wall_rows",
@@ -160,7 +160,7 @@ class AttentionStep:
                    else (self.cells[h][j] is not None or self.heads[h].ties == "first")
                    for h, j in enumerate(labels))
 
-    def output_map(self, labels, f: AffineMap) -> AffineMap:
+    def output_map(self, labels, f: AffineMap, lazy: bool = False) -> AffineMap:
         """The affine map of the layer's attention output on the piece of the given labels.
 
         Parameters
@@ -169,6 +169,8 @@ class AttentionStep:
             One label per head.
         f : AffineMap
             The parent region's map.
+        lazy : bool, optional
+            Accepted as :meth:`ReluStep.output_map` takes it; this map is made at once.
 
         Returns
         -------
@@ -246,6 +248,54 @@ def _integer_values(heads, projection):
     return [[tuple(int(x * t) for x in v) for v in hv] for hv in vals], t
 
 
+class Bits(tuple):
+    """The on/off bits of many ReLU units: a tuple that hashes once and keeps its int8 array.
+
+    The search keys its dicts by the pieces' bits; a tuple of thousands of ints would be
+    hashed (and turned into an array) again at every lookup.  Equal to, and hashing as,
+    the plain tuple.
+
+    >>> b = Bits.of([0, 1] * 40)
+    >>> b == tuple(b), hash(b) == hash(tuple(b)), b.flipped(0)[:3], int(b.flipped(0).array()[0])
+    (True, True, (1, 1, 0), 1)
+    """
+
+    #: Fewer bits than this stay a plain tuple (hashing those is cheaper than a Python-level hash).
+    SHORT = 64
+
+    @classmethod
+    def of(cls, bits):
+        """``bits`` as :class:`Bits` when long, else as a plain tuple."""
+        return cls(bits) if len(bits) >= cls.SHORT else tuple(bits)
+
+    def __hash__(self):
+        state = self.__dict__
+        h = state.get("_h")
+        if h is None:
+            h = state["_h"] = tuple.__hash__(self)
+        return h
+
+    def array(self) -> np.ndarray:
+        """The bits as an int8 array (made once; do not write to it)."""
+        a = self.__dict__.get("_a")
+        if a is None:
+            a = self.__dict__["_a"] = np.frombuffer(bytes(self), dtype=np.int8)
+        return a
+
+    def flipped(self, i) -> "Bits":
+        """The bits with unit ``i`` flipped."""
+        out = Bits(self[:i] + (1 - self[i],) + self[i + 1:])
+        a = self.__dict__.get("_a")
+        if a is not None:
+            b = a.copy()
+            b[i] = 1 - b[i]
+            out.__dict__["_a"] = b
+        return out
+
+    def __reduce__(self):
+        return Bits, (tuple(self),)
+
+
 class ReluStep:
     """The ReLU FFN of one layer: ``y -> y + W2 relu(W1 y + b1) + b2``.
 
@@ -269,17 +319,20 @@ class ReluStep:
         self._W2, self._b2 = W2[:, :-1], W2[:, -1]
         self._W2_bits = int_bits(self._W2)
         self._W1L, self._W2L = int_limbs(self._W1), int_limbs(self._W2)
-        self._last = None  # (f, H, h) of the last parent
-        self._recent = []
+        self._W2headL = int_limbs(self._W2[:_HASHED])   # the rows an output map's hash reads
+        self._last = None  # (f, H, h, _PieceMaps, rows made) of the last parent
+        self._linear = None  # (Mi, m, W1n Mi) of the last parent that needed the whole product
         self._view = None  # the parent polygon of restrict(): _ParentView
         self._bits = None  # (bits, as int8): rows and output_map of one piece read the same tuple
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        state["_last"], state["_recent"], state["_view"], state["_bits"] = None, [], None, None
+        state["_last"], state["_view"], state["_bits"], state["_linear"] = None, None, None, None
         return state
 
     def _bits_array(self, bits):
+        if isinstance(bits, Bits):
+            return bits.array()
         last = self._bits
         if last is None or last[0] is not bits or not isinstance(bits, tuple):   # a list may change
             last = self._bits = (bits, np.asarray(bits, dtype=np.int8))
@@ -328,7 +381,8 @@ class ReluStep:
         fixed = pos.astype(np.int8)
         record("certified", len(h) - len(cross), where="relu.parent_filter")
         self._view = _ParentView(f, tuple(rows), cross.tolist(), np.flatnonzero(pos | neg), fixed,
-                                 fixed.tolist())
+                                 fixed.tolist(), HH[cross])
+        self._last[3].vary = self._view.cross_array
 
     def _view_of(self, f):
         view = self._view
@@ -339,17 +393,41 @@ class ReluStep:
         last = self._last
         if last is not None and last[0] is f:
             return last[1], last[2]
+        return self._enter(f)[1:3]
+
+    def _enter(self, f: AffineMap):
+        """``(f, H, h, maps, rows)`` of a new parent: one exact product; its pieces' maps and rows to come.
+
+        Parents whose maps share their linear part (every cell of a first layer: hard
+        attention adds a constant) share ``H`` up to the factor of their denominators: then
+        only the offset column is a new product.
+        """
         Mi, ci, m = f._integers
         d = len(Mi[0])                  # a parent map has a row per model coordinate
-        MC = np.empty((len(Mi), d + 1), dtype=object)
-        for r, (row, c) in enumerate(zip(Mi, ci)):
-            MC[r, :d] = row
-            MC[r, d] = c
-        P = int_matmul(self._W1L, MC)
-        H, h = P[:, :d], P[:, d] + self._b1 * m
-        self._last = (f, H, h)
-        self._recent = []  # (bits, output numerators over t1 t2 m) of this parent's pieces
-        return H, h
+        C = np.array(ci, dtype=object).reshape(-1, 1)
+        H = self._shared_linear(Mi, m)
+        if H is None:
+            MC = np.empty((len(Mi), d + 1), dtype=object)
+            MC[:, :d], MC[:, d:] = Mi, C
+            P = int_matmul(self._W1L, MC)
+            H, hc = P[:, :d], P[:, d]
+            self._linear = (Mi, m, H)
+        else:
+            hc = int_matmul(self._W1L, C)[:, 0]
+        h = hc + self._b1 * m
+        self._last = (f, H, h, _PieceMaps(self, f, H, h), {})
+        return self._last
+
+    def _shared_linear(self, Mi, m):
+        """``W1n Mi`` from the last parent whose linear part ``Mi / m`` was the same, or None."""
+        if self._linear is None:
+            return None
+        Mr, mr, Hr = self._linear
+        if Mr is Mi and mr == m:
+            return Hr
+        if len(Mr) != len(Mi) or any(a * mr != b * m for ra, rb in zip(Mi, Mr) for a, b in zip(ra, rb)):
+            return None
+        return Hr if mr == m else Hr * m // mr     # exact: W1n Mi is an integer matrix
 
     def labels_at(self, f: AffineMap, X, D):
         """On/off bit of every unit at ``f(X / D)``, or None where a pre-activation is 0.
@@ -391,9 +469,9 @@ class ReluStep:
             if p == 0 and (h[i] != 0 or any(row)):
                 return None
             bits[i] = int(p > 0)
-        return tuple(bits)
+        return Bits.of(bits)
 
-    def rows(self, bits, f: AffineMap):
+    def rows(self, bits, f: AffineMap, units=None):
         """Pulled-back rows of the piece where the units have the given bits (integers).
 
         Parameters
@@ -402,6 +480,9 @@ class ReluStep:
             One on/off bit per hidden unit.
         f : AffineMap
             The parent region's map.
+        units : sequence of int, optional
+            Only these units' rows (:meth:`near_units`); by default every unit that can bound
+            the piece.
 
         Returns
         -------
@@ -420,22 +501,83 @@ class ReluStep:
         """
         H, h = self._hidden(f)
         A, b, walls = [], [], []
-        view = self._view_of(f)
-        units = range(len(bits))
-        if view is not None and np.array_equal(self._bits_array(bits)[view.kept], view.fixed[view.kept]):
-            units = view.cross          # the other units keep their parent's sign: strictly redundant rows
+        if units is None:
+            view = self._view_of(f)
+            units = range(len(bits))
+            if view is not None and np.array_equal(self._bits_array(bits)[view.kept], view.fixed[view.kept]):
+                units = view.cross      # the other units keep their parent's sign: strictly redundant rows
+        made = self._last[4]           # this parent's rows, each made once: (unit, bit) -> row
         for i in units:
             bit = bits[i]
-            sign = -1 if bit else 1  # on: -(H x + h) <= 0 ; off: H x + h <= 0
-            a, beta = tuple(sign * int(v) for v in H[i]), sign * -int(h[i])
-            if beta == 0 and not any(a):  # identically 0 here: off by convention
-                if not bit:
-                    continue
-                beta = -1                 # "on" is then impossible: 0 <= -1
-            A.append(a)
-            b.append(beta)
-            walls.append(("relu", self.index, i, bit))
+            row = made.get((i, bit))
+            if row is None:
+                row = made[i, bit] = self._row(H, h, i, bit)
+            if row:
+                A.append(row[0])
+                b.append(row[1])
+                walls.append(row[2])
         return A, b, walls
+
+    def _row(self, H, h, i, bit):
+        """``(a, beta, wall)`` of unit ``i`` with this bit, or ``()`` where it is no constraint."""
+        sign = -1 if bit else 1  # on: -(H x + h) <= 0 ; off: H x + h <= 0
+        a, beta = tuple(sign * int(v) for v in H[i]), sign * -int(h[i])
+        if beta == 0 and not any(a):  # identically 0 here: off by convention
+            if not bit:
+                return ()
+            beta = -1                 # "on" is then impossible: 0 <= -1
+        return a, beta, ("relu", self.index, i, bit)
+
+    def near_units(self, bits, f: AffineMap, X, D, count=None):
+        """The ``count`` crossing units whose lines pass nearest ``X / D``, or None.
+
+        A proposal (float distances): :meth:`far_units` certifies that the others' rows are
+        strictly redundant on the piece, or names those that are not.  None when the
+        parent has no polygon view (:meth:`restrict`) or the bits leave it.
+
+        >>> from tropattn.attention import FFN
+        >>> ffn = FFN([[1, 0], [0, 1], [1, 1]], [0, 0, "-1/2"], [[1, 1, 1], [1, 1, 1]], [0, 0])  # x, y, x + y - 1/2
+        >>> step, f = ReluStep(ffn, 0), AffineMap.identity(2)
+        >>> step.restrict(f, [(1, 0, 1), (-1, 0, 1), (0, 1, 1), (0, -1, 1)])       # the square [-1, 1]^2
+        >>> bits = step.labels_at(f, (1, 2), 4)                                   # at (1/4, 1/2): all on
+        >>> bits, step.near_units(bits, f, (1, 2), 4, count=1)                    # x + y = 1/2 is nearest
+        ((1, 1, 1), [2])
+        """
+        view, count = self._view_of(f), config.relu_near_units if count is None else count
+        if view is None or view.lines is None or not count or len(view.cross) <= count:
+            return None
+        if not np.array_equal(self._bits_array(bits)[view.kept], view.fixed[view.kept]):
+            return None
+        L = view.unit_lines
+        dist = np.abs(L[:, 0] * (X[0] / D) + L[:, 1] * (X[1] / D) + L[:, 2])
+        near = np.argpartition(dist, count)[:count]
+        return sorted(view.cross[k] for k in near.tolist())
+
+    def far_units(self, bits, f: AffineMap, units, vertices):
+        """The crossing units outside ``units`` whose rows are not strict at every vertex (exact).
+
+        ``vertices``: the homogeneous vertices ``(X1, X2, D)``, ``D > 0``, of the polygon cut
+        from the parent by the rows of ``units``.  An empty answer certifies that every other
+        unit has its sign strictly on the whole closed polygon: their rows are strictly
+        redundant there, so the polygon is the piece and none of them is a facet.
+
+        >>> from tropattn.attention import FFN
+        >>> ffn = FFN([[1, 0], [0, 1], [1, 1]], [0, 0, "-1/2"], [[1, 1, 1], [1, 1, 1]], [0, 0])
+        >>> step, f = ReluStep(ffn, 0), AffineMap.identity(2)
+        >>> step.restrict(f, [(1, 0, 1), (-1, 0, 1), (0, 1, 1), (0, -1, 1)])
+        >>> triangle = [(-1, 2, 2), (1, 1, 1), (2, -1, 2)]      # the square cut by x + y >= 1/2 alone
+        >>> step.far_units((1, 1, 1), f, [2], triangle)         # x < 0 at (-1/2, 1), y < 0 at (1, -1/2)
+        [0, 1]
+        """
+        view = self._view_of(f)
+        where = view.where
+        inside = np.ones(len(view.cross), dtype=bool)
+        inside[[where[u] for u in units]] = False
+        rest = np.flatnonzero(inside)
+        S = view.lines.signs(vertices, rest)
+        want = np.where(self._bits_array(bits)[view.cross_array[rest]] > 0, 1, -1)
+        bad = (S != want[:, None]).any(axis=1)
+        return [view.cross[k] for k in rest[bad].tolist()]
 
     def realisable(self, bits) -> bool:
         """Every bit pattern is a candidate (the rows decide which are empty).
@@ -458,7 +600,7 @@ class ReluStep:
         """
         return True
 
-    def output_map(self, bits, f: AffineMap) -> AffineMap:
+    def output_map(self, bits, f: AffineMap, lazy: bool = False) -> AffineMap:
         """The affine map of the FFN's output on the piece of the given bits.
 
         With ``W1 = W1n / t1``, ``W2 = W2n / t2`` (and the biases over the same
@@ -472,6 +614,10 @@ class ReluStep:
             One bit per hidden unit.
         f : AffineMap
             The parent region's map.
+        lazy : bool, optional
+            Compute only the few entries the map's hash reads, now; the rest when the map is
+            compared with one of equal hash, read, or pickled (the last sub-layer of a count:
+            most maps are only hashed).
 
         Returns
         -------
@@ -484,48 +630,111 @@ class ReluStep:
         >>> ReluStep(FFN([[1]], [-1], [[1]], [0]), 0).output_map((1,), AffineMap.identity(1))   # x + (x - 1)
         AffineMap(M=((Fraction(2, 1),),), c=(Fraction(-1, 1),))
         """
-        H, h = self._hidden(f)
-        Mi, ci, m = f._integers
-        t = self._t1 * self._t2
-        d = len(Mi[0])                  # a parent map has a row per model coordinate
-        recent = self._recent
-        key = self._bits_array(bits)
-        ref = min(recent, key=lambda e: np.count_nonzero(e[0] != key), default=None)
-        if ref is not None:
-            add = np.flatnonzero(key > ref[0]).tolist()
-            drop = np.flatnonzero(key < ref[0]).tolist()
-        if ref is not None and 2 * (len(add) + len(drop)) <= sum(bits):   # a near piece: only the flipped units
-            N = ref[1]
-            if add:
-                N = N + self._units_product(add, H, h, d)
-            if drop:
-                N = N - self._units_product(drop, H, h, d)
-        else:
-            N = np.empty((len(Mi), d + 1), dtype=object)
-            for r, (row, c) in enumerate(zip(Mi, ci)):
-                N[r, :d] = [v * t for v in row]
-                N[r, d] = c * t + int(self._b2[r]) * self._t1 * m
-            on = [i for i, bit in enumerate(bits) if bit]
-            if on:
-                N = N + self._units_product(on, H, h, d)
-        recent.append((key, N))
-        if len(recent) > _RECENT_PIECES:
-            del recent[0]
-        return AffineMap.from_integers(N[:, :d], N[:, d], t * m)
-
-    def _units_product(self, units, H, h, d):
-        """``W2n[:, units] (H x + h)[units]`` as a ``(d_model, d + 1)`` integer array."""
-        if len(units) <= _FEW_UNITS:     # a few flipped units: Python ints on a thin slice beat the limbs
-            Hh = np.empty((len(units), d + 1), dtype=object)
-            Hh[:, :d], Hh[:, d] = H[units], h[units]
-            return int_matmul(self._W2[:, units], Hh, self._W2_bits)
-        Hh = np.zeros((len(h), d + 1), dtype=object)       # the other units' rows are 0: all of W2's limbs
-        Hh[units, :d], Hh[units, d] = H[units], h[units]
-        return int_matmul(self._W2L, Hh)
+        self._hidden(f)
+        maps = self._last[3]
+        return maps.deferred(bits) if lazy else maps.full(bits)
 
 
 #: Products over at most this many units take Python integers (object arrays) instead of float64 limbs.
 _FEW_UNITS = 24
+
+
+class _PieceMaps:
+    """The output maps of the pieces of one parent, as integer numerators over ``t1 t2 m``.
+
+    ``N = t1 t2 [Mi | ci] + W2n diag(bits) [H | h] + [0 | t1 m b2n]`` (:meth:`ReluStep.output_map`).
+    A piece near one computed before (few flipped units) costs only the flipped units'
+    columns of ``W2n``.  :meth:`deferred` computes only the first rows, those whose residues
+    are the map's hash (:func:`tropattn.regions._affine.residue_hash`), and the whole
+    numerator only when the map is compared with one of equal hash, read or pickled.
+    """
+
+    def __init__(self, step, f, H, h):
+        self.step, self.H, self.h = step, H, h
+        self.Mi, self.ci, self.m = f._integers
+        self.t = step._t1 * step._t2
+        self.recent = {False: [], True: []}   # head only? -> [(bits as int8, numerators)]
+        self.vary = None                      # the units whose bits can differ here (None: all)
+        self.terms = {}                       # unit -> its term of the hashed rows
+
+    def full(self, bits) -> AffineMap:
+        """The map of the piece with these bits, now."""
+        N, d = self.numerators(bits), len(self.Mi[0])
+        return AffineMap.from_integers(N[:, :d], N[:, d], self.t * self.m)
+
+    def deferred(self, bits) -> AffineMap:
+        """The map of the piece with these bits: its hash now, its entries when needed."""
+        den, d = self.t * self.m, len(self.Mi[0])
+        if den % _P == 0:
+            return self.full(bits)
+        head = self.numerators(bits, head=True)
+        h = residue_hash(head[:, d].tolist(), head[0, :d].tolist(), den)
+        return AffineMap.deferred(lambda: self.full(bits), h)
+
+    def numerators(self, bits, head=False):
+        """``N`` (all rows, or the first ``_HASHED``), from the nearest recent piece when that is cheaper.
+
+        Inside a parent polygon only the crossing units' bits differ between pieces
+        (``vary``, set by :meth:`ReluStep.restrict`): pieces are compared on those alone.
+        """
+        step, d = self.step, len(self.Mi[0])
+        recent = self.recent[head]
+        whole = step._bits_array(bits)
+        key = whole if self.vary is None else whole[self.vary]
+        ref = min(recent, key=lambda e: np.count_nonzero(e[0] != key), default=None)
+        if ref is not None:
+            add, drop = np.flatnonzero(key > ref[0]), np.flatnonzero(key < ref[0])
+            if self.vary is not None:
+                add, drop = self.vary[add], self.vary[drop]
+            add, drop = add.tolist(), drop.tolist()
+        if ref is not None and 2 * (len(add) + len(drop)) <= int(whole.sum()):   # a near piece: the flipped units
+            N = ref[1]
+            if head:
+                for i in add:
+                    N = N + self._head_term(i)
+                for i in drop:
+                    N = N - self._head_term(i)
+            else:
+                if add:
+                    N = N + _units_product(step._W2, step._W2L, step._W2_bits, add, self.H, self.h)
+                if drop:
+                    N = N - _units_product(step._W2, step._W2L, step._W2_bits, drop, self.H, self.h)
+        else:
+            W2, W2L = (step._W2[:_HASHED], step._W2headL) if head else (step._W2, step._W2L)
+            rows = range(W2.shape[0])
+            t, m, t1 = self.t, self.m, step._t1
+            N = np.empty((len(rows), d + 1), dtype=object)
+            for r in rows:
+                N[r, :d] = [v * t for v in self.Mi[r]]
+                N[r, d] = self.ci[r] * t + int(step._b2[r]) * t1 * m
+            on = np.flatnonzero(whole).tolist()
+            if on:
+                N = N + _units_product(W2, W2L, step._W2_bits, on, self.H, self.h)
+        recent.append((key, N))
+        if len(recent) > _RECENT_PIECES:
+            del recent[0]
+        return N
+
+    def _head_term(self, i):
+        """Unit ``i``'s term ``W2n[:_HASHED, i] (H_i, h_i)`` of the hashed rows (made once per parent)."""
+        term = self.terms.get(i)
+        if term is None:
+            row = np.empty(len(self.Mi[0]) + 1, dtype=object)
+            row[:-1], row[-1] = self.H[i], self.h[i]
+            term = self.terms[i] = np.multiply.outer(self.step._W2[:_HASHED, i], row)
+        return term
+
+
+def _units_product(W2, W2L, W2_bits, units, H, h):
+    """``W2[:, units] (H x + h)[units]`` as a ``(rows, d + 1)`` integer array (``W2L``: the limbs of ``W2``)."""
+    d = H.shape[1]
+    if len(units) <= _FEW_UNITS:     # a few flipped units: Python ints on a thin slice beat the limbs
+        Hh = np.empty((len(units), d + 1), dtype=object)
+        Hh[:, :d], Hh[:, d] = H[units], h[units]
+        return int_matmul(W2[:, units], Hh, W2_bits)
+    Hh = np.zeros((len(h), d + 1), dtype=object)       # the other units' rows are 0: all of W2's limbs
+    Hh[units, :d], Hh[units, d] = H[units], h[units]
+    return int_matmul(W2L, Hh)
 
 
 class _ParentView:
@@ -535,8 +744,14 @@ class _ParentView:
     ``kept``: the others, whose bit on the whole closed polygon is ``fixed`` (``bits`` as a list).
     """
 
-    def __init__(self, f, rows, cross, kept, fixed, bits):
+    def __init__(self, f, rows, cross, kept, fixed, bits, HH=None):
         self.f, self.rows, self.cross, self.kept, self.fixed, self.bits = f, rows, cross, kept, fixed, bits
+        self.where, self.cross_array = {u: k for k, u in enumerate(cross)}, np.asarray(cross, dtype=np.intp)
+        self.lines = None if HH is None else PreparedRows(HH)   # the crossing units' (H, h), for exact signs
+        if HH is not None:
+            F = self.lines.Rf
+            norms = np.hypot(F[:, 0], F[:, 1])
+            self.unit_lines = F / np.where(norms > 0, norms, 1.0)[:, None]   # floats: only to order by distance
 
     def holds(self, X, D) -> bool:
         """Is ``X / D`` in the closed polygon?"""
