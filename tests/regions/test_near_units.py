@@ -27,7 +27,7 @@ from tropattn.attention import FFN, Head, Layer, Transformer
 from tropattn.exact import counting
 from tropattn.io import model_to_json
 from tropattn.regions import AffineMap, count_regions, enumerate_regions
-from tropattn.regions._steps import Bits, ReluStep
+from tropattn.regions._relu import Bits, ReluStep
 
 _q = st.one_of(st.integers(-3, 3), st.builds(F, st.integers(-9, 9), st.sampled_from([2, 3, 5, 7])))
 

@@ -25,7 +25,8 @@ from tropattn.attention import FFN, Head, Layer
 from tropattn.errors import InvalidInputError
 from tropattn.exact import counting
 from tropattn.regions import AffineMap
-from tropattn.regions._steps import AttentionStep, ReluStep, _polygon_vertices
+from tropattn.regions._relu import _polygon_vertices
+from tropattn.regions._steps import AttentionStep, ReluStep
 
 
 # ---------------------------------------------------------------- the definitions, in Fractions

@@ -29,7 +29,8 @@ from ..errors import DegenerateInputError, TieError
 from ..exact import format_point, homogeneous_point, integer_row, interior_point, record, region_facets
 from ._affine import AffineMap
 from ._results import ActivationRegion, box_rows
-from ._steps import AttentionStep, Bits, _polygon_vertices, append_pattern, pulled_back_scores, wall_rows
+from ._relu import Bits, _polygon_vertices
+from ._steps import AttentionStep, append_pattern, pulled_back_scores, wall_rows
 
 __all__ = ["Piece", "root_piece", "region_of", "refine", "row_key"]
 
@@ -143,7 +144,7 @@ class _StepRows:
         return rows, walls
 
     def of_units(self, labels, units):
-        """``(rows, walls)`` of only these ReLU units (:meth:`~._steps.ReluStep.near_units`)."""
+        """``(rows, walls)`` of only these ReLU units (:meth:`~._relu.ReluStep.near_units`)."""
         return self._primitive(*self.step.rows(labels, self.f, units))
 
     def _primitive(self, A, b, walls):
@@ -252,9 +253,9 @@ def _piece_facets(parent, step, step_rows, labels, X, D, entry, unit=None):
     """``(R, W, keep, points, units)``: the piece's rows (the parent's, then the step's), tags and facets.
 
     A ReLU step crossed by many units in a plane parent first cuts the parent by the rows
-    of the units nearest the point (:meth:`~._steps.ReluStep.near_units`, and ``unit``,
+    of the units nearest the point (:meth:`~._relu.ReluStep.near_units`, and ``unit``,
     the one crossed into the piece); the exact signs of every other unit at the vertices
-    of that polygon (:meth:`~._steps.ReluStep.far_units`) certify that their rows are
+    of that polygon (:meth:`~._relu.ReluStep.far_units`) certify that their rows are
     strictly redundant, or add those that are not, for at most ``_ROUNDS`` rounds.
     ``units`` is then the units used; else (None) every unit's row is taken.
     """
