@@ -62,10 +62,11 @@ class AffineMap:
             return NotImplemented
         if self is other:
             return True
-        if hash(self) != hash(other):   # the hash is a function of the map: different, so unequal
-            return False
-        self._force()
-        other._force()
+        if "_make" in self.__dict__ or "_make" in other.__dict__:     # deferred: by the hash first
+            if hash(self) != hash(other):   # the hash is a function of the map: different, so unequal
+                return False
+            self._force()
+            other._force()
         a, b = self.__dict__.get("_raw"), other.__dict__.get("_raw")
         if a is not None and b is not None and a[2] == b[2] and a[0].shape == b[0].shape:
             return bool((a[1] == b[1]).all() and (a[0] == b[0]).all())
