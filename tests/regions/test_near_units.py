@@ -83,6 +83,7 @@ def test_the_oracle_counts_what_the_nearest_units_count():
     assert c.n_activation == len(brute_force(om))
     places = scope.snapshot()["by_place"]
     assert places.get("certified:relu.near_units", 0) > 0          # the path did the work
+    assert places.get("fallbacks:relu.near_units", 0) == 0         # ... and never gave up on a piece
 
 
 def _maps_differing_in_row(k, rows=24):
@@ -137,9 +138,9 @@ def test_deferred_output_maps_are_the_ffn_on_the_piece():
         assert lazy == want and made == want and lazy.M == want_M
 
 
-def test_many_units_long_bits_and_nearest_units_agree_with_every_unit():
+def test_many_float_units_long_bits_and_nearest_units_agree_with_every_unit():
     rng = random.Random(11)
-    q = lambda: F(rng.randint(-20, 20), rng.choice([4, 8, 3]))          # noqa: E731
+    q = lambda: rng.uniform(-2, 2)             # noqa: E731  float weights, exact: rows past int64 (the float filter)
     units = 3 * Bits.SHORT // 2                # long bits: the search keys its dicts by Bits
     ffn = FFN([[q(), q()] for _ in range(units)], [q() for _ in range(units)],
               [[q() for _ in range(units)] for _ in range(2)], [0, 0])
@@ -153,7 +154,8 @@ def test_many_units_long_bits_and_nearest_units_agree_with_every_unit():
     got = sorted((r.pattern, tuple(sorted(r.integer_rows)), r.map._integers) for r in near.activation_regions)
     assert got == sorted((r.pattern, tuple(sorted(r.integer_rows)), r.map._integers) for r in plain.activation_regions)
     assert (c.n_activation, c.n_linear) == (near.n_activation, near.n_linear) == (plain.n_activation, plain.n_linear)
-    assert scope.snapshot()["by_place"].get("certified:relu.near_units", 0) > 0
+    places = scope.snapshot()["by_place"]
+    assert places.get("certified:relu.near_units", 0) > 0 and places.get("fallbacks:relu.near_units", 0) == 0
     assert isinstance(near.activation_regions[0].pattern[0][1], Bits) and near.n_activation > 40
     om = load_model(model_to_json(model))
     for r in near.activation_regions[::7]:

@@ -84,11 +84,19 @@ class PreparedRows:
     >>> R = PreparedRows([[1, -1], [2, 2], [3 ** 40, -3 ** 40 + 1]])
     >>> R.signs([[1, 1]]).tolist(), R.signs([[3, 3], [1, -1]], [0, 1]).tolist()
     ([[0], [1], [1]], [[0, 1], [1, 0]])
+    >>> R.take([2]).signs([[1, 1]]).tolist()
+    [[1]]
     """
 
     def __init__(self, rows):
         self.R = _as_int_matrix(rows)
         self.Rf = scaled_floats(self.R)
+
+    def take(self, subset) -> "PreparedRows":
+        """The rows ``subset`` (their floats copied, not made again)."""
+        out = object.__new__(PreparedRows)
+        out.R, out.Rf = self.R[subset], self.Rf[subset]
+        return out
 
     def signs(self, cols, subset=None) -> np.ndarray:
         """``sign(rows[i] . cols[k])`` for the rows ``subset`` (all when None), exactly (int8)."""

@@ -233,8 +233,8 @@ def refine(parent: Piece, step, regions_out, edges_out, s=0, lazy=False):
                                    N, E, R[i])
             if back is not None:
                 nxt, across = guess, (N, E, back)
-                if units is not None and nxt not in seen:
-                    via[nxt] = W[i][2]       # the unit crossed: its row is the entry's
+                if W[i][0] == "relu" and nxt not in seen:
+                    via[nxt] = W[i][2]       # the unit crossed: its row is the entry, so it must be used
             else:
                 nxt, across = _cross(parent, step, step_rows, R[i][:-1], key, N, E, None if planar else guess)
                 if nxt is None:

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from .._config import config
-from ..exact import PreparedRows, dot_signs, int_bits, int_limbs, int_matmul, record
+from ..exact import PreparedRows, int_bits, int_limbs, int_matmul, record
 from ._affine import _HASHED, _P, AffineMap, residue_hash
 
 __all__ = ["Bits", "ReluStep"]
@@ -80,7 +80,7 @@ class ReluStep:
 
     **Parents in the plane** (:meth:`restrict`): most units' lines miss a small parent
     polygon; their signs are then fixed on it (the exact signs of ``H x + h`` at its
-    vertices, by the filtered :func:`tropattn.exact.dot_signs`), their rows are strictly
+    vertices, by the filtered signs of :class:`tropattn.exact.PreparedRows`), their rows are strictly
     redundant there and are left out, and only the units crossing it are evaluated.
     """
 
@@ -147,13 +147,14 @@ class ReluStep:
         H, h = self._hidden(f)
         HH = np.empty((len(h), 3), dtype=object)
         HH[:, :2], HH[:, 2] = H, h
-        S = dot_signs(HH, V)
+        lines = PreparedRows(HH)             # the floats made once: for these signs and the pieces' later
+        S = lines.signs(V)
         pos, neg = (S > 0).all(axis=1), (S < 0).all(axis=1)
         cross = np.flatnonzero(~(pos | neg))
         fixed = pos.astype(np.int8)
         record("certified", len(h) - len(cross), where="relu.parent_filter")
         self._view = _ParentView(f, tuple(rows), cross.tolist(), np.flatnonzero(pos | neg), fixed,
-                                 fixed.tolist(), HH[cross])
+                                 fixed.tolist(), lines.take(cross))
         self._last[3].vary = self._view.cross_array
 
     def _view_of(self, f):
@@ -316,7 +317,7 @@ class ReluStep:
         ((1, 1, 1), [2])
         """
         view, count = self._view_of(f), config.relu_near_units if count is None else count
-        if view is None or view.lines is None or not count or len(view.cross) <= count:
+        if view is None or not count or len(view.cross) <= count:
             return None
         if not np.array_equal(self._bits_array(bits)[view.kept], view.fixed[view.kept]):
             return None
@@ -516,14 +517,13 @@ class _ParentView:
     ``kept``: the others, whose bit on the whole closed polygon is ``fixed`` (``bits`` as a list).
     """
 
-    def __init__(self, f, rows, cross, kept, fixed, bits, HH=None):
+    def __init__(self, f, rows, cross, kept, fixed, bits, lines):
         self.f, self.rows, self.cross, self.kept, self.fixed, self.bits = f, rows, cross, kept, fixed, bits
         self.where, self.cross_array = {u: k for k, u in enumerate(cross)}, np.asarray(cross, dtype=np.intp)
-        self.lines = None if HH is None else PreparedRows(HH)   # the crossing units' (H, h), for exact signs
-        if HH is not None:
-            F = self.lines.Rf
-            norms = np.hypot(F[:, 0], F[:, 1])
-            self.unit_lines = F / np.where(norms > 0, norms, 1.0)[:, None]   # floats: only to order by distance
+        self.lines = lines                  # the crossing units' (H, h) as PreparedRows, for exact signs
+        F = lines.Rf
+        norms = np.hypot(F[:, 0], F[:, 1])
+        self.unit_lines = F / np.where(norms > 0, norms, 1.0)[:, None]   # floats: only to order by distance
 
     def holds(self, X, D) -> bool:
         """Is ``X / D`` in the closed polygon?"""
