@@ -100,11 +100,13 @@ SLOW_EXAMPLES = ("--train", "dyck --partition", "dyck --k 3 --m 4 --plot", "dyck
                  "dynamics fixed-points", "dynamics heads", "dynamics wasserstein")
 
 
-#: Examples that train torch models at their default sizes (about 35-65 CPU-s each): run verbatim in
-#: the long pass (``python -m pytest -m long``); the slow pass (and CI) runs each once more with these
+#: Examples that train torch models at their default sizes (about 35-65 CPU-s each), or simulate
+#: particles for 30-120 CPU-s (``dynamics mean-field``, ``dynamics threshold``): run verbatim in the
+#: long pass (``python -m pytest -m long``); the slow pass (and CI) runs each once more with these
 #: words appended, which takes the same path (training by steps, the JSON, the picture) on less work.
 SHORTENED = {"dyck train": ("--steps", "40"), "dyck probe": ("--steps", "40"),
-             "dyck intervene --seeds": ("--steps", "40", "--test-words", "12", "--seeds", "0,1"), "markov train": ("--steps", "40")}
+             "dyck intervene --seeds": ("--steps", "40", "--test-words", "12", "--seeds", "0,1"), "markov train": ("--steps", "40"),
+             "dynamics mean-field": ("--T", "4", "--seeds", "2", "--betas", "0.5,3,7"), "dynamics threshold": ("--seeds", "1", "--points", "4")}
 
 
 def _example_params(path, line):
