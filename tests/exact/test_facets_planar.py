@@ -89,3 +89,49 @@ def test_planar_facets_on_lines_strips_wedges_and_concurrent_lines():
     huge = 10 ** 400                                                                         # beyond floats
     keep, _ = planar_facets([(huge, 1, huge), (-huge, 1, huge), (0, -1, 1)], (0, 0), 1)
     assert keep == (0, 1, 2)
+
+
+def _corners(rows):
+    """The polygon's vertices from the definition: points where two rows' lines meet and every row holds."""
+    out = set()
+    for i, (a0, a1, b) in enumerate(rows):
+        for c0, c1, e in rows[i + 1:]:
+            det = a0 * c1 - a1 * c0
+            if det:
+                x = (Fraction(b * c1 - a1 * e, det), Fraction(a0 * e - b * c0, det))
+                if all(r0 * x[0] + r1 * x[1] <= rb for r0, r1, rb in rows):
+                    out.add(x)
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(polygons(), st.integers(1, 40))
+def test_planar_vertices_are_the_corners_counterclockwise(case, half):
+    """The vertices the scan returns: every corner once, in lowest terms, turning left; None when unbounded."""
+    rows, p = case
+    X, D = homogeneous_point(p)
+    keep, points, V = planar_facets(rows, X, D, vertices=True)
+    assert (keep, points) == planar_facets(rows, X, D)
+    boxed = rows + [(1, 0, half + 5), (-1, 0, half + 5), (0, 1, half + 5), (0, -1, half + 5)]
+    keep, _, W = planar_facets(boxed, X, D, vertices=True)
+    for corners in (V, W):
+        if corners is None:
+            continue
+        assert all(e > 0 and math.gcd(x0, x1, e) == 1 for x0, x1, e in corners)
+        assert len(corners) == len(set(corners))
+        k = len(corners)
+        for j in range(k):                        # consecutive edges turn left: counterclockwise, convex
+            (x0, x1, e), (y0, y1, g), (z0, z1, h) = corners[j], corners[(j + 1) % k], corners[(j + 2) % k]
+            u = (Fraction(y0, g) - Fraction(x0, e), Fraction(y1, g) - Fraction(x1, e))
+            v = (Fraction(z0, h) - Fraction(y0, g), Fraction(z1, h) - Fraction(y1, g))
+            assert u[0] * v[1] - u[1] * v[0] > 0
+    assert W is not None and len(W) == len(keep)
+    assert {(Fraction(x0, e), Fraction(x1, e)) for x0, x1, e in W} == _corners(boxed)
+    if V is not None:
+        assert {(Fraction(x0, e), Fraction(x1, e)) for x0, x1, e in V} == _corners(rows)
+
+
+def test_planar_vertices_of_unbounded_polygons_are_none():
+    assert planar_facets([(1, 0, 0), (0, 1, 0), (1, 1, 1)], (-1, -1), 1, vertices=True)[2] is None   # a quadrant
+    assert planar_facets([(1, 0, 1), (-1, 0, 1)], (0, 0), 1, vertices=True)[2] is None              # a strip
+    assert planar_facets([(1, 0, 1)], (0, 0), 1, vertices=True)[2] is None                          # a half-plane

@@ -341,7 +341,7 @@ def _dual_hull_simplices(U, c):
     return np.ascontiguousarray(found[0], dtype=np.intp)
 
 
-def planar_facets(rows, X, D, start=None):
+def planar_facets(rows, X, D, start=None, vertices=False):
     """The facet rows of a polygon ``{x in R^2 : r[:-1] . x <= r[-1]}``, exactly in integers.
 
     The polar dual of the polygon seen from the interior point ``p = X / D`` is the
@@ -363,16 +363,20 @@ def planar_facets(rows, X, D, start=None):
     start : tuple of int, optional
         A row known to be a facet of a polygon known to have interior (the region search
         knows both after a verified crossing): the scan starts there and needs no point.
+    vertices : bool, optional
+        Also return the vertices of a bounded polygon (the scan meets them anyway).
 
     Returns
     -------
-    (keep, points)
+    (keep, points) or (keep, points, vertices)
         ``keep``: indices of the facet rows, ascending (of rows on parallel lines with the
         same normal direction only the tightest, of equal ones the first); ``points``:
         for each kept index, ``(N, E)`` with ``N / E`` on that row's line and strictly
         inside every other row that is not the same half-plane: the midpoint of a bounded
         edge, a point on a ray one normal length beyond its vertex, or the point of a
-        whole line nearest the origin.  Same format as :func:`small_facets`.
+        whole line nearest the origin.  Same format as :func:`small_facets`.  With
+        ``vertices``: the polygon's vertices ``(X1, X2, D)``, ``D > 0``, in lowest terms and
+        counterclockwise order, one per pair of consecutive facets; None when it is unbounded.
 
     Examples
     --------
@@ -381,6 +385,8 @@ def planar_facets(rows, X, D, start=None):
     ((0, 1, 2, 4), {0: ((2, 1), 2), 1: ((1, 2), 2), 2: ((0, 1), 2), 4: ((1, 0), 2)})
     >>> planar_facets([(1, 0, 0), (0, 1, 0), (1, 1, 1)], (-1, -1), 1)     # a quadrant: two rays
     ((0, 1), {0: ((0, -1), 1), 1: ((-1, 0), 1)})
+    >>> planar_facets(rows, (1, 1), 2, vertices=True)[2]                   # the square's corners
+    [(1, 0, 1), (1, 1, 1), (0, 1, 1), (0, 0, 1)]
     """
     best = {}  # primitive normal direction -> (index, b, gcd, angle): of parallel rows only the tightest can be a facet
     info = _ROW_INFO
@@ -393,7 +399,7 @@ def planar_facets(rows, X, D, start=None):
         if j is None or r[2] * j[2] < j[1] * g:
             best[direction] = (i, r[2], g, angle)
     if not best:
-        return (), {}
+        return ((), {}, None) if vertices else ((), {})
     order = _by_angle(best)
     m = len(order)
     dirs = [u for u, _ in order]
@@ -436,7 +442,8 @@ def planar_facets(rows, X, D, start=None):
         stack.append(q)
     if gap is None:
         stack.pop()
-    return _facet_points(R, stack, gap is None)
+    keep, points, V = _facet_points(R, stack, gap is None)
+    return (keep, points, V) if vertices else (keep, points)
 
 
 #: Rows seen by :func:`planar_facets` -> (primitive normal direction, its gcd, float angle or None): a region's rows
@@ -489,7 +496,10 @@ def _angle_cmp(u, v) -> int:
 
 
 def _facet_points(R, F, bounded):
-    """The indices ``F`` (facets in counterclockwise order of their normals) and a point on each facet."""
+    """``(keep, points, vertices)`` of the facets ``F`` (in counterclockwise order of their normals).
+
+    ``vertices``: those of a bounded polygon with at least three facets, else None.
+    """
     f = len(F)
     if bounded and f >= 3:   # the common case, a polygon: every facet point is the midpoint of its edge
         rows = [R[i] for i in F]
@@ -507,7 +517,11 @@ def _facet_points(R, F, bounded):
                 h = gcd(E, N0, N1)
                 points[i] = ((N0 // h, N1 // h), E // h) if h > 1 else ((N0, N1), E)
             keep = tuple(sorted(F))
-            return keep, {i: points[i] for i in keep}
+            corners = []
+            for x0, x1, e in vertices:
+                h = gcd(x0, x1, e)
+                corners.append((x0 // h, x1 // h, e // h) if h > 1 else (x0, x1, e))
+            return keep, {i: points[i] for i in keep}, corners
     vertices = []  # vertex k: the lines of F[k] and F[k + 1], as (N, E) with E > 0
     for k in range(f if bounded else f - 1):
         a, c = R[F[k]], R[F[k + 1 - f]]
@@ -536,7 +550,7 @@ def _facet_points(R, F, bounded):
         g = math.gcd(E, *N)
         points[i] = ((N[0] // g, N[1] // g), E // g) if g > 1 else (N, E)
     keep = tuple(sorted(F))
-    return keep, {i: points[i] for i in keep}
+    return keep, {i: points[i] for i in keep}, None
 
 
 def _solve_all(M, rhs):

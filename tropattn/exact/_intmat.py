@@ -77,6 +77,11 @@ class IntLimbs:
     def __init__(self, parts, bits, rows, nbits):
         self.parts, self.bits, self.rows, self.nbits = parts, bits, rows, nbits
 
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_joined", None)       # the joined matrix (when an int64 product used it) is made again
+        return state
+
     @property
     def shape(self):
         return (self.rows, self.parts.shape[1])
@@ -243,8 +248,11 @@ def int_matmul(A, B, a_bits=None):
 
 
 def _join(L: IntLimbs):
-    """The object integer matrix that ``L`` holds."""
-    out = np.zeros(L.shape, dtype=object)
+    """The object integer matrix that ``L`` holds (made once per ``L``)."""
+    out = L.__dict__.get("_joined")
+    if out is not None:
+        return out
+    out = L._joined = np.zeros(L.shape, dtype=object)
     for k in range(L.parts.shape[0] // L.rows):
         out += L.parts[k * L.rows:(k + 1) * L.rows].astype(np.int64).astype(object) * (1 << (L.bits * k))
     return out

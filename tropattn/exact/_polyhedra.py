@@ -51,7 +51,7 @@ _SINGULAR = 1e-10
 _POINT_BITS = 48
 
 
-def region_facets(rows, X, D, entry=None):
+def region_facets(rows, X, D, entry=None, vertices=False):
     """Certified facets of ``{x : rows}`` seen from the strictly interior point ``X / D``.
 
     Parameters
@@ -65,6 +65,8 @@ def region_facets(rows, X, D, entry=None):
     entry : tuple of int, optional
         In the plane only: a row known to be a facet of a region known to have interior
         (the reversed row crossed into it); then ``X / D`` may lie on that row instead.
+    vertices : bool, optional
+        In the plane only: also return the polygon's vertices.
 
     Returns
     -------
@@ -72,6 +74,10 @@ def region_facets(rows, X, D, entry=None):
         Indices into ``rows`` of the facets (irredundant: each is needed).
     points : list of tuple
         For each kept row, ``(N, E)``: the point ``N / E`` in that facet's relative interior.
+    vertices : list of tuple or None
+        With ``vertices`` only: the vertices ``(X1, X2, D)`` (``D > 0``, lowest terms) of a
+        bounded polygon, counterclockwise (:func:`~._facets_batch.planar_facets`); None
+        when the polygon is unbounded or has zero rows.
 
     Examples
     --------
@@ -79,17 +85,20 @@ def region_facets(rows, X, D, entry=None):
     ([0, 1], [((1,), 1), ((-1,), 1)])
     """
     if len(X) == 2 and all(r[0] or r[1] for r in rows):    # the plane, no zero rows: no renumbering
-        keep, points = planar_facets(rows, X, D, entry)
-        return list(keep), [points[i] for i in keep]
+        keep, points, V = planar_facets(rows, X, D, entry, vertices=True)
+        return (list(keep), [points[i] for i in keep]) + ((V,) if vertices else ())
     nonzero = [i for i, r in enumerate(rows) if any(r[:-1])]
     sub = [rows[i] for i in nonzero]
-    fast = planar_facets(sub, X, D, entry) if len(X) == 2 else small_facets(sub, X, D)
-    if fast is not None:
-        keep, points = fast
+    V = None
+    if len(X) == 2:
+        keep, points, V = planar_facets(sub, X, D, entry, vertices=True)
     else:
-        fs = integer_facets(sub, tuple(Fraction(x, D) for x in X))
-        keep, points = fs.rows, {i: homogeneous_point(p) for i, p in fs.points.items()}
-    return [nonzero[i] for i in keep], [points[i] for i in keep]
+        fast = small_facets(sub, X, D)
+        if fast is None:
+            fs = integer_facets(sub, tuple(Fraction(x, D) for x in X))
+            fast = fs.rows, {i: homogeneous_point(p) for i, p in fs.points.items()}
+        keep, points = fast
+    return ([nonzero[i] for i in keep], [points[i] for i in keep]) + ((V,) if vertices else ())
 
 
 @dataclass(slots=True)

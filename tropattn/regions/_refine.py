@@ -29,8 +29,8 @@ from ..errors import DegenerateInputError, TieError
 from ..exact import format_point, homogeneous_point, integer_row, interior_point, record, region_facets
 from ._affine import AffineMap
 from ._results import ActivationRegion, box_rows
-from ._relu import Bits, _polygon_vertices
-from ._steps import AttentionStep, append_pattern, pulled_back_scores, wall_rows
+from ._relu import Bits
+from ._steps import AttentionStep, append_pattern, wall_rows
 
 __all__ = ["Piece", "root_piece", "region_of", "refine", "row_key"]
 
@@ -119,7 +119,7 @@ class _StepRows:
     """
 
     def __init__(self, step, f):
-        self.step, self.f, self.cache, self.scores, self.prim = step, f, {}, {}, {}
+        self.step, self.f, self.cache, self.prim = step, f, {}, {}
 
     def __call__(self, labels):
         """``(rows, walls)`` of the piece with these labels: primitive integer rows and their tags."""
@@ -133,9 +133,7 @@ class _StepRows:
             part = self.cache.get((h, j))
             if part is None:
                 A, b, tags = [], [], []
-                scores = self.scores.get(h)
-                if scores is None:
-                    scores = self.scores[h] = pulled_back_scores(step.heads[h], self.f)
+                scores = step.pulled_back(self.f)[h]
                 wall_rows(step.heads[h], j, step.rivals(h, j), self.f, ("head", step.index, h), A, b, tags,
                           scores)
                 part = self.cache[(h, j)] = (tuple(integer_row(a + (bi,)) for a, bi in zip(A, b)), tuple(tags))
@@ -267,8 +265,7 @@ def _piece_facets(parent, step, step_rows, labels, X, D, entry, unit=None):
         for _ in range(_ROUNDS):
             rows, walls = step_rows.of_units(labels, units)
             R = parent.rows + rows
-            keep, fpoints = region_facets(R, X, D, entry)
-            V = _polygon_vertices([R[i] for i in keep])
+            keep, fpoints, V = region_facets(R, X, D, entry, vertices=True)
             far = None if V is None else step.far_units(labels, parent.map, units, V)
             if far == []:
                 record("certified", where="relu.near_units")

@@ -18,7 +18,7 @@ from fractions import Fraction
 from ..errors import InvalidInputError
 import numpy as np
 
-from ..exact import common_denominator, int_matmul, integer_matrix
+from ..exact import common_denominator, int_limbs, int_matmul, integer_matrix
 from ._affine import AffineMap
 from ._relu import ReluStep
 
@@ -29,6 +29,10 @@ __all__ = ["DIAGRAM_MAX_DIM", "AttentionStep", "ReluStep", "model_steps", "appen
 
 DIAGRAM_MAX_DIM = 8
 """Heads reading more coordinates take every distinct key as a rival instead of power-diagram neighbours."""
+
+#: Parent maps with at least this many rows (model coordinates) pull every key of a layer back in one
+#: exact integer product (:meth:`AttentionStep.pulled_back`); narrower ones key by key, when first read.
+WIDE_MAP = 32
 
 
 class AttentionStep:
@@ -43,6 +47,47 @@ class AttentionStep:
         self.projection = layer.projection
         self._values = _integer_values(self.heads, self.projection)
         self._skip = None      # the skip matrix as integers (Rn, r), when first used
+        self._keys = None      # every head's integer keys stacked, as limbs (wide maps), when first used
+        self._pulled = None    # (f, every head's PulledBackScores through f): the last parent's
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_keys"], state["_pulled"] = None, None
+        return state
+
+    def pulled_back(self, f: AffineMap) -> list:
+        """Every head's :class:`PulledBackScores` through ``f`` (those of the last ``f`` are kept).
+
+        Through a wide map (at least :data:`WIDE_MAP` rows: a d_model-sized slice) every key
+        of every head is pulled back in one exact product ``K [Mi | ci]``, the keys stacked and
+        split into limbs once (:func:`tropattn.exact.int_limbs`); through a narrow one each key
+        is pulled back when first read.
+
+        >>> from tropattn.attention import Head, Layer
+        >>> step = AttentionStep(Layer([Head([[0], [1], [2]], [0, 0, -1])]), 0)   # scores 0, x, 2x - 1
+        >>> [step.pulled_back(AffineMap.identity(1))[0][k] for k in range(3)]
+        [((0,), 0), ((1,), 0), ((2,), -1)]
+        """
+        last = self._pulled
+        if last is not None and last[0] is f:
+            return last[1]
+        Mi, ci, m = f._integers
+        if len(Mi) < WIDE_MAP or any(len(head.keys[0]) != len(Mi) for head in self.heads):
+            out = [PulledBackScores(head, f) for head in self.heads]
+        else:
+            if self._keys is None:
+                K = np.array([k for head in self.heads for k in head.integer_form()[0]], dtype=object)
+                self._keys = int_limbs(K)
+            n = len(Mi[0])
+            MC = np.empty((len(Mi), n + 1), dtype=object)
+            MC[:, :n], MC[:, n] = Mi, ci
+            P = int_matmul(self._keys, MC).tolist()
+            out, at = [], 0
+            for head in self.heads:
+                out.append(PulledBackScores(head, f, P[at:at + head.N]))
+                at += head.N
+        self._pulled = (f, out)
+        return out
 
     def labels_at(self, f: AffineMap, X, D):
         """Exact argmax label of every head at ``f(X / D)`` (integers), or None on a tie.
@@ -74,10 +119,9 @@ class AttentionStep:
         >>> step.labels_at(AffineMap.identity(1), (3,), 1), step.labels_at(AffineMap.identity(1), (0,), 1)
         ((2,), None)
         """
-        Z, E = f.apply_homogeneous(X, D)
         out = []
-        for head in self.heads:
-            winners = head.argmax_homogeneous(Z, E)
+        for head, scores in zip(self.heads, self.pulled_back(f)):
+            winners = scores.argmax(X, D)
             label = head.distinct_winner(winners)
             if label is None and head.ties == "first" and not any(
                     _pulled_back_difference(head, winners[0], k, f) for k in winners[1:]):
@@ -418,14 +462,34 @@ def pulled_back_scores(head, f: AffineMap) -> "PulledBackScores":
 
 
 class PulledBackScores:
-    """The pulled-back integer scores of one head through one map (see :func:`pulled_back_scores`)."""
+    """The pulled-back integer scores of one head through one map (see :func:`pulled_back_scores`).
 
-    def __init__(self, head, f: AffineMap):
+    ``products``: the rows ``key_k [Mi | ci]`` of every key, when the caller computed them
+    at once (:meth:`AttentionStep.pulled_back`).
+    """
+
+    def __init__(self, head, f: AffineMap, products=None):
         self.keys, self.offsets = head.integer_form()
         Mi, self.ci, self.m = f._integers
         d = len(Mi[0])                  # a parent map has a row per model coordinate
-        self.cols = [tuple(row[i] for row in Mi) for i in range(d)]
         self.cache = {}
+        if products is not None:
+            self.cols = None
+            for k, row in enumerate(products):
+                self.cache[k] = (tuple(row[:d]), row[d] + self.offsets[k] * self.m)
+        else:
+            self.cols = [tuple(row[i] for row in Mi) for i in range(d)]
+
+    def argmax(self, X, D) -> tuple:
+        """The keys of maximal score at ``X / D`` (input coordinates), increasing: the head's
+        :meth:`~tropattn.attention.Head.argmax_homogeneous` at ``f(X / D)``, through the
+        pulled-back scores (the same order: every score is scaled by the same ``m D > 0``)."""
+        vals = []
+        for k in range(len(self.keys)):
+            a, s = self[k]
+            vals.append(sum(u * x for u, x in zip(a, X)) + s * D)
+        best = max(vals)
+        return tuple(k for k, v in enumerate(vals) if v == best)
 
     def __getitem__(self, k):
         out = self.cache.get(k)
