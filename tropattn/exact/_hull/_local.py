@@ -180,15 +180,17 @@ def rows_vanish_on_simplices(pts: PreparedPoints, simplices: np.ndarray, U: np.n
     """
     if not len(simplices):
         return True
-    if not np.all(np.any(U != 0, axis=1)):
-        return False
     F, k = simplices.shape
     if U.dtype != object and pts.P64 is not None:
+        if not np.all(np.any(U != 0, axis=1)):
+            return False
         H, X = U[facet_of], pts.P64[simplices]  # (F, k + 1), (F, k, k + 1)
         if int(np.abs(H).max()) * pts.max_abs * (k + 1) < INT64_SAFE:
             return not np.any(np.einsum("fj,fij->fi", H, X))
         return not np.any(wrapped_dots(np.repeat(H, k, axis=0), X.reshape(F * k, -1)) != 0)
     rows = _row_tuples(U) if rows is None else rows  # Python ints: sums of products, C-level loops
+    if not all(map(any, rows)):
+        return False
     H = map(rows.__getitem__, np.repeat(facet_of, k).tolist())
     X = map(pts.P.__getitem__, simplices.ravel().tolist())
     return not any(map(sum, map(map, itertools.repeat(operator.mul), H, X)))
