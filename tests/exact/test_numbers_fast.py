@@ -1,5 +1,6 @@
 """The Fraction fast paths of the converters against the per-entry parse of the same numbers as strings."""
 
+import math
 from fractions import Fraction as F
 
 import pytest
@@ -32,3 +33,18 @@ def test_fraction_input_still_refuses_bad_shapes():
         to_rational_matrix([[F(1)], [F(2)]], "sites", rows=3)
     with pytest.raises(InvalidInputError):
         to_rational_vector([F(1), [F(2)]], "weights")
+
+
+@pytest.mark.parametrize("big", [3 ** 40, 2 ** 64 + 1, 10 ** 30])
+def test_homogeneous_point_of_numpy_ints_beside_a_big_denominator(big):
+    """numpy integers (plain, or inside Fractions) beside ``1 / big``: exact Python-int numerators
+    (``a * (den // q)`` used to stay in int64 and overflow)."""
+    import numpy as np
+
+    from tropattn.exact import homogeneous_point
+
+    values = [np.int64(2 ** 62), np.int64(-7), F(np.int64(5), np.int64(6)), F(1, big), np.int32(3)]
+    nums, den = homogeneous_point(values)
+    want = [F(2 ** 62), F(-7), F(5, 6), F(1, big), F(3)]
+    assert den == math.lcm(6, big) and all(type(a) is int for a in nums)
+    assert [F(a, den) for a in nums] == want

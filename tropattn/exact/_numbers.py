@@ -449,12 +449,19 @@ def homogeneous_point(point: Sequence[Fraction]) -> tuple[tuple[int, ...], int]:
     den : int
         The least positive common denominator.
 
+    Numerators and denominators are made Python ints first (numpy integers, or Fractions
+    built from them, would multiply in wrapping int64).
+
     Examples
     --------
     >>> homogeneous_point([Fraction(1, 2), Fraction(1, 3)])
     ((3, 2), 6)
+    >>> nums, den = homogeneous_point([np.int64(5), Fraction(np.int64(1), np.int64(3)), Fraction(1, 3 ** 40)])
+    >>> nums == (5 * 3 ** 40, 3 ** 39, 1) and den == 3 ** 40 and all(type(a) is int for a in nums)
+    True
     """
     pairs = [v.as_integer_ratio() if type(v) in _RATIOS else (v.numerator, v.denominator) for v in point]
+    pairs = [(a, q) if type(a) is int and type(q) is int else (int(a), int(q)) for a, q in pairs]
     den = math.lcm(1, *[q for _, q in pairs])  # common_denominator, from the pairs read once
     return tuple([a * (den // q) for a, q in pairs]), den
 

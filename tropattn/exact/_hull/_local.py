@@ -11,10 +11,15 @@ simplex; vertices are proved by independent facet normals around them.
 
 from __future__ import annotations
 
+import itertools
+import operator
+
 import numpy as np
 
 from ..._config import config
 from ..._lazy import lazy_import
+from .._counters import record
+from .._linalg import wrapped_dots
 from .._predicates import (INT64_SAFE, PreparedPoints, as_small_ints, determinant_signs, filtered_signs,
                            matrix_signs, negative_columns, prepared_paired_signs, row_products, scaled_floats,
                            small_determinant_signs)
@@ -29,8 +34,9 @@ __all__ = ["certify_local"]
 def certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_of: np.ndarray,
                    inner: tuple, raw: np.ndarray, Uf: np.ndarray | None = None, report: dict | None = None):
     """The local certificate for non-degenerate simplices with outward rows ``U``
-    (``U . inner < 0``; ``facet_of[s]``: the row of simplex ``s``, built from its points,
-    so those points are exact zeros of it).  Returns like :func:`certify_boundary`.
+    (``U . inner < 0``; ``facet_of[s]``: the row of simplex ``s``, built from its points).
+    Returns like :func:`certify_boundary`; a refusal of check 0 is counted as
+    ``declined`` at ``"hull.local_rows"``.
     ``report`` (optional, for tests and diagnostics) receives the ridges found not convex
     (``"ridges"``), the number of points the float filter left to the cone test
     (``"cone_points"``) and the vertices proved by the rows around one simplex
@@ -38,6 +44,10 @@ def certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fac
 
     Checked, with O(facets + points) exact signs instead of O(facets x points):
 
+    0. every row is nonzero and vanishes at the ``k`` points of each of its simplices
+       (:func:`rows_vanish_on_simplices`, integer dot products): the rows come from
+       modular or float-checked minors, and everything below takes each row to be
+       the hyperplane of its simplices, so this is proved, not trusted;
     1. the simplices form a closed, consistently oriented surface ``S`` (every ridge in
        exactly two simplices with opposite induced orientations, outward orientation
        from ``raw``: :func:`_consistently_oriented`);
@@ -80,6 +90,11 @@ def certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fac
     """
     n, F, k = len(pts.P), len(simplices), simplices.shape[1]
     U = as_small_ints(U)
+    rows_out = _row_tuples(U) if U.dtype == object else None  # the answer's rows, made once
+    if not rows_vanish_on_simplices(pts, simplices, U, facet_of, rows_out):  # 0
+        record("declined", where="hull.local_rows")
+        return None, None, None
+    rows_out = _row_tuples(U) if rows_out is None else rows_out
     Uf = scaled_floats(U) if Uf is None else Uf  # ``U``'s floats, converted once
     sigma = _outward(pts, simplices, U, facet_of, raw)
     pairs = _ridge_pairs(simplices, n)
@@ -124,7 +139,7 @@ def certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fac
     if dense and not len(suspicious):  # the common case: the incidence is the stars, built dense
         Z = np.zeros((len(U), n), dtype=bool)
         Z[star_f, star_p] = True
-        return _row_tuples(U), Z, proved
+        return rows_out, Z, proved
     Z = sparse.csr_matrix((np.ones(len(star_f), dtype=bool), (star_f, star_p)), shape=(len(U), n))
     if len(suspicious):
         extra = _global_zeros(U, pts, suspicious)
@@ -137,7 +152,48 @@ def certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fac
         vertex |= meets_alone_any(Z, suspicious)
     if dense:
         Z = Z.toarray()
-    return _row_tuples(U), Z, vertex
+    return rows_out, Z, vertex
+
+
+def rows_vanish_on_simplices(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_of: np.ndarray,
+                             rows: list | None = None) -> bool:
+    """Check 0 of :func:`certify_local` (exact, integers): is every row ``U[facet_of[s]]``
+    nonzero and zero at each of the ``k`` points of simplex ``s``?
+
+    The rest of the local certificate takes each row to be the hyperplane of its
+    simplices; the rows come from modular, wrapped or float-checked minors, so that is
+    proved here rather than trusted: ``F k`` dot products, in int64 when
+    ``max|U| max|P| (k + 1) < 2^62`` proves them exact, else from the float and wrapped
+    int64 images (:func:`~tropattn.exact._linalg.wrapped_dots`, int64 rows), else in
+    Python integers (``rows``, optional: ``U``'s rows as tuples of ints, when the caller
+    has them).
+
+    >>> pts = PreparedPoints.of([(0, 0, 1), (1, 0, 1), (0, 1, 1)])
+    >>> edges = np.array([[0, 1], [1, 2], [2, 0]])
+    >>> U = np.array([[0, -1, 0], [1, 1, -1], [-1, 0, 0]])
+    >>> rows_vanish_on_simplices(pts, edges, U, np.arange(3))
+    True
+    >>> rows_vanish_on_simplices(pts, edges, U, np.array([0, 1, 1]))    # edge 2-0 is not on x + y = 1
+    False
+    >>> rows_vanish_on_simplices(pts, edges, U.astype(object) * 10**30, np.arange(3))
+    True
+    """
+    if not len(simplices):
+        return True
+    F, k = simplices.shape
+    if U.dtype != object and pts.P64 is not None:
+        if not np.all(np.any(U != 0, axis=1)):
+            return False
+        H, X = U[facet_of], pts.P64[simplices]  # (F, k + 1), (F, k, k + 1)
+        if int(np.abs(H).max()) * pts.max_abs * (k + 1) < INT64_SAFE:
+            return not np.any(np.einsum("fj,fij->fi", H, X))
+        return not np.any(wrapped_dots(np.repeat(H, k, axis=0), X.reshape(F * k, -1)) != 0)
+    rows = _row_tuples(U) if rows is None else rows  # Python ints: sums of products, C-level loops
+    if not all(map(any, rows)):
+        return False
+    H = map(rows.__getitem__, np.repeat(facet_of, k).tolist())
+    X = map(pts.P.__getitem__, simplices.ravel().tolist())
+    return not any(map(sum, map(map, itertools.repeat(operator.mul), H, X)))
 
 
 def _ray_meets_once_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_of: np.ndarray,
