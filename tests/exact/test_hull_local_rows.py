@@ -3,10 +3,10 @@
 The rows come from modular or float-checked minors; the local certificate used to take them
 on trust, and with a broken zero-pivot branch of the modular elimination it accepted a wrong
 facet (only the global certificate, which tests every point against every row, refused it).
-Here wrong rows are planted -- wrong residues in that branch, or a tilted row for two
-simplices of a cube -- and the hull must still equal a brute-force oracle: the local
-certificate refuses (counted as ``declined`` at ``"hull.local_rows"``) and the exact fallback
-answers.  The oracle shares no code with tropattn.exact: Fractions and cross products, in 3-D.
+Here wrong rows are handed to the certificate (``_certify_boundary(..., normals=...)``) -- a
+tilted row for two simplices of a cube, a facet row given to the wrong simplex -- and it must
+refuse them (counted as ``declined`` at ``"hull.local_rows"``); hulls of inputs with zero
+pivots must equal a brute-force oracle.  The oracle shares no code with tropattn.exact: Fractions and cross products, in 3-D.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 
 from tropattn import config
-from tropattn.exact import _linalg
 from tropattn.exact._counters import counting
 from tropattn.exact._hull import _boundary
 from tropattn.exact._hull._boundary import _certify_boundary
@@ -64,34 +63,9 @@ def zero_pivot_points():
             (F(1, 4096), F(0), F(0))]
 
 
-# ------------------------------------------------------------------ planted bugs
-def _zero_residues(R, p):
-    """The zero-pivot branch of the modular elimination, broken: every residue 0."""
-    return np.zeros((len(R), R.shape[2]), dtype=np.int64)
-
-
-def _shifted_residues(original):
-    """The zero-pivot branch, broken: every residue off by one."""
-    return lambda R, p: (original(R, p) + 1) % p
-
-
-@pytest.mark.parametrize("plant", ["zeros", "plus one"])
-@pytest.mark.parametrize("knobs", [LOCAL, {}], ids=["local", "default"])
-def test_wrong_zero_pivot_residues_are_refused(monkeypatch, plant, knobs):
-    pts = zero_pivot_points()
-    want = oracle_facets(pts)
-    monkeypatch.setattr(_linalg, "_minors_mod", _zero_residues if plant == "zeros"
-                        else _shifted_residues(_linalg._minors_mod))
-    with config.override(**knobs), counting() as c:
-        P = convex_hull(pts)
-    assert set(P.facets) == want
-    assert c.fallbacks == 1 and c.certified == 0
-    if knobs:
-        assert c.by_place[PLACE] >= 1  # refused by check 0, not by luck further on
-
-
-def test_zero_pivot_points_are_certified_without_the_plant():
-    """The same input, nothing planted: the local certificate proves it (no fallback)."""
+# ------------------------------------------------------------------ planted rows
+def test_zero_pivot_points_are_certified():
+    """A tetrahedron whose denominators send a modular pivot to zero: the local certificate proves it."""
     pts = zero_pivot_points()
     with config.override(**LOCAL), counting() as c:
         P = convex_hull(pts)
@@ -100,8 +74,8 @@ def test_zero_pivot_points_are_certified_without_the_plant():
 
 
 #: Tetrahedra found by a random search (seed 0, 300 clouds) on which the local certificate, without
-#: check 0 and with zero residues planted in the zero-pivot branch, accepted a wrong facet (3 of 300):
-#: each coordinate (numerator, denominator).
+#: check 0 and with zero residues planted in the zero-pivot branch of the modular elimination,
+#: accepted a wrong facet (3 of 300): each coordinate (numerator, denominator).
 FOOLED = [
     [((-193, 230), (0, 1), (-66439504, 536870909)), ((378762912, 536870909), (-1006, 3413), (-4252, 5565)),
      ((-11398, 14387), (1, 1), (-2527, 4096)), ((-1523, 1589), (1, 1), (795235891, 1073741818))],
@@ -113,62 +87,67 @@ FOOLED = [
 
 
 @pytest.mark.parametrize("cloud", range(len(FOOLED)))
-def test_found_tetrahedra_with_broken_zero_pivots_match_the_oracle(monkeypatch, cloud):
+@pytest.mark.parametrize("knobs", [LOCAL, {}], ids=["local", "default"])
+def test_tetrahedra_with_zero_pivots_match_the_oracle(cloud, knobs):
     pts = [tuple(Fraction(a, b) for a, b in p) for p in FOOLED[cloud]]
     want = oracle_facets(pts)
-    monkeypatch.setattr(_linalg, "_minors_mod", _zero_residues)
-    with config.override(**LOCAL), counting() as c:
+    with config.override(**knobs):
         P = convex_hull(pts)
     assert set(P.facets) == want and len(want) == 4
-    assert c.by_place[PLACE] >= 1
+
+
+def _claim(pts):
+    """The cube's points prepared, Qhull's triangulation of its boundary and the true rows of its simplices."""
+    prepared = PreparedPoints.of([p + (1,) for p in pts])
+    simplices = qhull_simplices(prepared.X_scaled, "Qt")[0]
+    raw, floats = _boundary._primitive_normals(prepared, simplices)
+    return prepared, simplices, raw.copy(), floats
 
 
 def _cube():
     return [tuple(c) for c in itertools.product([0, 1], repeat=3)]
 
 
-def _tilted(monkeypatch, pts):
-    """Plant the row ``x + z <= 2`` (a supporting plane through the edge b = (1, 0, 1), c = (1, 1, 1),
+def _tilted(pts, raw, simplices):
+    """The row ``x + z <= 2`` (a supporting plane through the edge b = (1, 0, 1), c = (1, 1, 1),
     not the plane of either triangle holding that edge) for both triangles on the edge, with the
-    orientation of their true normals; the rest of the triangulation keeps its true rows."""
+    orientation of their true normals; the other simplices keep their true rows."""
     b, c = pts.index((1, 0, 1)), pts.index((1, 1, 1))
-    real = _boundary._primitive_normals
-
-    def planted(prepared, simplices):
-        raw, floats = real(prepared, simplices)
-        raw = raw.copy()
-        inner = np.array([1, 1, 1, 2])  # the centre, homogeneous
-        for s in np.flatnonzero(np.isin(simplices, [b, c]).sum(axis=1) == 2):
-            outward = 1 if int(np.dot(raw[s].astype(object), inner)) < 0 else -1
-            raw[s] = [outward * v for v in (1, 0, 1, -2)]
-        return raw, None
-
-    monkeypatch.setattr(_boundary, "_primitive_normals", planted)
+    inner = np.array([1, 1, 1, 2])  # the centre, homogeneous
+    for s in np.flatnonzero(np.isin(simplices, [b, c]).sum(axis=1) == 2):
+        outward = 1 if int(np.dot(raw[s].astype(object), inner)) < 0 else -1
+        raw[s] = [outward * v for v in (1, 0, 1, -2)]
+    return raw
 
 
-def test_a_tilted_row_is_refused_by_the_local_certificate(monkeypatch):
+@pytest.mark.parametrize("knobs", [LOCAL, {}], ids=["local", "default"])
+def test_a_tilted_row_is_refused(knobs):
     """Without check 0 the local certificate accepts 7 'facets' of the cube, ``x + z <= 2`` among them:
     the tilted row supports the cube, every ridge is convex, and the ray through a triangle of
-    the fewest-simplex row (``z <= 1`` or ``x <= 1``, now one triangle each) meets nothing else."""
+    the fewest-simplex row (``z <= 1`` or ``x <= 1``, now one triangle each) meets nothing else.
+    The global certificate refuses it as well."""
     pts = _cube()
-    _tilted(monkeypatch, pts)
-    prepared = PreparedPoints.of([p + (1,) for p in pts])
-    simplices = qhull_simplices(prepared.X_scaled, "Qt")[0]
-    with config.override(**LOCAL), counting() as c:
-        assert _certify_boundary(prepared, simplices, (1, 1, 1, 2)) == (None, None, None)
-    assert c.by_place[PLACE] == 1
-    with config.override(**LOCAL), counting() as c:
-        P = convex_hull(pts)
-    assert set(P.facets) == oracle_facets(pts) and len(P.facets) == 6
-    assert c.fallbacks == 1 and c.by_place[PLACE] >= 1
+    prepared, simplices, raw, _ = _claim(pts)
+    assert _certify_boundary(prepared, simplices, (1, 1, 1, 2))[0] is not None           # the true rows pass
+    planted = _tilted(pts, raw, simplices)
+    with config.override(**knobs), counting() as c:
+        assert _certify_boundary(prepared, simplices, (1, 1, 1, 2), normals=(planted, None)) == (None, None, None)
+    if knobs:
+        assert c.by_place[PLACE] == 1          # refused by check 0, not by luck further on
 
 
-def test_the_tilted_row_is_refused_by_the_global_certificate_too(monkeypatch):
+@pytest.mark.parametrize("knobs", [LOCAL, {}], ids=["local", "default"])
+def test_a_row_given_to_the_wrong_simplex_is_refused(knobs):
+    """A simplex handed the row of another facet (what a broken modular branch produces: a true facet
+    row, the wrong simplex) is refused; every row is still a true facet of the cube."""
     pts = _cube()
-    _tilted(monkeypatch, pts)
-    with counting() as c:
-        P = convex_hull(pts)
-    assert set(P.facets) == oracle_facets(pts) and c.fallbacks == 1
+    prepared, simplices, raw, _ = _claim(pts)
+    for s in range(1, len(simplices)):
+        if tuple(raw[s]) != tuple(raw[0]):
+            break
+    raw[0] = raw[s]
+    with config.override(**knobs):
+        assert _certify_boundary(prepared, simplices, (1, 1, 1, 2), normals=(raw, None)) == (None, None, None)
 
 
 # ------------------------------------------------------------------ check 0 itself, on each integer path

@@ -73,10 +73,13 @@ def certify_boundary(pts: PreparedPoints, simplices: np.ndarray, inner: tuple):
     return _certify_boundary(pts, simplices, inner)
 
 
-def _certify_boundary(pts: PreparedPoints, simplices: np.ndarray, inner: tuple, report: dict | None = None):
+def _certify_boundary(pts: PreparedPoints, simplices: np.ndarray, inner: tuple, report: dict | None = None,
+                      normals: tuple | None = None):
     """:func:`certify_boundary`; ``report`` (optional) receives what the local certificate
-    reports (see :func:`~tropattn.exact._hull._local.certify_local`)."""
-    raw, floats = _primitive_normals(pts, simplices)
+    reports (see :func:`~tropattn.exact._hull._local.certify_local`).  ``normals``: the claimed
+    ``(raw, floats)`` rows of the simplices instead of :func:`_primitive_normals` (what a
+    test plants: the certificate must refuse wrong ones)."""
+    raw, floats = _primitive_normals(pts, simplices) if normals is None else normals
     rows = _outward_rows(raw, inner, floats)
     if rows is None:
         return None, None, None
