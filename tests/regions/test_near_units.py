@@ -14,8 +14,10 @@
 
 from __future__ import annotations
 
+import gc
 import itertools
 import pickle
+import weakref
 import random
 from fractions import Fraction as F
 
@@ -136,6 +138,25 @@ def test_deferred_output_maps_are_the_ffn_on_the_piece():
         want = AffineMap(want_M, want_c)
         assert hash(lazy) == hash(want) == hash(made)
         assert lazy == want and made == want and lazy.M == want_M
+
+
+def test_deferred_maps_outlive_their_parents_products():
+    """A deferred map holds the parent's integers and its bits, not the parent's products: those
+    are freed once the step enters another parent, and the map is still made right later."""
+    rng = random.Random(8)
+    q = lambda: F(rng.randint(-9, 9), rng.choice([1, 2, 3]))                # noqa: E731
+    dm, units = 20, 4
+    ffn = FFN([[q() for _ in range(dm)] for _ in range(units)], [q() for _ in range(units)],
+              [[q() for _ in range(units)] for _ in range(dm)], [q() for _ in range(dm)])
+    step, fresh = ReluStep(ffn, 0), ReluStep(ffn, 0)
+    maps = [AffineMap(tuple((q(), q()) for _ in range(dm)), tuple(q() for _ in range(dm))) for _ in range(2)]
+    bits = (1, 0, 1, 1)
+    lazy = step.output_map(bits, maps[0], lazy=True)
+    products = weakref.ref(step._last[3])
+    step.output_map(bits, maps[1], lazy=True)           # the next parent
+    gc.collect()
+    assert products() is None
+    assert lazy == fresh.output_map(bits, maps[0]) and lazy.c == fresh.output_map(bits, maps[0]).c
 
 
 def test_many_float_units_long_bits_and_nearest_units_agree_with_every_unit():

@@ -175,21 +175,38 @@ class ReluStep:
         attention adds a constant) share ``H`` up to the factor of their denominators: then
         only the offset column is a new product.
         """
-        Mi, ci, m = f._integers
+        integers = f._integers
+        shared = self._shared_linear(integers[0], integers[2])
+        H, h = self._pre_activations(integers, shared)
+        if shared is None:
+            self._linear = (integers[0], integers[2], H)
+        self._last = (f, H, h, _PieceMaps(self, integers, H, h), {})
+        return self._last
+
+    def _pre_activations(self, integers, H=None):
+        """``(H, h)`` of :meth:`_hidden` for the map ``integers = (Mi, ci, m)``; ``H`` given when shared."""
+        Mi, ci, m = integers
         d = len(Mi[0])                  # a parent map has a row per model coordinate
         C = np.array(ci, dtype=object).reshape(-1, 1)
-        H = self._shared_linear(Mi, m)
         if H is None:
             MC = np.empty((len(Mi), d + 1), dtype=object)
             MC[:, :d], MC[:, d:] = Mi, C
             P = int_matmul(self._W1L, MC)
             H, hc = P[:, :d], P[:, d]
-            self._linear = (Mi, m, H)
         else:
             hc = int_matmul(self._W1L, C)[:, 0]
-        h = hc + self._b1 * m
-        self._last = (f, H, h, _PieceMaps(self, f, H, h), {})
-        return self._last
+        return H, hc + self._b1 * m
+
+    def _made_map(self, bits, integers) -> AffineMap:
+        """The output map on the piece ``bits`` of the parent map ``integers``, from scratch.
+
+        A deferred map (:meth:`_PieceMaps.deferred`) is made by this when first needed: it
+        holds the parent's integers and the bits only, not the parent's products (``H``, the
+        units' terms, the recent numerators), which would otherwise live as long as any of its
+        pieces' maps.  No cache of the step is touched.
+        """
+        H, h = self._pre_activations(integers)
+        return _PieceMaps(self, integers, H, h).full(bits)
 
     def _shared_linear(self, Mi, m):
         """``W1n Mi`` from the last parent whose linear part ``Mi / m`` was the same, or None."""
@@ -422,9 +439,9 @@ class _PieceMaps:
     numerator only when the map is compared with one of equal hash, read or pickled.
     """
 
-    def __init__(self, step, f, H, h):
+    def __init__(self, step, integers, H, h):
         self.step, self.H, self.h = step, H, h
-        self.Mi, self.ci, self.m = f._integers
+        self.Mi, self.ci, self.m = integers
         self.t = step._t1 * step._t2
         self.recent = {False: [], True: []}   # head only? -> [(bits as int8, numerators)]
         self.vary = None                      # the units whose bits can differ here (None: all)
@@ -442,7 +459,8 @@ class _PieceMaps:
             return self.full(bits)
         head = self.numerators(bits, head=True)
         h = residue_hash(head[:, d].tolist(), head[0, :d].tolist(), den)
-        return AffineMap.deferred(lambda: self.full(bits), h)
+        step, integers = self.step, (self.Mi, self.ci, self.m)     # not self: its products stay behind
+        return AffineMap.deferred(lambda: step._made_map(bits, integers), h)
 
     def numerators(self, bits, head=False):
         """``N`` (all rows, or the first ``_HASHED``), from the nearest recent piece when that is cheaper.
