@@ -24,6 +24,20 @@ _P = (1 << 61) - 1
 _HASHED = 16
 
 
+def augmented(integers) -> np.ndarray:
+    """``[Mi | ci]`` of a map's integers ``(Mi, ci, m)`` as one object array (the factor of the
+    exact products that pull rows back through the map, or push weights forward).
+
+    >>> augmented((((1, 2), (3, 4)), (5, 6), 7)).tolist()
+    [[1, 2, 5], [3, 4, 6]]
+    """
+    Mi, ci, _ = integers
+    d = len(Mi[0])
+    MC = np.empty((len(Mi), d + 1), dtype=object)
+    MC[:, :d], MC[:, d] = Mi, ci
+    return MC
+
+
 def residue_hash(offsets, row, m) -> int:
     """The hash of a map from a few of its numerators over ``m`` (``m`` not a multiple of ``_P``).
 

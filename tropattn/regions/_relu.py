@@ -15,7 +15,7 @@ import numpy as np
 
 from .._config import config
 from ..exact import PreparedRows, int_bits, int_limbs, int_matmul, record
-from ._affine import _HASHED, _P, AffineMap, residue_hash
+from ._affine import _HASHED, _P, AffineMap, augmented, residue_hash
 
 __all__ = ["Bits", "ReluStep"]
 
@@ -187,14 +187,11 @@ class ReluStep:
         """``(H, h)`` of :meth:`_hidden` for the map ``integers = (Mi, ci, m)``; ``H`` given when shared."""
         Mi, ci, m = integers
         d = len(Mi[0])                  # a parent map has a row per model coordinate
-        C = np.array(ci, dtype=object).reshape(-1, 1)
         if H is None:
-            MC = np.empty((len(Mi), d + 1), dtype=object)
-            MC[:, :d], MC[:, d:] = Mi, C
-            P = int_matmul(self._W1L, MC)
+            P = int_matmul(self._W1L, augmented(integers))
             H, hc = P[:, :d], P[:, d]
         else:
-            hc = int_matmul(self._W1L, C)[:, 0]
+            hc = int_matmul(self._W1L, np.array(ci, dtype=object).reshape(-1, 1))[:, 0]
         return H, hc + self._b1 * m
 
     def _made_map(self, bits, integers) -> AffineMap:

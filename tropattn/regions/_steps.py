@@ -19,7 +19,7 @@ from ..errors import InvalidInputError
 import numpy as np
 
 from ..exact import common_denominator, int_limbs, int_matmul, integer_matrix
-from ._affine import AffineMap
+from ._affine import AffineMap, augmented
 from ._relu import ReluStep
 
 
@@ -78,10 +78,7 @@ class AttentionStep:
             if self._keys is None:
                 K = np.array([k for head in self.heads for k in head.integer_form()[0]], dtype=object)
                 self._keys = int_limbs(K)
-            n = len(Mi[0])
-            MC = np.empty((len(Mi), n + 1), dtype=object)
-            MC[:, :n], MC[:, n] = Mi, ci
-            P = int_matmul(self._keys, MC).tolist()
+            P = int_matmul(self._keys, augmented(f._integers)).tolist()
             out, at = [], 0
             for head in self.heads:
                 out.append(PulledBackScores(head, f, P[at:at + head.N]))
@@ -124,7 +121,7 @@ class AttentionStep:
             winners = scores.argmax(X, D)
             label = head.distinct_winner(winners)
             if label is None and head.ties == "first" and not any(
-                    _pulled_back_difference(head, winners[0], k, f) for k in winners[1:]):
+                    _difference_row(head, winners[0], k, f, scores) for k in winners[1:]):
                 label = winners[0]
             if label is None:
                 return None
@@ -251,9 +248,7 @@ class AttentionStep:
         Rn, r = self._skip
         Mi, ci, m = f._integers
         d = len(Mi[0])                  # a parent map has a row per model coordinate
-        MC = np.empty((len(Mi), d + 1), dtype=object)
-        MC[:, :d], MC[:, d] = Mi, ci
-        N = int_matmul(Rn, MC) * t
+        N = int_matmul(Rn, augmented(f._integers)) * t
         total = np.array(V[0][labels[0]], dtype=object)
         for h in range(1, len(labels)):
             total = total + np.array(V[h][labels[h]], dtype=object)
