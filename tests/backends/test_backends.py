@@ -52,6 +52,17 @@ def test_processes_equal_serial():
     assert _summary(enumerate_regions(model)) == _summary(enumerate_regions(model, executor="processes", workers=2))
 
 
+def test_the_workers_asked_for_are_the_workers_started():
+    """``workers=1`` is one Dask worker (it was raised to 2); not given, each executor's own default."""
+    assert get_executor("dask", workers=1).workers == 1
+    assert get_executor("dask", workers=3).workers == 3
+    assert get_executor("dask").workers == 2
+    assert get_executor("processes").workers == 2
+    assert get_executor("processes", workers=1).workers == 1
+    with pytest.raises(InvalidInputError, match="workers"):
+        get_executor("dask", workers=0)
+
+
 def test_a_scheduler_needs_dask_and_a_valid_address():
     with pytest.raises(InvalidInputError, match="executor = 'dask'"):
         get_executor("processes", 2, scheduler="local")

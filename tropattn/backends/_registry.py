@@ -20,11 +20,11 @@ __all__ = ["EXECUTORS", "get_executor"]
 EXECUTORS = ("serial", "processes", "dask")
 
 
-def get_executor(kind="serial", workers: int = 1, scheduler=None):
+def get_executor(kind="serial", workers: int | None = None, scheduler=None):
     """An executor by name (``"serial"``, ``"processes"`` or ``"dask"``), or the executor object itself.
 
     ``scheduler`` is for ``"dask"`` only: ``None`` or ``"local"`` starts a LocalCluster of
-    ``workers`` processes (at least 2) on this machine, ``"tcp://host:port"`` joins a
+    ``workers`` processes (2 when not given) on this machine, ``"tcp://host:port"`` joins a
     running scheduler (nothing starts until the executor's first ``map``).
 
     Parameters
@@ -32,7 +32,8 @@ def get_executor(kind="serial", workers: int = 1, scheduler=None):
     kind : {"serial", "processes", "dask"} or executor, optional
         The executor's name, or an object with ``map(fn, chunks)`` (returned as is).
     workers : int, optional
-        Positive number of worker processes (default 1).
+        Positive number of worker processes (default: the executor's own, 2 processes or 2
+        local Dask workers; a serial executor has none).
     scheduler : str, optional
         Dask only: ``None``/``"local"`` or a scheduler address.
 
@@ -53,6 +54,8 @@ def get_executor(kind="serial", workers: int = 1, scheduler=None):
     2
     >>> get_executor("dask", scheduler="tcp://127.0.0.1:8786").scheduler
     'tcp://127.0.0.1:8786'
+    >>> get_executor("dask").workers, get_executor("dask", workers=1).workers   # nothing started yet
+    (2, 1)
     """
     if scheduler is not None and kind != "dask":
         raise InvalidInputError(f"scheduler = {scheduler!r} needs executor = 'dask'; got executor = {kind!r}")
@@ -60,10 +63,11 @@ def get_executor(kind="serial", workers: int = 1, scheduler=None):
         if callable(getattr(kind, "map", None)):
             return kind
         raise InvalidInputError(f"executor = {kind!r}; give one of {EXECUTORS} or an object with map(fn, chunks)")
-    workers = positive_int(workers, "workers", meaning="the number of worker processes")
+    if workers is not None:
+        workers = positive_int(workers, "workers", meaning="the number of worker processes")
     choice(kind, "executor", EXECUTORS, meaning="or an object with map(fn, chunks)")
     if kind == "serial":
         return SerialExecutor()
     if kind == "processes":
-        return ProcessExecutor(workers)
-    return DaskExecutor(scheduler, workers=max(workers, 2) if scheduler in (None, "local") else workers)
+        return ProcessExecutor() if workers is None else ProcessExecutor(workers)
+    return DaskExecutor(scheduler) if workers is None else DaskExecutor(scheduler, workers=workers)

@@ -45,7 +45,7 @@ def add_run_arguments(parser, regions: bool = False) -> None:
     >>> p.parse_args(["--workers", "2"])
     Namespace(workers=2, scheduler=None, regions=None)
     """
-    parser.add_argument("--workers", type=int, default=1,
+    parser.add_argument("--workers", type=int, default=None,
                         help="processes on this machine for the primal search (default 1; capped at the machine's "
                              "cores, with a warning); with --scheduler local, the number of Dask workers "
                              "(default 2)")
@@ -93,8 +93,13 @@ def run_kwargs(args, reuse: bool = False) -> dict:
     {'workers': 1}
     >>> run_kwargs(argparse.Namespace(workers=1, scheduler="local"))
     {'workers': 1, 'executor': 'dask', 'scheduler': 'local'}
+    >>> run_kwargs(argparse.Namespace(workers=None, scheduler="local"))   # --workers not given
+    {'workers': 2, 'executor': 'dask', 'scheduler': 'local'}
     """
-    workers = positive_int(args.workers, "--workers", meaning="the number of worker processes")
+    workers = args.workers
+    if workers is None:             # not given: one process, or a local Dask cluster's default size
+        workers = 2 if args.scheduler == "local" else 1
+    workers = positive_int(workers, "--workers", meaning="the number of worker processes")
     if args.scheduler in (None, "local"):  # processes on this machine: at most its cores
         workers, note = pool_size(workers)
         if note:
@@ -102,8 +107,7 @@ def run_kwargs(args, reuse: bool = False) -> dict:
     out = {"workers": workers}
     if args.scheduler is not None:
         if reuse:
-            local = args.scheduler == "local"
-            executor = DaskExecutor(args.scheduler, workers=max(workers, 2) if local else workers)
+            executor = DaskExecutor(args.scheduler, workers=workers)
             atexit.register(executor.close)
             out["executor"] = executor
         else:

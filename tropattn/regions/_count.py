@@ -105,7 +105,7 @@ def dual_refusal(model, box=None) -> str | None:
     return None
 
 
-def count_regions(model, method="auto", box=None, ties=None, *, keep="counts", progress=None, workers=1,
+def count_regions(model, method="auto", box=None, ties=None, *, keep="counts", progress=None, workers=None,
                   executor="serial", scheduler=None, graph=False) -> RegionCount:
     """The number of activation (and linear) regions of ``model``, exactly.
 

@@ -66,7 +66,7 @@ def check_progress(progress):
     return progress
 
 
-def enumerate_regions(model, box=None, progress=None, workers: int = 1,
+def enumerate_regions(model, box=None, progress=None, workers: int | None = None,
                       executor="serial", keep="all", scheduler=None, graph: bool = False) -> RegionSet:
     """All activation regions of ``model`` over ``R^d`` (or inside ``box``), exactly.
 
@@ -91,8 +91,8 @@ def enumerate_regions(model, box=None, progress=None, workers: int = 1,
         KeyboardInterrupt there stops the search as Ctrl-C does.
     workers : int, optional
         With ``executor="serial"`` (the default), ``workers > 1`` means
-        ``executor="processes"`` with that many processes; with ``"dask"`` and no
-        scheduler, the number of local workers.
+        ``executor="processes"`` with that many processes; with ``"processes"`` or
+        ``"dask"`` and no scheduler, the number of local processes (default 2).
     executor : str or executor object, optional
         Where the chunks of parents are refined (:mod:`tropattn.backends`):
         ``"serial"``, ``"processes"``, ``"dask"``, or any object with
@@ -140,7 +140,8 @@ def enumerate_regions(model, box=None, progress=None, workers: int = 1,
     >>> enumerate_regions(sawtooth_model(2, 3, 2), keep="counts").n_activation    # 3^(2*2), none held
     81
     """
-    workers = positive_int(workers, "workers", meaning="the number of worker processes")
+    if workers is not None:
+        workers = positive_int(workers, "workers", meaning="the number of worker processes")
     check_keep(keep)
     check_progress(progress)
     if graph and keep != "all":
@@ -148,7 +149,7 @@ def enumerate_regions(model, box=None, progress=None, workers: int = 1,
                                 "built on the regions it keeps")
     kind = executor
     if executor == "serial":
-        kind = "dask" if scheduler is not None else "processes" if workers > 1 else "serial"
+        kind = "dask" if scheduler is not None else "processes" if (workers or 1) > 1 else "serial"
     runner = get_executor(kind, workers, scheduler=scheduler)
     t0 = time.perf_counter()
     callback = keep if callable(keep) else None
