@@ -455,15 +455,19 @@ class _PieceMaps:
         if den % _P == 0:
             return self.full(bits)
         head = self.numerators(bits, head=True)
-        h = residue_hash(head[:, d].tolist(), head[0, :d].tolist(), den)
+        h = residue_hash(head[d:].tolist(), head[:d].tolist(), den)
         step, integers = self.step, (self.Mi, self.ci, self.m)     # not self: its products stay behind
         return AffineMap.deferred(lambda: step._made_map(bits, integers), h)
 
     def numerators(self, bits, head=False):
-        """``N`` (all rows, or the first ``_HASHED``), from the nearest recent piece when that is cheaper.
+        """``N``, or with ``head`` only what the map's hash reads, from the nearest recent piece when cheaper.
 
-        Inside a parent polygon only the crossing units' bits differ between pieces
-        (``vary``, set by :meth:`ReluStep.restrict`): pieces are compared on those alone.
+        The hash (:func:`~tropattn.regions._affine.residue_hash`) reads row 0's linear part
+        and the offsets of the first ``_HASHED`` rows: ``head`` gives those ``d + _HASHED``
+        numerators as one vector ``N[0, :d] ++ N[:_HASHED, d]`` (a flipped unit costs that
+        many products, not ``_HASHED (d + 1)``).  Inside a parent polygon only the crossing
+        units' bits differ between pieces (``vary``, set by :meth:`ReluStep.restrict`):
+        pieces are compared on those alone.
         """
         step, d = self.step, len(self.Mi[0])
         recent = self.recent[head]
@@ -498,18 +502,22 @@ class _PieceMaps:
             on = np.flatnonzero(whole).tolist()
             if on:
                 N = N + _units_product(W2, W2L, step._W2_bits, on, self.H, self.h)
+            if head:
+                N = np.concatenate([N[0, :d], N[:, d]])
         recent.append((key, N))
         if len(recent) > _RECENT_PIECES:
             del recent[0]
         return N
 
     def _head_term(self, i):
-        """Unit ``i``'s term ``W2n[:_HASHED, i] (H_i, h_i)`` of the hashed rows (made once per parent)."""
+        """Unit ``i``'s term of the hashed numerators, ``W2n[0, i] H_i ++ W2n[:_HASHED, i] h_i`` (made once per parent)."""
         term = self.terms.get(i)
         if term is None:
-            row = np.empty(len(self.Mi[0]) + 1, dtype=object)
-            row[:-1], row[-1] = self.H[i], self.h[i]
-            term = self.terms[i] = np.multiply.outer(self.step._W2[:_HASHED, i], row)
+            d, column = len(self.Mi[0]), self.step._W2[:_HASHED, i]
+            term = np.empty(d + len(column), dtype=object)
+            term[:d] = self.H[i] * column[0]
+            term[d:] = column * self.h[i]
+            self.terms[i] = term
         return term
 
 
