@@ -30,7 +30,10 @@ from dataclasses import dataclass, field
 
 from ..exact import counting, merge
 
-__all__ = ["ChunkResult", "run_chunk", "run_batch", "in_order", "chunk_size", "batch_size"]
+__all__ = ["LOCAL_WORKERS", "ChunkResult", "run_chunk", "run_batch", "in_order", "chunk_size", "batch_size"]
+
+#: Worker processes of a process pool or a local Dask cluster when the caller does not say.
+LOCAL_WORKERS = 2
 
 #: Seconds of measured work a task should hold when chunks are batched (:func:`batch_size`).
 TASK_SECONDS = 0.2

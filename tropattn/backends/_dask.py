@@ -37,7 +37,7 @@ from .._lazy import lazy_import
 from .._validate import positive_float, positive_int
 from ..errors import InvalidInputError
 from ..exact import merge
-from ._base import TASK_SECONDS, batch_size, run_batch
+from ._base import LOCAL_WORKERS, TASK_SECONDS, batch_size, run_batch
 from ._processes import usable_cores
 
 dask = lazy_import("dask", extra="dask")
@@ -92,7 +92,7 @@ class DaskExecutor:
     #: This executor groups chunks into tasks from their measured cost: callers may cut chunks of one unit.
     batches = True
 
-    def __init__(self, scheduler=None, workers: int = 2, task_seconds: float = TASK_SECONDS):
+    def __init__(self, scheduler=None, workers: int = LOCAL_WORKERS, task_seconds: float = TASK_SECONDS):
         if scheduler is not None and not (scheduler == "local" or (isinstance(scheduler, str) and "://" in scheduler)):
             raise InvalidInputError(f"scheduler = {scheduler!r}; use 'local' or an address like tcp://host:8786")
         self.scheduler, self._workers = scheduler, positive_int(workers, "workers", meaning="the number of Dask workers")

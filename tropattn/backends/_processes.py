@@ -19,7 +19,7 @@ import signal
 from concurrent.futures import ProcessPoolExecutor
 
 from .._validate import positive_int
-from ._base import in_order, run_chunk
+from ._base import LOCAL_WORKERS, in_order, run_chunk
 
 __all__ = ["ProcessExecutor", "usable_cores", "pool_size"]
 
@@ -91,7 +91,7 @@ class ProcessExecutor:
     chunks), whatever ``workers`` says; ``workers`` still guides how callers cut their work.
     """
 
-    def __init__(self, workers: int = 2):
+    def __init__(self, workers: int = LOCAL_WORKERS):
         self.workers = positive_int(workers, "workers", meaning="the number of worker processes")
 
     def map(self, fn, chunks):

@@ -17,7 +17,7 @@ import atexit
 import sys
 
 from .._validate import positive_int
-from ..backends import DaskExecutor, pool_size
+from ..backends import LOCAL_WORKERS, DaskExecutor, pool_size
 from ..errors import InvalidInputError
 from ..regions import RegionWriter
 
@@ -98,7 +98,7 @@ def run_kwargs(args, reuse: bool = False) -> dict:
     """
     workers = args.workers
     if workers is None:             # not given: one process, or a local Dask cluster's default size
-        workers = 2 if args.scheduler == "local" else 1
+        workers = LOCAL_WORKERS if args.scheduler == "local" else 1
     workers = positive_int(workers, "--workers", meaning="the number of worker processes")
     if args.scheduler in (None, "local"):  # processes on this machine: at most its cores
         workers, note = pool_size(workers)
