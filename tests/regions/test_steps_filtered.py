@@ -135,6 +135,17 @@ def test_lazy_maps_compare_and_hash_as_fraction_maps():
     assert pickle.loads(pickle.dumps(f)) == g
 
 
+def test_a_pickled_map_carries_its_integers_not_its_fraction_views():
+    f = AffineMap.from_integers([[2, 4]], [6], 4)
+    assert f.M == ((Fraction(1, 2), Fraction(1)),)                    # the views are built, then left behind
+    copy = pickle.loads(pickle.dumps(f))
+    assert "M" not in copy.__dict__ and "c" not in copy.__dict__
+    assert copy == f and hash(copy) == hash(f) and (copy.M, copy.c) == (f.M, f.c)
+    g = AffineMap(((Fraction(1, 3),),), (Fraction(-2, 7),))            # made from Fractions: they are the map
+    again = pickle.loads(pickle.dumps(g))
+    assert again == g and (again.M, again.c) == (g.M, g.c) and hash(again) == hash(g)
+
+
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_skip_matrix_output_map_is_the_layer(data):

@@ -224,8 +224,20 @@ class AffineMap:
                     state[k] = g[k]
 
     def __getstate__(self):
+        """The map's integers (and its hash, if known): the Fraction views are rebuilt when read.
+
+        A deferred map is made first.  What travels to and from worker processes is the
+        integer form only, so a pickled map costs its numerators, not a Fraction per entry.
+        """
         self._force()
-        return dict(self.__dict__)
+        state = self.__dict__
+        if "_integers" not in state and "_raw" not in state:
+            return dict(state)                         # made from Fractions: M and c are the map
+        return {k: v for k, v in state.items() if k not in ("M", "c")}
+
+    def __setstate__(self, state):
+        # defined, so that unpickling does not ask __getattr__ for it (an AttributeError per map)
+        self.__dict__.update(state)
 
     @cached_property
     def _integers(self):

@@ -15,7 +15,10 @@ walls are kept and :func:`adjacency_edges` pairs them with
 :func:`run` refines the first sub-layers breadth first until there are enough parents to
 keep every worker busy (``tropattn.config.search_frontier``), then hands chunks of them to
 an executor (:mod:`tropattn.backends`); each chunk comes back as a :class:`ChunkOut` and is
-absorbed in chunk order, so every executor gives the same ids.
+absorbed in chunk order, so every executor gives the same ids.  A chunk that travels to
+another process (a count: no regions kept) sends its waiting facets packed
+(:class:`_Packed`): the hashes of their maps beside one pickled list, opened by the caller
+only where the other side of the wall holds an equal hash.
 
 >>> from tropattn.attention import sawtooth_model
 >>> from ._refine import root_piece
@@ -31,7 +34,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import pickle
 from dataclasses import dataclass
+
+import numpy as np
 
 from .._config import config
 from ..backends import chunk_size
@@ -81,6 +87,65 @@ class _Pending(WallFacet):
 
     id: int = 0
     map: AffineMap = None
+
+
+@dataclass(slots=True)
+class _Packed:
+    """Facets waiting on one side of one wall as a chunk sends them: map hashes, ids, one pickle.
+
+    Only facets with equal maps can join linear regions across a wall, and equal maps hash
+    equal (:meth:`AffineMap.__hash__` is a function of the map), so the caller needs a
+    facet itself only when the other side holds a facet of the same hash: it reads the
+    hashes and unpickles the facets (:meth:`open`) only then.  A count's caller thus
+    neither rebuilds nor holds the facets of walls where every map differs.
+
+    >>> from ._affine import AffineMap
+    >>> f = AffineMap.from_integers([[1]], [0], 1)
+    >>> packed = _Packed.of([_Pending(((1, 0),), 0, None, id=4, map=f)])
+    >>> packed.ids += 10                                  # absorbed after 10 regions
+    >>> [(e.id, e.map == f) for e in packed.open()], packed.hashes.tolist() == [hash(f)]
+    ([(14, True)], True)
+    """
+
+    hashes: np.ndarray
+    ids: np.ndarray
+    blob: bytes
+
+    @staticmethod
+    def of(entries) -> "_Packed":
+        n = len(entries)
+        return _Packed(np.fromiter((hash(e.map) for e in entries), np.int64, n),
+                       np.fromiter((e.id for e in entries), np.int64, n), pickle.dumps(entries, protocol=5))
+
+    def open(self) -> list:
+        """The facets, with their ids as shifted since they were packed."""
+        entries = pickle.loads(self.blob)
+        for e, i in zip(entries, self.ids.tolist()):
+            e.id = i
+        return entries
+
+
+def _side_hashes(side) -> set:
+    """The map hashes of one side of a wall (facets and packed facets)."""
+    out = set()
+    for e in side:
+        if isinstance(e, _Packed):
+            out.update(e.hashes.tolist())
+        else:
+            out.add(hash(e.map))
+    return out
+
+
+def _side_facets(side, wanted) -> list:
+    """The facets of one side whose map hash is in ``wanted`` (packs holding none stay shut)."""
+    out = []
+    for e in side:
+        if isinstance(e, _Packed):
+            if not wanted.isdisjoint(e.hashes.tolist()):
+                out.extend(f for f in e.open() if hash(f.map) in wanted)
+        elif hash(e.map) in wanted:
+            out.append(e)
+    return out
 
 
 class Collector:
@@ -148,8 +213,11 @@ class Collector:
             for key, sides in keys.items():
                 both = mine.setdefault(key, ([], []))
                 for side, entries in zip(both, sides):
-                    for e in entries:
-                        e.id += off
+                    for e in entries:       # facets, or packs of them (a chunk from another process)
+                        if isinstance(e, _Packed):
+                            e.ids += off
+                        else:
+                            e.id += off
                     side.extend(entries)
 
     def join(self, i, j, same_map):
@@ -174,6 +242,11 @@ class Collector:
             return
         if self.keep == "all":
             self.walls.append((key, plus, minus))
+        else:                               # only equal hashes can be equal maps: open only those
+            common = _side_hashes(plus) & _side_hashes(minus)
+            if not common:
+                return
+            plus, minus = _side_facets(plus, common), _side_facets(minus, common)
         by_map = {}
         for v in minus:
             by_map.setdefault(v.map, []).append(v)
@@ -215,6 +288,16 @@ class ChunkOut:
     uf: object
     pending: dict
     walls: list
+    packs: bool = False     # a count's chunk: its waiting facets travel packed
+
+    def __getstate__(self):
+        """Sent to another process: a count's waiting facets go packed (:class:`_Packed`)."""
+        state = dict(self.__dict__)
+        if self.packs:
+            state["pending"] = {level: {key: tuple([_Packed.of(side)] if side else [] for side in sides)
+                                        for key, sides in keys.items()}
+                                for level, keys in self.pending.items()}
+        return state
 
 
 def descend_chunk(steps, s, keep, d, parents):
@@ -224,7 +307,8 @@ def descend_chunk(steps, s, keep, d, parents):
         for parent in parents:
             descend(parent, steps, s, sink)
             sink.close(s)
-    return ChunkOut(sink.n, sink.found, sink.edges, sink.unions, sink.uf.parent, sink.pending, sink.walls)
+    return ChunkOut(sink.n, sink.found, sink.edges, sink.unions, sink.uf.parent, sink.pending, sink.walls,
+                    packs=keep == "counts")
 
 
 def adjacency_edges(edges, walls, d, bar=None) -> list:

@@ -1,0 +1,98 @@
+"""A count's chunks that leave the process send their waiting wall facets packed (hashes beside a pickle).
+
+The caller opens a pack only where the other side of the wall holds an equal map hash.  The
+linear regions must be those of the reference (tests/oracles: a Fraction brute force, its own
+facet adjacency, joined where the maps are equal), whatever the chunks and however they travel.
+"""
+
+from __future__ import annotations
+
+import pickle
+import random
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from oracles import adjacency, brute_force, load_model
+from oracles.compare import random_model_json
+from tropattn.backends import run_chunk
+from tropattn.io import model_from_json
+from tropattn.regions import AffineMap, enumerate_regions
+from tropattn.regions._collect import Collector, _Packed, _Pending
+
+
+class PicklingExecutor:
+    """Runs each chunk here, but hands back what a worker process would: its result through pickle."""
+
+    workers, batches = 2, True
+
+    def __init__(self):
+        self.chunks = 0
+
+    def map(self, fn, chunks):
+        for chunk in chunks:
+            self.chunks += 1
+            yield pickle.loads(pickle.dumps(run_chunk(fn, chunk), protocol=5))
+
+
+def _reference_counts(obj):
+    """(activation, linear) by the reference: linear regions join adjacent regions with equal maps."""
+    model = load_model(obj)
+    ref = brute_force(model)
+    parent = {p: p for p in ref}
+
+    def find(p):
+        while parent[p] != p:
+            parent[p] = parent[parent[p]]
+            p = parent[p]
+        return p
+
+    for edge in adjacency(ref, model.dim):
+        p, q = tuple(edge)
+        if ref[p][1].key() == ref[q][1].key():
+            parent[find(p)] = find(q)
+    return len(ref), len({find(p) for p in ref})
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10**6), d=st.sampled_from([1, 2]), units=st.sampled_from([0, 1]))
+def test_packed_counts_are_the_references(seed, d, units):
+    obj = random_model_json(random.Random(seed), d, layers=2, heads=1, keys=3, units=units, residual="random")
+    model = model_from_json(obj)
+    ex = PicklingExecutor()
+    packed = enumerate_regions(model, executor=ex, keep="counts", progress=False)
+    assert ex.chunks > 1 or packed.n_activation <= 3        # the walls between chunks were crossed
+    assert (packed.n_activation, packed.n_linear) == _reference_counts(obj)
+    assert packed.n_linear == enumerate_regions(model, keep="counts", progress=False).n_linear
+
+
+def test_a_fixed_model_merges_across_packed_walls():
+    # equal values behind different keys: the maps agree across attention walls of layer 1
+    obj = {"format": "tropattn.model/1", "dim": 2, "ties": "first", "layers": [
+        {"heads": [{"keys": [[0, 0], [1, 0], [0, 1], [1, 1]], "offsets": [0, 0, 0, "-1/2"],
+                    "values": [[1, 0], [1, 0], [0, 1], [1, 0]]}]},
+        {"heads": [{"keys": [[0, 0], [2, -1]], "offsets": [0, "1/2"], "values": [[0, 1], [1, 1]]}]}]}
+    activation, linear = _reference_counts(obj)
+    assert linear < activation                                   # merges happen (across walls)
+    got = enumerate_regions(model_from_json(obj), executor=PicklingExecutor(), keep="counts", progress=False)
+    assert (got.n_activation, got.n_linear) == (activation, linear)
+
+
+def _facet(i, f):
+    return _Pending(((1, 0, 0),), 0, None, id=i, map=f)
+
+
+def test_a_pack_without_a_matching_hash_stays_shut():
+    f, g = AffineMap.from_integers([[1, 0]], [0], 1), AffineMap.from_integers([[2, 0]], [1], 1)
+    sink = Collector("counts", None, 2)
+    for _ in range(3):
+        sink.uf.add()
+        sink.n += 1
+    shut = _Packed(np.array([hash(g)], dtype=np.int64), np.array([1]), b"not a pickle: opening it fails")
+    sink.pending = {0: {(1, 0, 0): ([_facet(0, f)], [shut])}}
+    sink.close_all()                                             # hash(f) != hash(g): nothing to open
+    assert sink.linear == 3
+    sink.pending = {0: {(1, 0, 0): ([_facet(0, f)], [_Packed.of([_facet(1, g), _facet(2, f)])])}}
+    sink.close_all()                                             # region 2 has f's map: opened and joined
+    assert sink.linear == 2 and sink.uf.find(0) == sink.uf.find(2) != sink.uf.find(1)
