@@ -10,7 +10,8 @@ phase the CPU seconds of that process:
   embeddings of tokens 0, 1, 2 at the query's position (``tropattn.io.slice_checkpoint`` with
   ``layernorm="drop"`` or ``--layernorm freeze``, ``self_key="exclude", activation="relu"``);
 * ``count``: the exact count of activation and linear regions in the box ``[-B, B]^2``
-  (``count_regions(keep="counts")``), and the regions per CPU-second;
+  (``count_regions(keep="counts")``), its CPU seconds (every thread of the process, numpy's
+  BLAS threads included) and wall seconds, and the regions per CPU-second;
 
 with the peak resident memory of the process after each phase and, for scale, the number
 of distinct label patterns a float grid of 61 x 61 points sees (a lower bound, floats).
@@ -76,9 +77,10 @@ _, X = slice_grid([float(v) for v in x0], [[float(v) for v in u] for u in U], B,
 labels = query_path(sk.blocks, sk.Ys, X)[1]
 report(phase="grid", patterns=len({r.tobytes() for r in labels.reshape(len(X), -1)}))
 if spec["count"]:
-    t = time.process_time()
+    t, w = time.process_time(), time.perf_counter()
     c = count_regions(S, box=(-B, B), keep="counts", progress=False)
-    report(phase="count", cpu=time.process_time() - t, mem=mem(), activation=c.n_activation, linear=c.n_linear)
+    report(phase="count", cpu=time.process_time() - t, wall=time.perf_counter() - w, mem=mem(),
+           activation=c.n_activation, linear=c.n_linear)
 '''
 
 
@@ -116,7 +118,7 @@ def describe(spec, res) -> str:
     if "count" in res:
         c = res["count"]
         rate = c["activation"] / c["cpu"] if c["cpu"] > 0 else float("inf")
-        parts.append(f"count {c['cpu']:8.2f} s  regions {c['activation']} (linear {c['linear']})  "
+        parts.append(f"count {c['cpu']:8.2f} CPU-s ({c['wall']:.2f} s wall)  regions {c['activation']} (linear {c['linear']})  "
                      f"{rate:8.1f} regions/CPU-s")
     peak = max((r["mem"] for r in res.values() if isinstance(r, dict) and "mem" in r), default=None)
     if peak is not None:
