@@ -89,10 +89,25 @@ def test_a_pack_without_a_matching_hash_stays_shut():
     for _ in range(3):
         sink.uf.add()
         sink.n += 1
-    shut = _Packed(np.array([hash(g)], dtype=np.int64), np.array([1]), b"not a pickle: opening it fails")
+    shut = _Packed(np.array([hash(g)], dtype=np.int64), np.array([1]), blob=b"not a pickle: opening it fails")
     sink.pending = {0: {(1, 0, 0): ([_facet(0, f)], [shut])}}
     sink.close_all()                                             # hash(f) != hash(g): nothing to open
     assert sink.linear == 3
-    sink.pending = {0: {(1, 0, 0): ([_facet(0, f)], [_Packed.of([_facet(1, g), _facet(2, f)])])}}
+    sent = pickle.loads(pickle.dumps(pickle.loads(pickle.dumps(_Packed.of([_facet(1, g), _facet(2, f)])))))
+    sink.pending = {0: {(1, 0, 0): ([_facet(0, f)], [sent])}}
     sink.close_all()                                             # region 2 has f's map: opened and joined
     assert sink.linear == 2 and sink.uf.find(0) == sink.uf.find(2) != sink.uf.find(1)
+
+
+def test_a_count_in_process_never_makes_a_deferred_map():
+    made = []
+    g = AffineMap.from_integers([[3, 0]], [1], 2)
+
+    def make():
+        made.append(1)
+        return g
+
+    here = _Packed.of([_facet(5, AffineMap.deferred(make, hash(g)))])
+    assert here.open()[0].id == 5 and not made                   # in the process that found it: as it was
+    pickle.dumps(here)
+    assert made == [1]                                           # sent: the map is made to travel

@@ -15,10 +15,10 @@ walls are kept and :func:`adjacency_edges` pairs them with
 :func:`run` refines the first sub-layers breadth first until there are enough parents to
 keep every worker busy (``tropattn.config.search_frontier``), then hands chunks of them to
 an executor (:mod:`tropattn.backends`); each chunk comes back as a :class:`ChunkOut` and is
-absorbed in chunk order, so every executor gives the same ids.  A chunk that travels to
-another process (a count: no regions kept) sends its waiting facets packed
-(:class:`_Packed`): the hashes of their maps beside one pickled list, opened by the caller
-only where the other side of the wall holds an equal hash.
+absorbed in chunk order, so every executor gives the same ids.  A count's chunk hands its
+waiting facets back packed (:class:`_Packed`: the hashes of their maps and their ids, the
+facets themselves pickled only when the chunk travels), opened by the caller only where the
+other side of the wall holds an equal hash.
 
 >>> from tropattn.attention import sawtooth_model
 >>> from ._refine import root_piece
@@ -89,37 +89,49 @@ class _Pending(WallFacet):
     map: AffineMap = None
 
 
-@dataclass(slots=True)
 class _Packed:
-    """Facets waiting on one side of one wall as a chunk sends them: map hashes, ids, one pickle.
+    """Facets waiting on one side of one wall, as a count's chunk hands them back: map hashes and ids.
 
     Only facets with equal maps can join linear regions across a wall, and equal maps hash
     equal (:meth:`AffineMap.__hash__` is a function of the map), so the caller needs a
-    facet itself only when the other side holds a facet of the same hash: it reads the
-    hashes and unpickles the facets (:meth:`open`) only then.  A count's caller thus
-    neither rebuilds nor holds the facets of walls where every map differs.
+    facet itself only when the other side holds a facet of the same hash.  In the process
+    that found them the facets stay as they are (a deferred map is not made); sent to another
+    process they travel as one pickle, which the caller loads (:meth:`open`) only for an equal
+    hash.  So a parallel count's caller neither rebuilds nor holds the facets of walls where
+    every map differs.
 
     >>> from ._affine import AffineMap
     >>> f = AffineMap.from_integers([[1]], [0], 1)
-    >>> packed = _Packed.of([_Pending(((1, 0),), 0, None, id=4, map=f)])
-    >>> packed.ids += 10                                  # absorbed after 10 regions
+    >>> packed = pickle.loads(pickle.dumps(_Packed.of([_Pending(((1, 0),), 0, None, id=4, map=f)])))
+    >>> packed.facets is None                              # travelled: the facets are bytes until opened
+    True
+    >>> packed.ids += 10                                   # absorbed after 10 regions
     >>> [(e.id, e.map == f) for e in packed.open()], packed.hashes.tolist() == [hash(f)]
     ([(14, True)], True)
     """
 
-    hashes: np.ndarray
-    ids: np.ndarray
-    blob: bytes
+    __slots__ = ("hashes", "ids", "facets", "blob")
+
+    def __init__(self, hashes, ids, facets=None, blob=None):
+        self.hashes, self.ids, self.facets, self.blob = hashes, ids, facets, blob
 
     @staticmethod
     def of(entries) -> "_Packed":
         n = len(entries)
         return _Packed(np.fromiter((hash(e.map) for e in entries), np.int64, n),
-                       np.fromiter((e.id for e in entries), np.int64, n), pickle.dumps(entries, protocol=5))
+                       np.fromiter((e.id for e in entries), np.int64, n), list(entries))
+
+    def __getstate__(self):
+        blob = self.blob if self.facets is None else pickle.dumps(self.facets, protocol=5)
+        return self.hashes, self.ids, blob
+
+    def __setstate__(self, state):
+        self.hashes, self.ids, self.blob = state
+        self.facets = None
 
     def open(self) -> list:
         """The facets, with their ids as shifted since they were packed."""
-        entries = pickle.loads(self.blob)
+        entries = pickle.loads(self.blob) if self.facets is None else self.facets
         for e, i in zip(entries, self.ids.tolist()):
             e.id = i
         return entries
@@ -288,16 +300,6 @@ class ChunkOut:
     uf: object
     pending: dict
     walls: list
-    packs: bool = False     # a count's chunk: its waiting facets travel packed
-
-    def __getstate__(self):
-        """Sent to another process: a count's waiting facets go packed (:class:`_Packed`)."""
-        state = dict(self.__dict__)
-        if self.packs:
-            state["pending"] = {level: {key: tuple([_Packed.of(side)] if side else [] for side in sides)
-                                        for key, sides in keys.items()}
-                                for level, keys in self.pending.items()}
-        return state
 
 
 def descend_chunk(steps, s, keep, d, parents):
@@ -307,8 +309,11 @@ def descend_chunk(steps, s, keep, d, parents):
         for parent in parents:
             descend(parent, steps, s, sink)
             sink.close(s)
-    return ChunkOut(sink.n, sink.found, sink.edges, sink.unions, sink.uf.parent, sink.pending, sink.walls,
-                    packs=keep == "counts")
+    pending = sink.pending
+    if keep == "counts":        # only an equal hash across the wall opens them (and unpickles them, if sent)
+        pending = {level: {key: tuple([_Packed.of(side)] if side else [] for side in sides)
+                           for key, sides in keys.items()} for level, keys in pending.items()}
+    return ChunkOut(sink.n, sink.found, sink.edges, sink.unions, sink.uf.parent, pending, sink.walls)
 
 
 def adjacency_edges(edges, walls, d, bar=None) -> list:
