@@ -13,6 +13,7 @@ the hull of these points?") and gets answers certified in rational arithmetic.  
   (stacks), :func:`integer_determinant` (one small integer matrix);
 * integer matrices -- :func:`integer_matrix` (one common denominator), :func:`int_matmul`
   (exact products: int64 where a bound proves it safe, else Python ints), :func:`int_bits`;
+  :func:`residues`, :func:`residue_matmul` (products modulo a prime below 2^20, exact in float64);
 * filtered signs -- :func:`dot_signs` (floats first, exact where unsure);
 * certified LP -- :class:`Certificate`, :func:`interior_point`, :func:`relative_interior_point`,
   :func:`exact_lp_max`;
@@ -37,7 +38,7 @@ True
 from .._face import face
 from ._counters import COUNTERS, Counters, counting, merge, record
 from ._hull import Hull, certified_hull
-from ._intmat import IntLimbs, int_bits, int_limbs, int_matmul, integer_matrix
+from ._intmat import IntLimbs, int_bits, int_limbs, int_matmul, integer_matrix, residue_matmul, residues
 from ._lifted import upper_facets
 from ._linalg import determinants, integer_determinant, nullspace, rank, solve
 from ._lp import Certificate, exact_lp_max, interior_point, relative_interior_point
@@ -54,7 +55,7 @@ __all__ = [
     "json_number", "format_rational", "format_point", "unlimited_int_digits", "load_json",
     "integer_row", "primitive_row", "homogeneous_point", "homogeneous_row", "rows_to_fractions", "lex_order",
     "rank", "nullspace", "solve", "determinants", "integer_determinant", "integer_matrix", "int_matmul", "int_bits",
-    "int_limbs", "IntLimbs",
+    "int_limbs", "IntLimbs", "residues", "residue_matmul",
     "dot_signs", "PreparedRows",
     "Certificate", "interior_point", "relative_interior_point", "exact_lp_max",
     "FacetSet", "facets", "integer_facets", "region_facets", "WallFacet", "facets_overlap", "overlapping_pairs",

@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InvalidInputError
 from ._counters import record
 from ._numbers import common_denominator, to_rational
 
-__all__ = ["integer_matrix", "int_matmul", "int_bits", "int_limbs", "IntLimbs"]
+__all__ = ["integer_matrix", "int_matmul", "int_bits", "int_limbs", "IntLimbs", "residues", "residue_matmul"]
 
 _INT64_BITS = 62
 _FLOAT_BITS = 53   # integers of magnitude <= 2^53 are exact in float64, and so is every sum that stays there
+_RESIDUE_BITS = 20  # residues below 2^20: a float64 sum of 2^13 products of two is exact (below 2^53)
 _LIMB_BITS = 16    # bits per limb of a split matrix (the other factor gets 53 - 16 - bits(inner), in whole bytes)
 
 
@@ -89,6 +91,19 @@ class IntLimbs:
     def columns(self, cols) -> "IntLimbs":
         """The limbs of ``A[:, cols]``."""
         return IntLimbs(self.parts[:, cols], self.bits, self.rows, self.nbits)
+
+    def take_rows(self, rows) -> "IntLimbs":
+        """The limbs of ``A[rows]`` (a copy of those rows of every limb).
+
+        >>> L = int_limbs([[2 ** 40 + 1], [7], [-2 ** 33]])
+        >>> int_matmul(L.take_rows([2, 0]), [[3]]).tolist() == [[-3 * 2 ** 33], [3 * 2 ** 40 + 3]]
+        True
+        """
+        rows = np.asarray(rows, dtype=np.intp)
+        limbs = self.parts.shape[0] // self.rows if self.rows else 1
+        cols = self.parts.shape[1]
+        parts = self.parts.reshape(limbs, self.rows, cols)[:, rows].reshape(limbs * len(rows), cols)
+        return IntLimbs(parts, self.bits, len(rows), self.nbits)
 
 
 def _split(A, bits):
@@ -255,4 +270,61 @@ def _join(L: IntLimbs):
     out = L._joined = np.zeros(L.shape, dtype=object)
     for k in range(L.parts.shape[0] // L.rows):
         out += L.parts[k * L.rows:(k + 1) * L.rows].astype(np.int64).astype(object) * (1 << (L.bits * k))
+    return out
+
+
+def residues(A, p: int) -> np.ndarray:
+    """The residues ``A mod p`` (in ``[0, p)``) of an integer array, as float64 (``p < 2^20``).
+
+    >>> residues([[2 ** 70 + 5, -3]], 7).tolist() == [[(2 ** 70 + 5) % 7, 4.0]]
+    True
+    """
+    if not 1 < p < 1 << _RESIDUE_BITS:
+        raise InvalidInputError(f"p = {p}; residues are taken modulo a number between 2 and 2^{_RESIDUE_BITS}")
+    A = np.asarray(A)
+    if A.dtype == object:
+        return (A % p).astype(np.float64)
+    return np.mod(A.astype(np.int64), p).astype(np.float64)
+
+
+#: Inner products of this many residue products are summed in float64 before a reduction (exact: below 2^53).
+_RESIDUE_BLOCK = 1 << (53 - 2 * _RESIDUE_BITS)
+
+
+def residue_matmul(A, B, p: int) -> np.ndarray:
+    """``(A @ B) mod p`` of residue matrices (float64 entries in ``[0, p)``, ``p < 2^20``), exactly.
+
+    Every product of two residues is below ``2^40``, so a float64 sum of ``2^13`` of them is
+    an exact integer below ``2^53``; longer inner products are summed in blocks, each reduced
+    mod ``p``.  BLAS computes the blocks in any order: the result is the same integers.  This
+    is how a ReLU step hashes its pieces' maps without their big numerators
+    (:func:`tropattn.regions` ``_PieceMaps``).
+
+    Parameters
+    ----------
+    A : numpy.ndarray of float64, shape (r, n)
+    B : numpy.ndarray of float64, shape (n, c)
+        Residues mod ``p`` (:func:`residues`).
+    p : int
+        The modulus, below ``2^20``.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (r, c)
+        The residues of the product, in ``[0, p)``.
+
+    Examples
+    --------
+    >>> A, B = [[3 ** 50, -1]], [[5], [2 ** 80]]
+    >>> p = 1048573
+    >>> r = residue_matmul(residues(A, p), residues(B, p), p)
+    >>> int(r[0, 0]) == (3 ** 50 * 5 - 2 ** 80) % p
+    True
+    """
+    n = A.shape[1]
+    if n <= _RESIDUE_BLOCK:
+        return np.mod(A @ B, p)
+    out = np.zeros((A.shape[0], B.shape[1]))
+    for lo in range(0, n, _RESIDUE_BLOCK):
+        out = np.mod(out + np.mod(A[:, lo:lo + _RESIDUE_BLOCK] @ B[lo:lo + _RESIDUE_BLOCK], p), p)
     return out

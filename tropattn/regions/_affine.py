@@ -19,8 +19,11 @@ from ..exact import homogeneous_point
 
 __all__ = ["AffineMap"]
 
-#: The prime of the hash (residues of the rational entries), and how many offsets it reads.
-_P = (1 << 61) - 1
+#: The primes of the hash (residues of the rational entries modulo each; below 2^20, so that a
+#: ReLU step computes its pieces' residues by exact float64 products, ``exact.residue_matmul``),
+#: their product, and how many offsets the hash reads.
+_PRIMES = (1048573, 1048571, 1048559)
+_Q = math.prod(_PRIMES)
 _HASHED = 16
 
 
@@ -38,18 +41,37 @@ def augmented(integers) -> np.ndarray:
     return MC
 
 
-def residue_hash(offsets, row, m) -> int:
-    """The hash of a map from a few of its numerators over ``m`` (``m`` not a multiple of ``_P``).
+def hashable(m) -> bool:
+    """Can a map over the denominator ``m`` be hashed by its residues (``m`` prime to every prime of the hash)?
 
-    The residues modulo the prime ``_P`` of the rationals ``offsets / m`` (the first
-    ``_HASHED`` offsets) and ``row / m`` (the first row of ``M``): the same for every way of
-    writing the same map, so equal maps hash equal, and a different hash proves two maps differ.
+    >>> hashable(2 ** 40 * 3), hashable(1048573 * 2)
+    (True, False)
+    """
+    return math.gcd(m, _Q) == 1
+
+
+def residue_hash(offsets, row, m) -> int:
+    """The hash of a map from a few of its numerators over ``m`` (:func:`hashable`).
+
+    The residues modulo each prime of ``_PRIMES`` of the rationals ``offsets / m`` (the
+    first ``_HASHED`` offsets) and ``row / m`` (the first row of ``M``): the same for every
+    way of writing the same map, so equal maps hash equal, and a different hash proves two
+    maps differ.  :func:`residues_hash` gives the same hash from residues computed elsewhere.
 
     >>> residue_hash([1], [2], 4) == residue_hash([2], [4], 8)        # 1/4, 1/2 either way
     True
     """
-    inv = pow(m, -1, _P)
-    return hash(tuple(v * inv % _P for v in list(offsets) + list(row)))
+    values = list(offsets) + list(row)
+    return residues_hash([[v * pow(m % p, -1, p) % p for v in values] for p in _PRIMES])
+
+
+def residues_hash(R) -> int:
+    """The hash of a map from the residues of its hashed rationals: one row per prime of ``_PRIMES``.
+
+    >>> residues_hash([[1], [2], [3]]) == residues_hash([[1.0], [2.0], [3.0]])   # ints or exact floats
+    True
+    """
+    return hash(tuple(int(v) for r in R for v in r))
 
 
 @dataclass(frozen=True)
@@ -91,15 +113,15 @@ class AffineMap:
         h = state.get("_hash")
         if h is None:
             raw = state.get("_raw")
-            if raw is not None and raw[2] % _P:
+            if raw is not None and hashable(raw[2]):
                 Mi, ci, m = raw
                 offsets, row = ci[:_HASHED].tolist(), (Mi[0].tolist() if len(Mi) else [])
             else:
                 Mi, ci, m = self._integers
                 offsets, row = ci[:_HASHED], (Mi[0] if Mi else ())
-            # every representation's denominator is a multiple of the reduced one: when that is
-            # a multiple of _P, all are, and the hash is that of the canonical integers
-            h = residue_hash(offsets, row, m) if m % _P else hash(self._integers)
+            # every representation's denominator is a multiple of the reduced one: when that shares
+            # a prime with the hash, all do, and the hash is that of the canonical integers
+            h = residue_hash(offsets, row, m) if hashable(m) else hash(self._integers)
             state["_hash"] = h
         return h
 

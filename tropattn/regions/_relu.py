@@ -14,8 +14,8 @@ import math
 import numpy as np
 
 from .._config import config
-from ..exact import PreparedRows, int_bits, int_limbs, int_matmul, record
-from ._affine import _HASHED, _P, AffineMap, augmented, residue_hash
+from ..exact import PreparedRows, int_bits, int_limbs, int_matmul, record, residue_matmul, residues
+from ._affine import _HASHED, _PRIMES, AffineMap, augmented, hashable, residues_hash
 
 __all__ = ["Bits", "ReluStep"]
 
@@ -79,9 +79,12 @@ class ReluStep:
     labels, the rows and the output maps of its pieces.
 
     **Parents in the plane** (:meth:`restrict`): most units' lines miss a small parent
-    polygon; their signs are then fixed on it (the exact signs of ``H x + h`` at its
-    vertices, by the filtered signs of :class:`tropattn.exact.PreparedRows`), their rows are strictly
-    redundant there and are left out, and only the units crossing it are evaluated.
+    polygon; their signs are then fixed on it (the exact signs of ``[W1n | b1n]`` at the
+    images ``f(v)`` of its vertices, by the filtered signs of :class:`tropattn.exact.PreparedRows`),
+    their rows are strictly redundant there and are left out, and only the units crossing
+    it are evaluated: their rows ``(H_i, h_i)`` are the only exact products the parent needs
+    for its pieces' facets.  A count hashes its pieces' maps from residues modulo the hash's
+    primes (:class:`_PieceMaps`), so the whole ``H`` is made only for maps that are read.
     """
 
     def __init__(self, ffn, index):
@@ -91,16 +94,31 @@ class ReluStep:
         self._W2, self._b2 = W2[:, :-1], W2[:, -1]
         self._W2_bits = int_bits(self._W2)
         self._W1L, self._W2L = int_limbs(self._W1), int_limbs(self._W2)
-        self._W2headL = int_limbs(self._W2[:_HASHED])   # the rows an output map's hash reads
-        self._last = None  # (f, H, h, _PieceMaps, rows made) of the last parent
+        self._last = None  # [f, H, h, _PieceMaps, rows made] of the last parent (H, h: None until needed)
         self._linear = None  # (Mi, m, W1n Mi) of the last parent that needed the whole product
         self._view = None  # the parent polygon of restrict(): _ParentView
         self._bits = None  # (bits, as int8): rows and output_map of one piece read the same tuple
+        self._units = None  # [W1n | b1n] as PreparedRows: every unit's sign at a point of the FFN's input
+        self._mod = None    # per prime of the hash: residues of W1n, b1n and the hashed rows of W2n
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        state["_last"], state["_view"], state["_bits"], state["_linear"] = None, None, None, None
+        for k in ("_last", "_view", "_bits", "_linear", "_units", "_mod"):   # made again where needed
+            state[k] = None
         return state
+
+    def _unit_rows(self) -> PreparedRows:
+        """``[W1n | b1n]``, prepared once for the filtered signs of every unit at exact points."""
+        if self._units is None:
+            self._units = PreparedRows(np.concatenate([self._W1, self._b1.reshape(-1, 1)], axis=1))
+        return self._units
+
+    def residues(self):
+        """Per prime of the hash: ``(W1n, b1n, W2n[:_HASHED])`` modulo it, as float64 (made once)."""
+        if self._mod is None:
+            self._mod = [(residues(self._W1, p), residues(self._b1, p), residues(self._W2[:_HASHED], p))
+                         for p in _PRIMES]
+        return self._mod
 
     def _bits_array(self, bits):
         if isinstance(bits, Bits):
@@ -144,44 +162,56 @@ class ReluStep:
         V = _polygon_vertices(rows)
         if V is None:
             return
-        H, h = self._hidden(f)
-        HH = np.empty((len(h), 3), dtype=object)
-        HH[:, :2], HH[:, 2] = H, h
-        lines = PreparedRows(HH)             # the floats made once: for these signs and the pieces' later
-        S = lines.signs(V)
+        last = self._parent(f)
+        Mi, ci, m = f._integers
+        # H v + h D = [W1n | b1n] . [Mi v + ci D ; m D] at a vertex (v, D): every unit's sign there
+        images = [[a * X1 + b * X2 + c * D for (a, b), c in zip(Mi, ci)] + [m * D] for X1, X2, D in V]
+        S = self._unit_rows().signs(images)
         pos, neg = (S > 0).all(axis=1), (S < 0).all(axis=1)
         cross = np.flatnonzero(~(pos | neg))
         fixed = pos.astype(np.int8)
-        record("certified", len(h) - len(cross), where="relu.parent_filter")
+        record("certified", len(fixed) - len(cross), where="relu.parent_filter")
+        HH = np.empty((len(cross), 3), dtype=object)          # the crossing units' exact rows only
+        HH[:, :2], HH[:, 2] = self._unit_products(f, cross)
         self._view = _ParentView(f, tuple(rows), cross.tolist(), np.flatnonzero(pos | neg), fixed,
-                                 fixed.tolist(), lines.take(cross))
-        self._last[3].vary = self._view.cross_array
+                                 fixed.tolist(), PreparedRows(HH))
+        last[3].vary = self._view.cross_array
 
     def _view_of(self, f):
         view = self._view
         return view if view is not None and view.f is f else None
 
-    def _hidden(self, f: AffineMap):
-        """``(H, h)``: integer arrays with ``t1 m (W1 f(x) + b1) = H x + h`` (one product per parent)."""
+    def _parent(self, f: AffineMap):
+        """``[f, H, h, maps, rows]`` of the parent with map ``f``: entered on first use, ``H`` made when needed."""
         last = self._last
-        if last is not None and last[0] is f:
-            return last[1], last[2]
-        return self._enter(f)[1:3]
+        if last is None or last[0] is not f:
+            last = self._last = [f, None, None, _PieceMaps(self, f._integers, hidden=lambda: self._hidden(f)), {}]
+        return last
 
-    def _enter(self, f: AffineMap):
-        """``(f, H, h, maps, rows)`` of a new parent: one exact product; its pieces' maps and rows to come.
+    def _hidden(self, f: AffineMap):
+        """``(H, h)``: integer arrays with ``t1 m (W1 f(x) + b1) = H x + h`` (one product per parent).
 
         Parents whose maps share their linear part (every cell of a first layer: hard
         attention adds a constant) share ``H`` up to the factor of their denominators: then
         only the offset column is a new product.
         """
-        integers = f._integers
-        shared = self._shared_linear(integers[0], integers[2])
-        H, h = self._pre_activations(integers, shared)
-        if shared is None:
-            self._linear = (integers[0], integers[2], H)
-        self._last = (f, H, h, _PieceMaps(self, integers, H, h), {})
-        return self._last
+        last = self._parent(f)
+        if last[1] is None:
+            integers = f._integers
+            shared = self._shared_linear(integers[0], integers[2])
+            last[1], last[2] = self._pre_activations(integers, shared)
+            if shared is None:
+                self._linear = (integers[0], integers[2], last[1])
+        return last[1], last[2]
+
+    def _unit_products(self, f: AffineMap, units):
+        """``(H[units], h[units])`` exactly: rows of the whole product when it was made, else their own product."""
+        last = self._parent(f)
+        if last[1] is not None:
+            return last[1][units], last[2][units]
+        Mi, ci, m = f._integers
+        P = int_matmul(self._W1L.take_rows(units), augmented(f._integers))
+        return P[:, :len(Mi[0])], P[:, -1] + self._b1[units] * m
 
     def _pre_activations(self, integers, H=None):
         """``(H, h)`` of :meth:`_hidden` for the map ``integers = (Mi, ci, m)``; ``H`` given when shared."""
@@ -202,8 +232,7 @@ class ReluStep:
         units' terms, the recent numerators), which would otherwise live as long as any of its
         pieces' maps.  No cache of the step is touched.
         """
-        H, h = self._pre_activations(integers)
-        return _PieceMaps(self, integers, H, h).full(bits)
+        return _PieceMaps(self, integers, *self._pre_activations(integers)).full(bits)
 
     def _shared_linear(self, Mi, m):
         """``W1n Mi`` from the last parent whose linear part ``Mi / m`` was the same, or None."""
@@ -244,16 +273,17 @@ class ReluStep:
         >>> step.labels_at(AffineMap.identity(1), (3,), 1), step.labels_at(AffineMap.identity(1), (1,), 1)
         ((1,), None)
         """
-        H, h = self._hidden(f)
         view = self._view_of(f)
         if view is not None and view.holds(X, D):    # in the closed parent: the fixed signs hold
             bits, units = list(view.bits), view.cross
+            H, h = view.lines.R[:, :-1], view.lines.R[:, -1]
         else:
+            H, h = self._hidden(f)
             bits, units = [0] * len(h), range(len(h))
-        for i in units:
-            row = H[i]
-            p = sum(int(a) * x for a, x in zip(row, X)) + int(h[i]) * D   # same sign as the pre-activation
-            if p == 0 and (h[i] != 0 or any(row)):
+        for k, i in enumerate(units):
+            row = H[k]
+            p = sum(int(a) * x for a, x in zip(row, X)) + int(h[k]) * D   # same sign as the pre-activation
+            if p == 0 and (h[k] != 0 or any(row)):
                 return None
             bits[i] = int(p > 0)
         return Bits.of(bits)
@@ -286,29 +316,34 @@ class ReluStep:
         >>> ReluStep(FFN([[1]], [-1], [[1]], [0]), 0).rows((1,), AffineMap.identity(1))   # on: -x <= -1
         ([(-1,)], [-1], [('relu', 0, 0, 1)])
         """
-        H, h = self._hidden(f)
         A, b, walls = [], [], []
+        view = self._view_of(f)
         if units is None:
-            view = self._view_of(f)
             units = range(len(bits))
             if view is not None and np.array_equal(self._bits_array(bits)[view.kept], view.fixed[view.kept]):
                 units = view.cross      # the other units keep their parent's sign: strictly redundant rows
-        made = self._last[4]           # this parent's rows, each made once: (unit, bit) -> row
+        made = self._parent(f)[4]      # this parent's rows, each made once: (unit, bit) -> row
         for i in units:
             bit = bits[i]
             row = made.get((i, bit))
             if row is None:
-                row = made[i, bit] = self._row(H, h, i, bit)
+                k = view.where.get(i) if view is not None else None
+                if k is not None:      # a crossing unit: its exact row is in the view
+                    hi, ci = view.lines.R[k, :-1], view.lines.R[k, -1]
+                else:
+                    H, h = self._hidden(f)
+                    hi, ci = H[i], h[i]
+                row = made[i, bit] = self._row(hi, ci, i, bit)
             if row:
                 A.append(row[0])
                 b.append(row[1])
                 walls.append(row[2])
         return A, b, walls
 
-    def _row(self, H, h, i, bit):
-        """``(a, beta, wall)`` of unit ``i`` with this bit, or ``()`` where it is no constraint."""
+    def _row(self, Hi, hi, i, bit):
+        """``(a, beta, wall)`` of unit ``i`` (pre-activation ``Hi x + hi``) with this bit, or ``()`` where it is no constraint."""
         sign = -1 if bit else 1  # on: -(H x + h) <= 0 ; off: H x + h <= 0
-        a, beta = tuple(sign * int(v) for v in H[i]), sign * -int(h[i])
+        a, beta = tuple(sign * int(v) for v in Hi), sign * -int(hi)
         if beta == 0 and not any(a):  # identically 0 here: off by convention
             if not bit:
                 return ()
@@ -417,8 +452,7 @@ class ReluStep:
         >>> ReluStep(FFN([[1]], [-1], [[1]], [0]), 0).output_map((1,), AffineMap.identity(1))   # x + (x - 1)
         AffineMap(M=((Fraction(2, 1),),), c=(Fraction(-1, 1),))
         """
-        self._hidden(f)
-        maps = self._last[3]
+        maps = self._parent(f)[3]
         return maps.deferred(bits) if lazy else maps.full(bits)
 
 
@@ -431,18 +465,28 @@ class _PieceMaps:
 
     ``N = t1 t2 [Mi | ci] + W2n diag(bits) [H | h] + [0 | t1 m b2n]`` (:meth:`ReluStep.output_map`).
     A piece near one computed before (few flipped units) costs only the flipped units'
-    columns of ``W2n``.  :meth:`deferred` computes only the first rows, those whose residues
-    are the map's hash (:func:`tropattn.regions._affine.residue_hash`), and the whole
-    numerator only when the map is compared with one of equal hash, read or pickled.
+    columns of ``W2n``.  :meth:`deferred` hashes a map from the *residues* of the entries the
+    hash reads (:func:`tropattn.regions._affine.residue_hash`), computed modulo each prime of
+    the hash by exact float64 products (:func:`tropattn.exact.residue_matmul`) without ``H``;
+    the whole numerator is made only when the map is compared with one of equal hash, read or
+    pickled.  ``H, h`` (exact) are made when a whole numerator is (``hidden()``).
     """
 
-    def __init__(self, step, integers, H, h):
-        self.step, self.H, self.h = step, H, h
+    def __init__(self, step, integers, H=None, h=None, hidden=None):
+        self.step, self._Hh, self._make_Hh = step, (None if H is None else (H, h)), hidden
         self.Mi, self.ci, self.m = integers
         self.t = step._t1 * step._t2
-        self.recent = {False: [], True: []}   # head only? -> [(bits as int8, numerators)]
+        self.recent = {False: [], True: []}   # residues? -> [(bits as int8, numerators or residues)]
         self.vary = None                      # the units whose bits can differ here (None: all)
-        self.terms = {}                       # unit -> its term of the hashed rows
+        self.terms = {}                       # unit -> its residues of the hashed rows
+        self._mod = None                      # per prime: the residues of [H | h], every unit
+
+    @property
+    def Hh(self):
+        """``(H, h)`` of the parent, exact (made on first use)."""
+        if self._Hh is None:
+            self._Hh = self._make_Hh()
+        return self._Hh
 
     def full(self, bits) -> AffineMap:
         """The map of the piece with these bits, now."""
@@ -450,74 +494,109 @@ class _PieceMaps:
         return AffineMap.from_integers(N[:, :d], N[:, d], self.t * self.m)
 
     def deferred(self, bits) -> AffineMap:
-        """The map of the piece with these bits: its hash now, its entries when needed."""
-        den, d = self.t * self.m, len(self.Mi[0])
-        if den % _P == 0:
+        """The map of the piece with these bits: its hash now (from residues), its entries when needed."""
+        den = self.t * self.m
+        if not hashable(den):
             return self.full(bits)
-        head = self.numerators(bits, head=True)
-        h = residue_hash(head[d:].tolist(), head[:d].tolist(), den)
+        R, d = self.head_residues(bits), len(self.Mi[0])
+        # residue_hash reads the offsets, then row 0's linear part: over den, modulo each prime
+        h = residues_hash([np.mod(np.concatenate([r[d:], r[:d]]) * pow(den % p, -1, p), p)
+                           for r, p in zip(R, _PRIMES)])
         step, integers = self.step, (self.Mi, self.ci, self.m)     # not self: its products stay behind
         return AffineMap.deferred(lambda: step._made_map(bits, integers), h)
 
-    def numerators(self, bits, head=False):
-        """``N``, or with ``head`` only what the map's hash reads, from the nearest recent piece when cheaper.
-
-        The hash (:func:`~tropattn.regions._affine.residue_hash`) reads row 0's linear part
-        and the offsets of the first ``_HASHED`` rows: ``head`` gives those ``d + _HASHED``
-        numerators as one vector ``N[0, :d] ++ N[:_HASHED, d]`` (a flipped unit costs that
-        many products, not ``_HASHED (d + 1)``).  Inside a parent polygon only the crossing
-        units' bits differ between pieces (``vary``, set by :meth:`ReluStep.restrict`):
-        pieces are compared on those alone.
-        """
-        step, d = self.step, len(self.Mi[0])
-        recent = self.recent[head]
-        whole = step._bits_array(bits)
+    def _nearest(self, recent, bits):
+        """``(key, ref, add, drop)``: the bits' key, the nearest recent piece (or None) and the units flipped from it."""
+        whole = self.step._bits_array(bits)
         key = whole if self.vary is None else whole[self.vary]
         ref = min(recent, key=lambda e: np.count_nonzero(e[0] != key), default=None)
-        if ref is not None:
-            add, drop = np.flatnonzero(key > ref[0]), np.flatnonzero(key < ref[0])
-            if self.vary is not None:
-                add, drop = self.vary[add], self.vary[drop]
-            add, drop = add.tolist(), drop.tolist()
-        if ref is not None and 2 * (len(add) + len(drop)) <= int(whole.sum()):   # a near piece: the flipped units
-            N = ref[1]
-            if head:
-                for i in add:
-                    N = N + self._head_term(i)
-                for i in drop:
-                    N = N - self._head_term(i)
-            else:
-                if add:
-                    N = N + _units_product(step._W2, step._W2L, step._W2_bits, add, self.H, self.h)
-                if drop:
-                    N = N - _units_product(step._W2, step._W2L, step._W2_bits, drop, self.H, self.h)
-        else:
-            W2, W2L = (step._W2[:_HASHED], step._W2headL) if head else (step._W2, step._W2L)
-            rows = range(W2.shape[0])
-            t, m, t1 = self.t, self.m, step._t1
-            N = np.empty((len(rows), d + 1), dtype=object)
-            for r in rows:
-                N[r, :d] = [v * t for v in self.Mi[r]]
-                N[r, d] = self.ci[r] * t + int(step._b2[r]) * t1 * m
-            on = np.flatnonzero(whole).tolist()
-            if on:
-                N = N + _units_product(W2, W2L, step._W2_bits, on, self.H, self.h)
-            if head:
-                N = np.concatenate([N[0, :d], N[:, d]])
-        recent.append((key, N))
+        if ref is None:
+            return key, None, (), ()
+        add, drop = np.flatnonzero(key > ref[0]), np.flatnonzero(key < ref[0])
+        if self.vary is not None:
+            add, drop = self.vary[add], self.vary[drop]
+        if 2 * (len(add) + len(drop)) > int(whole.sum()):       # far from it: from scratch is cheaper
+            return key, None, (), ()
+        return key, ref, add.tolist(), drop.tolist()
+
+    @staticmethod
+    def _remember(recent, key, value):
+        recent.append((key, value))
         if len(recent) > _RECENT_PIECES:
             del recent[0]
+
+    def numerators(self, bits):
+        """``N``, exactly, from the nearest recent piece when cheaper (the flipped units' columns of ``W2n``)."""
+        step, d = self.step, len(self.Mi[0])
+        H, h = self.Hh
+        key, ref, add, drop = self._nearest(self.recent[False], bits)
+        if ref is not None:
+            N = ref[1]
+            if add:
+                N = N + _units_product(step._W2, step._W2L, step._W2_bits, add, H, h)
+            if drop:
+                N = N - _units_product(step._W2, step._W2L, step._W2_bits, drop, H, h)
+        else:
+            N = np.empty((step._W2.shape[0], d + 1), dtype=object)
+            t, m, t1 = self.t, self.m, step._t1
+            for r in range(len(N)):
+                N[r, :d] = [v * t for v in self.Mi[r]]
+                N[r, d] = self.ci[r] * t + int(step._b2[r]) * t1 * m
+            on = np.flatnonzero(step._bits_array(bits)).tolist()
+            if on:
+                N = N + _units_product(step._W2, step._W2L, step._W2_bits, on, H, h)
+        self._remember(self.recent[False], key, N)
         return N
 
+    def head_residues(self, bits):
+        """Per prime of the hash, the residues of what the hash reads: ``N[0, :d] ++ N[:_HASHED, d]``.
+
+        From the nearest recent piece (the flipped units' terms), else from scratch: the
+        residues of ``t1 t2 [Mi | ci]`` and ``t1 m b2n`` plus ``W2n[:_HASHED, on] [H | h][on]``
+        modulo each prime, ``[H | h]`` being itself a residue product (:meth:`unit_residues`).
+        """
+        key, ref, add, drop = self._nearest(self.recent[True], bits)
+        if ref is not None:
+            R = ref[1]
+            for i in add:
+                R = [np.mod(r + t, p) for r, t, p in zip(R, self._head_term(i), _PRIMES)]
+            for i in drop:
+                R = [np.mod(r - t, p) for r, t, p in zip(R, self._head_term(i), _PRIMES)]
+        else:
+            step, d = self.step, len(self.Mi[0])
+            rows = min(_HASHED, len(self.Mi))
+            t, m, t1 = self.t, self.m, step._t1
+            base = [v * t for v in self.Mi[0]] + [self.ci[r] * t + int(step._b2[r]) * t1 * m for r in range(rows)]
+            on = np.flatnonzero(step._bits_array(bits))
+            R = []
+            for p, (_, _, W2p), U in zip(_PRIMES, step.residues(), self.unit_residues()):
+                r = np.array([v % p for v in base], dtype=np.float64)
+                if len(on):
+                    S = residue_matmul(W2p[:, on], U[on], p)          # (rows, d + 1)
+                    r = np.mod(r + np.concatenate([S[0, :d], S[:, d]]), p)
+                R.append(r)
+        self._remember(self.recent[True], key, R)
+        return R
+
+    def unit_residues(self):
+        """Per prime of the hash, the residues of ``[H | h]`` of every unit (one float64 product each)."""
+        if self._mod is None:
+            MC = augmented((self.Mi, self.ci, self.m))
+            d, out = len(self.Mi[0]), []
+            for p, (W1p, b1p, _) in zip(_PRIMES, self.step.residues()):
+                U = residue_matmul(W1p, residues(MC, p), p)
+                U[:, d] = np.mod(U[:, d] + b1p * (self.m % p), p)
+                out.append(U)
+            self._mod = out
+        return self._mod
+
     def _head_term(self, i):
-        """Unit ``i``'s term of the hashed numerators, ``W2n[0, i] H_i ++ W2n[:_HASHED, i] h_i`` (made once per parent)."""
+        """Unit ``i``'s residues of the hashed numerators, ``W2n[0, i] H_i ++ W2n[:_HASHED, i] h_i`` (once per parent)."""
         term = self.terms.get(i)
         if term is None:
-            d, column = len(self.Mi[0]), self.step._W2[:_HASHED, i]
-            term = np.empty(d + len(column), dtype=object)
-            term[:d] = self.H[i] * column[0]
-            term[d:] = column * self.h[i]
-            self.terms[i] = term
+            d = len(self.Mi[0])
+            term = self.terms[i] = [np.mod(np.concatenate([W2p[0, i] * U[i, :d], W2p[:, i] * U[i, d]]), p)
+                                    for p, (_, _, W2p), U in zip(_PRIMES, self.step.residues(), self.unit_residues())]
         return term
 
 
