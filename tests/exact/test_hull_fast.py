@@ -7,6 +7,7 @@ random and degenerate inputs (cospherical, coplanar, duplicated, flat, huge/tiny
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction as F
 
 import numpy as np
@@ -439,3 +440,40 @@ def _ridge_choice(name, G):
             assert set(np.flatnonzero(proved).tolist()) <= set(slow.vertices)
             if name == "random4":
                 assert np.flatnonzero(proved).tolist() == list(slow.vertices)
+
+
+
+def _cube_with_edge_midpoints(den):
+    """The cube [0, 2]^3 with its twelve edge midpoints (over ``den``), and a triangulation of its
+    boundary holding every midpoint: per face, a corner triangle at each corner and the square of
+    the four midpoints cut in two."""
+    G = sorted({tuple(v) + (den,) for v in itertools.product(range(3), repeat=3) if sum(c == 1 for c in v) <= 1})
+    at = {g[:3]: i for i, g in enumerate(G)}
+    tris = []
+    for axis, side in itertools.product(range(3), (0, 2)):
+        def pt(u, v):
+            p = [0, 0, 0]
+            p[axis], p[(axis + 1) % 3], p[(axis + 2) % 3] = side, u, v
+            return at[tuple(p)]
+        corners = [(0, 0), (2, 0), (2, 2), (0, 2)]
+        mids = [(1, 0), (2, 1), (1, 2), (0, 1)]
+        for i in range(4):
+            tris.append([pt(*corners[i]), pt(*mids[i]), pt(*mids[i - 1])])
+        tris += [[pt(*mids[0]), pt(*mids[1]), pt(*mids[2])], [pt(*mids[0]), pt(*mids[2]), pt(*mids[3])]]
+    return G, np.array(tris)
+
+
+@pytest.mark.parametrize("den", [1, 7])
+def test_ridge_choice_on_edge_midpoints_in_3d(den):
+    """An edge midpoint has one ridge bent (along the edge) and one flat (inside a face) in every
+    triangle holding it: the local certificate may prove a vertex without a determinant only where
+    every ridge through it is bent.  The claim is handed in, so the midpoints are on the surface."""
+    G, tris = _cube_with_edge_midpoints(den)
+    report = {}
+    with config.override(hull_local_entries=0):
+        H = hull_module._certified_hull(G, qhull_options=("QJ",), propose=lambda X, o: (tris, None),
+                                        report=report)
+    corners = [i for i, g in enumerate(G) if all(c != 1 for c in g[:3])]
+    assert list(H.vertices) == corners and len(H.facets) == 6
+    (proved,) = report["ridge_vertices"]
+    assert set(np.flatnonzero(proved).tolist()) <= set(corners)

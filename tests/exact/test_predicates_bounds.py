@@ -102,9 +102,24 @@ def test_scaled_rows_are_never_taken_as_exact_floats(R, C):
     assert filtered(R, C) == 1
 
 
-def test_row_products_sum_up_to_16_columns_left_to_right():
-    A, B = np.array([[1.0] + [2.0 ** -53] * 15]), np.ones((1, 16))
-    assert row_products(A, B)[0, 0] == 1.0                              # each 2^-53 is rounded away in turn
+@pytest.mark.parametrize("shape", [(1, 1, 16), (3000, 7, 5), (40, 2500, 7), (5, 5, 17), (0, 4, 3)])
+def test_row_products_within_the_any_order_bound(shape):
+    """Tiled BLAS products (any summation order): every entry within gamma_n sum |a_j b_j| of the
+    exact value (checked in Fractions), and exact on integers whose sums stay below 2^53."""
+    r, c, n = shape
+    rng = np.random.default_rng(sum(shape))
+    A = rng.standard_normal((r, n)) * 2.0 ** rng.integers(-30, 30, size=(r, 1))
+    B = rng.standard_normal((c, n))
+    out = row_products(A, B)
+    assert out.shape == (r, c)
+    for i, k in zip(rng.integers(0, max(r, 1), 60), rng.integers(0, c, 60)):
+        if not r:
+            break
+        exact = sum(Fraction(a) * Fraction(b) for a, b in zip(A[i], B[k]))
+        mag = sum(abs(Fraction(a) * Fraction(b)) for a, b in zip(A[i], B[k]))
+        assert abs(Fraction(out[i, k]) - exact) <= gamma(n) * mag
+    Ai, Bi = rng.integers(-2 ** 20, 2 ** 20, size=(300, n)), rng.integers(-2 ** 20, 2 ** 20, size=(2000, n))
+    assert np.array_equal(row_products(Ai.astype(float), Bi.astype(float)), (Ai @ Bi.T).astype(float))
 
 
 # ------------------------------------------------------------------ the relative term gamma_{m+3} (1 + 4u) mag

@@ -43,7 +43,7 @@ from ._lifted import upper_facets
 from ._linalg import determinants, integer_determinant, nullspace, rank, solve
 from ._lp import Certificate, exact_lp_max, interior_point, relative_interior_point
 from ._numbers import (NEG_INF, common_denominator, format_point, format_rational, homogeneous_point, homogeneous_row,
-                       integer_row, json_number, load_json, primitive_row, rows_to_fractions, to_float_array,
+                       homogeneous_rows,                        integer_row, json_number, load_json, primitive_row, rows_to_fractions, to_float_array,
                        to_rational, to_rational_matrix, to_rational_vector, unlimited_int_digits)
 from ._predicates import PreparedRows, dot_signs, lex_order
 from ._polyhedra import UnionFind, WallFacet, facets_overlap, overlapping_pairs, region_facets
@@ -53,7 +53,7 @@ from ._sum_hull import minkowski_hull
 __all__ = [
     "NEG_INF", "to_rational", "to_rational_vector", "to_rational_matrix", "to_float_array", "common_denominator",
     "json_number", "format_rational", "format_point", "unlimited_int_digits", "load_json",
-    "integer_row", "primitive_row", "homogeneous_point", "homogeneous_row", "rows_to_fractions", "lex_order",
+    "integer_row", "primitive_row", "homogeneous_point", "homogeneous_row", "homogeneous_rows", "rows_to_fractions", "lex_order",
     "rank", "nullspace", "solve", "determinants", "integer_determinant", "integer_matrix", "int_matmul", "int_bits",
     "int_limbs", "IntLimbs", "residues", "residue_matmul",
     "dot_signs", "PreparedRows",

@@ -16,6 +16,7 @@ faster than Fractions in the hot loops.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import math
 import numbers
@@ -33,7 +34,7 @@ from ..errors import InvalidInputError, ModelFileError
 
 sympy = lazy_import("sympy")
 
-__all__ = ["json_number", "NEG_INF", "common_denominator", "to_rational", "to_rational_vector", "to_rational_matrix", "to_float_array", "integer_row", "homogeneous_point", "format_rational", "format_point", "scaled_ints", "exact_number", "float_rows", "float_point", "homogeneous_row", "primitive_row", "rows_to_fractions", "set_bits", "unlimited_int_digits", "load_json"]
+__all__ = ["json_number", "NEG_INF", "common_denominator", "to_rational", "to_rational_vector", "to_rational_matrix", "to_float_array", "integer_row", "homogeneous_point", "format_rational", "format_point", "scaled_ints", "exact_number", "float_rows", "float_point", "homogeneous_row", "homogeneous_rows", "primitive_row", "rows_to_fractions", "set_bits", "unlimited_int_digits", "load_json"]
 
 
 @contextlib.contextmanager
@@ -641,6 +642,76 @@ def homogeneous_row(point: Sequence[Fraction]) -> tuple:
     """
     nums, den = homogeneous_point(point)
     return nums + (den,)
+
+
+def homogeneous_rows(points: Sequence[Sequence[Fraction]]) -> np.ndarray | None:
+    """:func:`homogeneous_row` of every point at once, as an int64 array, or None when out of range.
+
+    The ``(numerator, denominator)`` pairs are read in one pass (no Fraction arithmetic),
+    the least common denominator of each row is built column by column in int64
+    (``l = l / gcd(l, q) * q``), and each numerator is scaled by ``l / q``.  Every step
+    is guarded so that no int64 operation can wrap: a quotient is formed before its
+    product, and a product is taken only where its float estimate (relative error
+    below ``2^-50``) stays under ``2^61``.  When a guard fails (or a numerator or
+    denominator does not fit int64) the answer is None and the caller takes the
+    general path; the entries of the answer are below ``2^61``.
+
+    Parameters
+    ----------
+    points : sequence of sequence of Fraction or int, shape (m, n)
+        The rational points (Fractions in lowest terms, as Python makes them).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (m, n + 1), or None
+        Row ``i`` equals ``homogeneous_row(points[i])``.
+
+    Examples
+    --------
+    >>> homogeneous_rows([[Fraction(1, 2), Fraction(1, 3)], [Fraction(-2, 5), 4]]).tolist()
+    [[3, 2, 6], [-2, 20, 5]]
+    >>> homogeneous_rows([[Fraction(1, 2 ** 40), Fraction(1, 3 ** 30)]]) is None    # lcm beyond 2^61
+    True
+    """
+    m = len(points)
+    n = len(points[0]) if m else 0
+    if not m or not n:
+        return None
+    chain = itertools.chain.from_iterable
+    try:
+        try:  # Fractions only (what to_rational_matrix gives): the method itself, no Python-level call
+            pairs = np.fromiter(chain(map(Fraction.as_integer_ratio, chain(points))), dtype=np.int64, count=2 * m * n)
+        except (TypeError, AttributeError):  # an int (or another rational type) among them
+            pairs = np.fromiter(chain(map(_ratio, chain(points))), dtype=np.int64, count=2 * m * n)
+    except (OverflowError, TypeError, ValueError, AttributeError):
+        return None
+    pairs = pairs.reshape(m, n, 2)
+    num, den = pairs[..., 0], pairs[..., 1]
+    if np.any(den <= 0):
+        return None
+    lcm = den[:, 0].copy()
+    for j in range(1, n):
+        step = den[:, j] // np.gcd(lcm, den[:, j])
+        if np.any(lcm.astype(float) * step.astype(float) >= _ROW_LIMIT):
+            return None
+        lcm *= step
+    scale = lcm[:, None] // den
+    if np.any(np.abs(num).astype(float) * scale.astype(float) >= _ROW_LIMIT):
+        return None
+    out = np.empty((m, n + 1), dtype=np.int64)
+    out[:, :n] = num * scale
+    out[:, n] = lcm
+    return out
+
+
+#: :func:`homogeneous_rows` answers only with entries below this bound (float estimates of the
+#: products are compared with it, so it stays a power of two well inside int64).
+_ROW_LIMIT = 2.0 ** 61
+
+
+def _ratio(v) -> tuple:
+    """``(numerator, denominator)`` of a Fraction or an int (one call for the types that have it)."""
+    return v.as_integer_ratio() if type(v) in _RATIOS else (v.numerator, v.denominator)
 
 
 def primitive_row(row) -> tuple:

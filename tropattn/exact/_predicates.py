@@ -148,11 +148,13 @@ def scaled_floats(M: np.ndarray) -> np.ndarray:
 
 
 def row_products(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """``A @ B.T`` for float rows of a few columns, by one broadcast pass per column.
+    """``A @ B.T`` for float rows of a few columns, by matrix products in tiles that BLAS runs on one thread.
 
-    Any summation order is covered by the error bounds used here; this avoids
-    BLAS, whose threads cost far more than the work on such thin products (and
-    spin on a loaded machine).  Rows wider than 16 use ``A @ B.T``.
+    Any summation order is covered by the error bounds used here (with or without fused
+    multiply-adds), so the products may come from BLAS; each tile of ``A`` rows times
+    ``B`` rows times columns stays below ``_BLAS_SERIAL`` multiply-adds, under which
+    OpenBLAS does not start threads (which cost far more than the work on such thin
+    products, and spin on a loaded machine).  Rows wider than 16 use ``A @ B.T``.
 
     Parameters
     ----------
@@ -169,12 +171,25 @@ def row_products(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     >>> row_products(np.array([[1., 2.]]), np.array([[3., 4.], [1., -1.]])).tolist()
     [[11.0, -1.0]]
     """
-    if A.shape[1] > 16:
+    n = A.shape[1]
+    if n > 16:
         return A @ B.T
-    out = np.multiply.outer(A[:, 0], B[:, 0])
-    for j in range(1, A.shape[1]):
-        out += np.multiply.outer(A[:, j], B[:, j])
+    out = np.empty((len(A), len(B)))
+    if not out.size:
+        return out
+    wide = min(len(B), _TILE_COLUMNS)
+    tall = max(1, _BLAS_SERIAL // (wide * max(n, 1)))
+    BT = B.T
+    for lo in range(0, len(A), tall):
+        for j in range(0, len(B), wide):
+            np.matmul(A[lo:lo + tall], BT[:, j:j + wide], out=out[lo:lo + tall, j:j + wide])
     return out
+
+
+#: :func:`row_products`: multiply-adds per BLAS call (OpenBLAS runs a product of at most
+#: 2^16 * 4 of them on the calling thread), and the columns of one tile.
+_BLAS_SERIAL = 1 << 18
+_TILE_COLUMNS = 1024
 
 
 def filtered_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray) -> np.ndarray:

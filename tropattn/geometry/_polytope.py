@@ -49,7 +49,7 @@ import numpy as np
 from .. import exact
 from .._display import convex_order, svg_picture
 from ..errors import InvalidInputError
-from ..exact import Hull, certified_hull, homogeneous_row, lex_order, rows_to_fractions
+from ..exact import Hull, certified_hull, homogeneous_row, homogeneous_rows, lex_order, rows_to_fractions
 
 
 __all__ = ["Polytope", "convex_hull", "rational_sphere_points"]
@@ -361,6 +361,13 @@ def convex_hull(points, method: str = "auto") -> Polytope:
         G = np.hstack([ints, np.ones((len(ints), 1), dtype=np.int64)])
         return _polytope_from_hull(certified_hull(G, method))
     pts = _to_points(points, "points")
+    G = homogeneous_rows(pts)
+    if G is not None:  # rows built in numpy (no Fraction arithmetic); equal points, equal rows
+        if _may_repeat(G):
+            _, first = np.unique(G, axis=0, return_index=True)
+            first = np.sort(first)
+            G, pts = G[first], [pts[i] for i in first.tolist()]
+        return _polytope_from_hull(certified_hull(G, method), pts)
     rows = {}
     for p in pts:
         rows.setdefault(homogeneous_row(p), p)

@@ -11,9 +11,6 @@ simplex; vertices are proved by independent facet normals around them.
 
 from __future__ import annotations
 
-import itertools
-import operator
-
 import numpy as np
 
 from ..._config import config
@@ -165,8 +162,9 @@ def rows_vanish_on_simplices(pts: PreparedPoints, simplices: np.ndarray, U: np.n
     proved here rather than trusted: ``F k`` dot products, in int64 when
     ``max|U| max|P| (k + 1) < 2^62`` proves them exact, else from the float and wrapped
     int64 images (:func:`~tropattn.exact._linalg.wrapped_dots`, int64 rows), else in
-    Python integers (``rows``, optional: ``U``'s rows as tuples of ints, when the caller
-    has them).
+    Python integers: numpy object products, one column of the simplices at a time in
+    blocks of 1,024 simplices that stay in cache (``rows``, optional: ``U``'s rows as
+    tuples of ints, when the caller has them, for the nonzero test).
 
     >>> pts = PreparedPoints.of([(0, 0, 1), (1, 0, 1), (0, 1, 1)])
     >>> edges = np.array([[0, 1], [1, 2], [2, 0]])
@@ -188,12 +186,15 @@ def rows_vanish_on_simplices(pts: PreparedPoints, simplices: np.ndarray, U: np.n
         if int(np.abs(H).max()) * pts.max_abs * (k + 1) < INT64_SAFE:
             return not np.any(np.einsum("fj,fij->fi", H, X))
         return not np.any(wrapped_dots(np.repeat(H, k, axis=0), X.reshape(F * k, -1)) != 0)
-    rows = _row_tuples(U) if rows is None else rows  # Python ints: sums of products, C-level loops
+    rows = _row_tuples(U) if rows is None else rows  # Python ints
     if not all(map(any, rows)):
         return False
-    H = map(rows.__getitem__, np.repeat(facet_of, k).tolist())
-    X = map(pts.P.__getitem__, simplices.ravel().tolist())
-    return not any(map(sum, map(map, itertools.repeat(operator.mul), H, X)))
+    U = U.astype(object)
+    for lo in range(0, F, 1024):  # object products column by column, in blocks that stay in cache
+        H, S = U[facet_of[lo:lo + 1024]], simplices[lo:lo + 1024]
+        if any(np.any((H * pts.Pa[S[:, i]]).sum(axis=1) != 0) for i in range(k)):
+            return False
+    return True
 
 
 def _ray_meets_once_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_of: np.ndarray,
@@ -345,9 +346,19 @@ def _ridge_vertices(A: np.ndarray, S: np.ndarray, facet_of: np.ndarray, pairs: t
     (:func:`_ridge_pairs`).  For a point ``v`` of simplex ``s`` the ``k - 1`` ridges of
     ``s`` through ``v`` each lie in one other simplex; the rows of ``s`` and of those
     neighbours all hold ``v``, and when their normals (``A``) are independent (a nonzero
-    ``k x k`` determinant, :func:`_independent_normals`) they meet in ``v`` alone.  (When
-    every ridge through ``v`` is bent they are: the faces of ``s`` through ``v`` meet in
-    ``v`` within ``s``'s row.)
+    ``k x k`` determinant, :func:`_independent_normals`) they meet in ``v`` alone.  When
+    every ridge ``r`` through ``v`` is bent (the neighbour's row differs from ``s``'s: distinct
+    primitive outward rows are distinct hyperplanes) no determinant is needed: the two rows
+    meet exactly in ``aff(r)``, and the ``k - 1`` facets of the simplex ``s`` through ``v``
+    meet in ``v`` alone, so the ``k`` hyperplanes do too.
+
+    >>> S = np.array([[0, 1], [1, 2], [0, 2]])               # a triangle's edges (k = 2)
+    >>> pairs = _ridge_pairs(S, 3)                           # its three vertices, each in two edges
+    >>> A = np.array([[0, -1], [1, 1], [-1, 0]])
+    >>> _ridge_vertices(A, S, np.arange(3), pairs, 3).tolist()           # every vertex: no determinant
+    [True, True, True]
+    >>> _ridge_vertices(A, S, np.array([0, 0, 1]), pairs, 3).tolist()    # edges 0, 1 on one row: 1 is flat
+    [True, False, True]
     """
     F, k = S.shape
     a, b = pairs
@@ -361,8 +372,10 @@ def _ridge_vertices(A: np.ndarray, S: np.ndarray, facet_of: np.ndarray, pairs: t
     J = np.arange(k - 1)[None, :]
     J = J + (J >= jv[:, None])  # the k - 1 ridges of s through v
     pick = np.concatenate([facet_of[s][:, None], facet_of[partner[J * F + s[:, None]] % F]], axis=1)
+    bent = np.all(pick[:, 1:] != pick[:, :1], axis=1)  # every ridge through v bent: proved, no determinant
     out = np.zeros(n, dtype=bool)
-    out[v] = _independent_normals(A, pick)
+    out[v[bent]] = True
+    out[v[~bent]] = _independent_normals(A, pick[~bent])
     return out
 
 
