@@ -21,9 +21,12 @@ __all__ = ["AffineMap"]
 
 #: The primes of the hash (residues of the rational entries modulo each; below 2^20, so that a
 #: ReLU step computes its pieces' residues by exact float64 products, ``exact.residue_matmul``),
-#: their product, and how many offsets the hash reads.
+#: their product ``_Q`` (the hash reads residues modulo ``_Q``: one modular product per entry), the
+#: Chinese remainder basis (``_CRT[i]`` is 1 modulo the i-th prime and 0 modulo the others), and
+#: how many offsets the hash reads.
 _PRIMES = (1048573, 1048571, 1048559)
 _Q = math.prod(_PRIMES)
+_CRT = tuple((_Q // p) * pow(_Q // p, -1, p) for p in _PRIMES)
 _HASHED = 16
 
 
@@ -53,25 +56,29 @@ def hashable(m) -> bool:
 def residue_hash(offsets, row, m) -> int:
     """The hash of a map from a few of its numerators over ``m`` (:func:`hashable`).
 
-    The residues modulo each prime of ``_PRIMES`` of the rationals ``offsets / m`` (the
-    first ``_HASHED`` offsets) and ``row / m`` (the first row of ``M``): the same for every
-    way of writing the same map, so equal maps hash equal, and a different hash proves two
-    maps differ.  :func:`residues_hash` gives the same hash from residues computed elsewhere.
+    The residues modulo ``_Q`` (the product of the primes ``_PRIMES``) of the rationals
+    ``offsets / m`` (the first ``_HASHED`` offsets) and ``row / m`` (the first row of ``M``):
+    the same for every way of writing the same map, so equal maps hash equal, and a
+    different hash proves two maps differ.  :func:`residues_hash` gives the same hash from
+    the residues modulo each prime, computed elsewhere.
 
     >>> residue_hash([1], [2], 4) == residue_hash([2], [4], 8)        # 1/4, 1/2 either way
     True
     """
-    values = list(offsets) + list(row)
-    return residues_hash([[v * pow(m % p, -1, p) % p for v in values] for p in _PRIMES])
+    inv = pow(m, -1, _Q)
+    return hash(tuple(v * inv % _Q for v in list(offsets) + list(row)))
 
 
 def residues_hash(R) -> int:
-    """The hash of a map from the residues of its hashed rationals: one row per prime of ``_PRIMES``.
+    """:func:`residue_hash` from the residues modulo each prime (one row per prime of ``_PRIMES``).
 
-    >>> residues_hash([[1], [2], [3]]) == residues_hash([[1.0], [2.0], [3.0]])   # ints or exact floats
+    The Chinese remainder theorem joins them into the residues modulo ``_Q``.
+
+    >>> R = [[pow(4, -1, p)] for p in _PRIMES]                     # 1/4 modulo each prime
+    >>> residues_hash(R) == residue_hash([1], [], 4)
     True
     """
-    return hash(tuple(int(v) for r in R for v in r))
+    return hash(tuple(sum(int(r) * e for r, e in zip(column, _CRT)) % _Q for column in zip(*R)))
 
 
 @dataclass(frozen=True)
