@@ -8,7 +8,7 @@ the hull of these points?") and gets answers certified in rational arithmetic.  
   :func:`to_float_array`, :func:`common_denominator`, :data:`NEG_INF`, :func:`json_number`,
   :func:`format_rational`, :func:`format_point`, :func:`load_json`, :func:`unlimited_int_digits`;
 * integer rows -- :func:`integer_row`, :func:`primitive_row`, :func:`homogeneous_point`,
-  :func:`homogeneous_row`, :func:`rows_to_fractions`, :func:`lex_order`;
+  :func:`homogeneous_row`, :func:`homogeneous_rows`, :func:`rows_to_fractions`, :func:`lex_order`;
 * linear algebra over Q -- :func:`rank`, :func:`nullspace`, :func:`solve`, :func:`determinants`
   (stacks), :func:`integer_determinant` (one small integer matrix);
 * integer matrices -- :func:`integer_matrix` (one common denominator), :func:`int_matmul`
