@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from .reference import adjacency, brute_force, evaluate, load_model, pattern_at
 
-__all__ = ["random_model_json", "compare"]
+__all__ = ["random_model_json", "compare", "reference_counts"]
 
 
 def random_model_json(rnd, d, layers, heads, keys, units, residual=True, projection=False, dup=False):
@@ -82,3 +82,26 @@ def compare(obj, result, box=None, edges=True):
         found["missing_edges"] = ref_edges - got
         found["extra_edges"] = got - ref_edges
     return found
+
+
+def reference_counts(obj, box=None):
+    """``(activation, linear)`` regions of the model dict ``obj`` by the reference alone.
+
+    A linear region joins regions that share a facet (the reference's own adjacency) and have
+    equal maps, transitively.
+    """
+    model = load_model(obj, box)
+    ref = brute_force(model)
+    parent = {p: p for p in ref}
+
+    def find(p):
+        while parent[p] != p:
+            parent[p] = parent[parent[p]]
+            p = parent[p]
+        return p
+
+    for edge in adjacency(ref, model.dim):
+        p, q = tuple(edge)
+        if ref[p][1].key() == ref[q][1].key():
+            parent[find(p)] = find(q)
+    return len(ref), len({find(p) for p in ref})

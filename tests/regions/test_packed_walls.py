@@ -14,8 +14,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracles import adjacency, brute_force, load_model
-from oracles.compare import random_model_json
+from oracles.compare import random_model_json, reference_counts
 from tropattn.backends import run_chunk
 from tropattn.io import model_from_json
 from tropattn.regions import AffineMap, enumerate_regions
@@ -36,25 +35,6 @@ class PicklingExecutor:
             yield pickle.loads(pickle.dumps(run_chunk(fn, chunk), protocol=5))
 
 
-def _reference_counts(obj):
-    """(activation, linear) by the reference: linear regions join adjacent regions with equal maps."""
-    model = load_model(obj)
-    ref = brute_force(model)
-    parent = {p: p for p in ref}
-
-    def find(p):
-        while parent[p] != p:
-            parent[p] = parent[parent[p]]
-            p = parent[p]
-        return p
-
-    for edge in adjacency(ref, model.dim):
-        p, q = tuple(edge)
-        if ref[p][1].key() == ref[q][1].key():
-            parent[find(p)] = find(q)
-    return len(ref), len({find(p) for p in ref})
-
-
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 10**6), d=st.sampled_from([1, 2]), units=st.sampled_from([0, 1]))
 def test_packed_counts_are_the_references(seed, d, units):
@@ -63,7 +43,7 @@ def test_packed_counts_are_the_references(seed, d, units):
     ex = PicklingExecutor()
     packed = enumerate_regions(model, executor=ex, keep="counts", progress=False)
     assert ex.chunks > 1 or packed.n_activation <= 3        # the walls between chunks were crossed
-    assert (packed.n_activation, packed.n_linear) == _reference_counts(obj)
+    assert (packed.n_activation, packed.n_linear) == reference_counts(obj)
     assert packed.n_linear == enumerate_regions(model, keep="counts", progress=False).n_linear
 
 
@@ -73,7 +53,7 @@ def test_a_fixed_model_merges_across_packed_walls():
         {"heads": [{"keys": [[0, 0], [1, 0], [0, 1], [1, 1]], "offsets": [0, 0, 0, "-1/2"],
                     "values": [[1, 0], [1, 0], [0, 1], [1, 0]]}]},
         {"heads": [{"keys": [[0, 0], [2, -1]], "offsets": [0, "1/2"], "values": [[0, 1], [1, 1]]}]}]}
-    activation, linear = _reference_counts(obj)
+    activation, linear = reference_counts(obj)
     assert linear < activation                                   # merges happen (across walls)
     got = enumerate_regions(model_from_json(obj), executor=PicklingExecutor(), keep="counts", progress=False)
     assert (got.n_activation, got.n_linear) == (activation, linear)

@@ -15,7 +15,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracles import adjacency, brute_force, load_model
+from oracles.compare import reference_counts
 from tropattn.attention import FFN, Head, Layer, Transformer
 from tropattn.io import model_to_json
 from tropattn.regions import AffineMap, count_regions, enumerate_regions
@@ -41,29 +41,12 @@ def test_equal_maps_hash_equal_on_every_path(M, scale):
     assert hash(written) == hash(plain) == residues_hash(per_prime) == residue_hash(ci[:16], Mi[0], m)
 
 
-def _reference_counts(model):
-    obj = model_to_json(model)
-    ref = brute_force(load_model(obj))
-    parent = {p: p for p in ref}
-
-    def find(p):
-        while parent[p] != p:
-            p = parent[p]
-        return p
-
-    for edge in adjacency(ref, model.dim):
-        p, q = tuple(edge)
-        if ref[p][1].key() == ref[q][1].key():
-            parent[find(p)] = find(q)
-    return len(ref), len({find(p) for p in ref})
-
-
 def test_a_denominator_sharing_a_prime_of_the_hash_makes_the_whole_map():
     p = _PRIMES[0]
     head = Head([[0, 0], [1, 0], [0, 1]], [0, 0, F(-1, 2)], [[1, 0], [1, 0], [0, 1]])
     ffn = FFN([[F(1, p), 1], [1, -1], [0, 1]], [0, F(1, 3), -1], [[1, 0, 0], [0, 0, 1]], [0, 0])   # t1 = 3p
     model = Transformer([Layer([head], ffn=ffn)])
-    want = _reference_counts(model)
+    want = reference_counts(model_to_json(model))
     counted = count_regions(model, keep="counts", progress=False)
     assert (counted.n_activation, counted.n_linear) == want
     kept = enumerate_regions(model, progress=False)
