@@ -209,8 +209,8 @@ class ReluStep:
         last = self._parent(f)
         if last[1] is not None:
             return last[1][units], last[2][units]
-        Mi, ci, m = f._integers
-        P = int_matmul(self._W1L.take_rows(units), augmented(f._integers))
+        Mi, _, m = integers = f._integers
+        P = int_matmul(self._W1L.take_rows(units), augmented(integers))
         return P[:, :len(Mi[0])], P[:, -1] + self._b1[units] * m
 
     def _pre_activations(self, integers, H=None):
