@@ -45,7 +45,7 @@ from ._lp import Certificate, exact_lp_max, interior_point, relative_interior_po
 from ._numbers import (NEG_INF, common_denominator, format_point, format_rational, homogeneous_point, homogeneous_row,
                        homogeneous_rows,                        integer_row, json_number, load_json, primitive_row, rows_to_fractions, to_float_array,
                        to_rational, to_rational_matrix, to_rational_vector, unlimited_int_digits)
-from ._predicates import PreparedRows, dot_signs, lex_order
+from ._predicates import PreparedRows, as_small_ints, dot_signs, lex_order
 from ._polyhedra import UnionFind, WallFacet, facets_overlap, overlapping_pairs, region_facets
 from ._redundancy import FacetSet, facets, integer_facets
 from ._sum_hull import minkowski_hull
@@ -56,7 +56,7 @@ __all__ = [
     "integer_row", "primitive_row", "homogeneous_point", "homogeneous_row", "homogeneous_rows", "rows_to_fractions", "lex_order",
     "rank", "nullspace", "solve", "determinants", "integer_determinant", "integer_matrix", "int_matmul", "int_bits",
     "int_limbs", "IntLimbs", "residues", "residue_matmul",
-    "dot_signs", "PreparedRows",
+    "dot_signs", "PreparedRows", "as_small_ints",
     "Certificate", "interior_point", "relative_interior_point", "exact_lp_max",
     "FacetSet", "facets", "integer_facets", "region_facets", "WallFacet", "facets_overlap", "overlapping_pairs",
     "UnionFind",

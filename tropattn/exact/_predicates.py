@@ -91,18 +91,23 @@ class PreparedRows:
     def __init__(self, rows):
         self.R = _as_int_matrix(rows)
         self.Rf = scaled_floats(self.R)
+        self.norms = _row_norms(self.Rf)              # dense_signs' row bounds, without a pass over the rows
 
     def take(self, subset) -> "PreparedRows":
         """The rows ``subset`` (their floats copied, not made again)."""
         out = object.__new__(PreparedRows)
-        out.R, out.Rf = self.R[subset], self.Rf[subset]
+        out.R, out.Rf, out.norms = self.R[subset], self.Rf[subset], self.norms[subset]
         return out
 
     def signs(self, cols, subset=None) -> np.ndarray:
-        """``sign(rows[i] . cols[k])`` for the rows ``subset`` (all when None), exactly (int8)."""
+        """``sign(rows[i] . cols[k])`` for the rows ``subset`` (all when None), exactly (int8).
+
+        One float product per call (:func:`dense_signs` with the rows' norms made once): the
+        error bound of a row needs no pass over the rows.
+        """
         C = _as_int_matrix(cols)
-        R, Rf = (self.R, self.Rf) if subset is None else (self.R[subset], self.Rf[subset])
-        return filtered_signs(R, C, Rf, scaled_floats(C))
+        rows = self if subset is None else self.take(subset)
+        return dense_signs(rows.R, C, rows.Rf, _unit_scaled(scaled_floats(C)), row_norms=rows.norms)
 
 
 #: Largest binary exponent a scaled float row may reach: products stay below 2^1000.
@@ -267,7 +272,8 @@ def filtered_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray)
     return out
 
 
-def dense_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray, known_zeros=None) -> np.ndarray:
+def dense_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray, known_zeros=None,
+                row_norms=None) -> np.ndarray:
     """:func:`filtered_signs` for wide blocks: the float products by matrix multiplication.
 
     The float products ``fl(R C^T)`` may come from BLAS: the bound of :func:`filtered_signs`,
@@ -284,6 +290,16 @@ def dense_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray, kn
     exactly zero by construction (``known_zeros``) are set to zero without that work.
     Blocks of rows small enough to stay in cache bound the memory.
 
+    With ``row_norms`` (per row the computed ``n_i = sum_{j < m-1} |fl r_ij|`` and
+    ``|fl r_i,m-1|``, made once by a caller that tests the same rows many times,
+    :class:`PreparedRows`), ``s_i`` is replaced by the computed
+    ``n_i max_{j < m-1} M_j + |fl r_i,m-1| M_{m-1}``: at least
+    ``(1 - gamma_{m+2}) sum_j |fl r_ij| M_j``, which the factor ``1 + 4 (m + 8) u`` covers.
+    The last column has its own term because homogeneous points ``(X, D)`` often have a
+    ``D`` of another size than ``X``.  The bound is looser, and the product ``|fl R| M``
+    (a second pass over the rows) is gone; what it no longer decides goes to the
+    per-entry filter.
+
     Parameters
     ----------
     R : numpy.ndarray of int64 or object, shape (r, m)
@@ -294,6 +310,8 @@ def dense_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray, kn
     known_zeros : tuple of two numpy.ndarray of int, optional
         Row and column indices ``(i, k)`` with ``R[i] . C[k] = 0`` exactly, an identity the
         caller guarantees (e.g. a row built to vanish at that point); not checked.
+    row_norms : numpy.ndarray of float64, shape (r, 2), optional
+        ``_row_norms(Rf)``: the sums of ``|Rf|`` but the last column, and that column's ``|Rf|``.
 
     Returns
     -------
@@ -316,8 +334,13 @@ def dense_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray, kn
     m = R.shape[1]
     gamma = (m + 3) * _U / (1 - (m + 3) * _U)
     eta = (m + 1) * 2.0**-570
-    bound = np.abs(Rf) @ np.abs(Cf).max(axis=0)
-    bound *= gamma * (1 + 4 * (m + 6) * _U)
+    if row_norms is None:
+        bound = np.abs(Rf) @ np.abs(Cf).max(axis=0)
+        bound *= gamma * (1 + 4 * (m + 6) * _U)
+    else:
+        M = np.abs(Cf).max(axis=0)
+        bound = row_norms @ np.array([M[:-1].max(initial=0.0), M[-1]])
+        bound *= gamma * (1 + 4 * (m + 8) * _U)
     bound += 2 * eta  # B_i: the error bound of row i
     bound, low = bound[:, None], -bound[:, None]
     step = max(1, 2 * config.predicate_cache_entries // nc)  # blocks that stay in cache: the passes are memory-bound
@@ -449,6 +472,33 @@ def _pair_signs(H: np.ndarray, Hf: np.ndarray, P: np.ndarray, Pf: np.ndarray, ro
             block[t] = sign_array((H[r[t]].astype(object) * P[c[t]].astype(object)).sum(axis=1))
         out[lo:lo + len(r)] = block
     return out, failures
+
+
+def _unit_scaled(F: np.ndarray) -> np.ndarray:
+    """Each row of scaled floats times a power of two that brings its largest entry into ``[1/2, 1)``.
+
+    A positive factor changes no sign, and a power of two rounds nothing but entries far
+    below the row's largest (underflow, which the filters' ``eta`` covers): the rows are
+    still :func:`scaled_floats` of their integers.  One bound per row of :func:`dense_signs`
+    then serves columns of any sizes (homogeneous points with very different denominators).
+
+    >>> _unit_scaled(np.array([[2.0 ** 300, -3.0], [0.0, 0.0]]))[:, 0].tolist()   # the first row times 2^-301
+    [0.5, 0.0]
+    """
+    if not F.size:
+        return F
+    e = np.frexp(np.abs(F).max(axis=1))[1]
+    return np.ldexp(F, -e[:, None])
+
+
+def _row_norms(Rf: np.ndarray) -> np.ndarray:
+    """Per row, ``sum_{j < m-1} |Rf_ij|`` and ``|Rf_i,m-1|`` (float64, shape (r, 2)): :func:`dense_signs`' bounds.
+
+    >>> _row_norms(np.array([[1.0, -2.0, 5.0]])).tolist()
+    [[3.0, 5.0]]
+    """
+    A = np.abs(Rf)
+    return np.stack([A[:, :-1].sum(axis=1), A[:, -1]], axis=1) if Rf.shape[1] else np.zeros((len(Rf), 2))
 
 
 def _as_int_matrix(rows) -> np.ndarray:

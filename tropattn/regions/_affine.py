@@ -262,11 +262,20 @@ class AffineMap:
         state = self.__dict__
         if "_integers" not in state and "_raw" not in state:
             return dict(state)                         # made from Fractions: M and c are the map
-        return {k: v for k, v in state.items() if k not in ("M", "c")}
+        return {k: v for k, v in state.items() if k not in ("M", "c", "_augmented")}
 
     def __setstate__(self, state):
         # defined, so that unpickling does not ask __getattr__ for it (an AttributeError per map)
         self.__dict__.update(state)
+
+    @cached_property
+    def _augmented(self) -> np.ndarray:
+        """:func:`augmented` of the map's integers, made once (read-only): ``[Mi | ci]`` as one object array.
+
+        >>> AffineMap.from_integers([[2, 4]], [6], 4)._augmented.tolist()
+        [[1, 2, 3]]
+        """
+        return augmented(self._integers)
 
     @cached_property
     def _integers(self):

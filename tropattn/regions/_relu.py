@@ -14,8 +14,8 @@ import math
 import numpy as np
 
 from .._config import config
-from ..exact import PreparedRows, int_bits, int_limbs, int_matmul, record, residue_matmul, residues
-from ._affine import _HASHED, _PRIMES, AffineMap, augmented, hashable, residues_hash
+from ..exact import PreparedRows, as_small_ints, int_bits, int_limbs, int_matmul, record, residue_matmul, residues
+from ._affine import _HASHED, _PRIMES, _Q, AffineMap, augmented, hashable, residues_hash
 
 __all__ = ["Bits", "ReluStep"]
 
@@ -90,8 +90,10 @@ class ReluStep:
     def __init__(self, ffn, index):
         self.ffn, self.index = ffn, index
         W1, self._t1, W2, self._t2 = ffn.integer_form()
-        self._W1, self._b1 = W1[:, :-1], W1[:, -1]
-        self._W2, self._b2 = W2[:, :-1], W2[:, -1]
+        # the weights as int64 when they fit (float weights do): limbs, residues and signs read them in numpy;
+        # the biases stay Python ints (they are multiplied by the parents' big denominators)
+        self._W1, self._b1 = as_small_ints(W1[:, :-1]), W1[:, -1]
+        self._W2, self._b2 = as_small_ints(W2[:, :-1]), W2[:, -1]
         self._W2_bits = int_bits(self._W2)
         self._W1L, self._W2L = int_limbs(self._W1), int_limbs(self._W2)
         self._last = None  # [f, H, h, _PieceMaps, rows made] of the last parent (H, h: None until needed)
@@ -100,11 +102,13 @@ class ReluStep:
         self._bits = None  # (bits, as int8): rows and output_map of one piece read the same tuple
         self._units = None  # [W1n | b1n] as PreparedRows: every unit's sign at a point of the FFN's input
         self._mod = None    # per prime of the hash: residues of W1n, b1n and the hashed rows of W2n
+        self._sums = []     # recent on-sets: [(bits as int8, per prime (G, g))], :meth:`on_sums`
 
     def __getstate__(self):
         state = dict(self.__dict__)
         for k in ("_last", "_view", "_bits", "_linear", "_units", "_mod"):   # made again where needed
             state[k] = None
+        state["_sums"] = []
         return state
 
     def _unit_rows(self) -> PreparedRows:
@@ -119,6 +123,39 @@ class ReluStep:
             self._mod = [(residues(self._W1, p), residues(self._b1, p), residues(self._W2[:_HASHED], p))
                          for p in _PRIMES]
         return self._mod
+
+    def on_sums(self, on):
+        """Per prime of the hash, ``(G, g) = (W2n[:_HASHED, on] W1n[on], W2n[:_HASHED, on] b1n[on])`` modulo it.
+
+        ``on`` is an int8 array of every unit's bit.  The hashed numerators of a piece are
+        ``G [Mi | ci] + g m`` (plus the skip and ``b2`` terms): the parent's map enters only
+        through a ``(_HASHED, d_model)`` product, never through ``W1n``'s rows.  Neighbouring
+        parents have nearly the same on-set, so the sums are updated from the nearest recent
+        one by the units that differ (their rows of ``W1n`` only), else made from scratch.
+        """
+        recent, mod = self._sums, self.residues()
+        ref = min(recent, key=lambda e: np.count_nonzero(e[0] != on), default=None)
+        if ref is not None:
+            add, drop = np.flatnonzero(on > ref[0]), np.flatnonzero(on < ref[0])
+            if len(add) + len(drop) > np.count_nonzero(on):       # far from it: from scratch is cheaper
+                ref = None
+        if ref is None:
+            rows, width = mod[0][2].shape[0], mod[0][0].shape[1]
+            add, drop, sums = np.flatnonzero(on), (), [(np.zeros((rows, width)), np.zeros(rows))] * len(_PRIMES)
+        else:
+            sums = ref[1]
+        out = []
+        for p, (W1p, b1p, W2p), (G, g) in zip(_PRIMES, mod, sums):
+            for units, sign in ((add, 1), (drop, -1)):
+                if len(units):
+                    Wu = W2p[:, units]
+                    G = G + sign * residue_matmul(Wu, W1p[units], p)
+                    g = g + sign * residue_matmul(Wu, b1p[units].reshape(-1, 1), p)[:, 0]
+            out.append((np.mod(G, p), np.mod(g, p)))
+        recent.append((on.copy(), out))
+        if len(recent) > _RECENT_ON_SETS:
+            del recent[0]
+        return out
 
     def _bits_array(self, bits):
         if isinstance(bits, Bits):
@@ -163,10 +200,10 @@ class ReluStep:
         if V is None:
             return
         last = self._parent(f)
-        Mi, ci, m = f._integers
         # H v + h D = [W1n | b1n] . [Mi v + ci D ; m D] at a vertex (v, D): every unit's sign there
-        images = [[a * X1 + b * X2 + c * D for (a, b), c in zip(Mi, ci)] + [m * D] for X1, X2, D in V]
-        S = self._unit_rows().signs(images)
+        V = np.array(V, dtype=object)
+        images = np.concatenate([f._augmented.dot(V.T), (f._integers[2] * V[:, 2]).reshape(1, -1)])
+        S = self._unit_rows().signs(images.T)
         pos, neg = (S > 0).all(axis=1), (S < 0).all(axis=1)
         cross = np.flatnonzero(~(pos | neg))
         fixed = pos.astype(np.int8)
@@ -185,7 +222,8 @@ class ReluStep:
         """``[f, H, h, maps, rows]`` of the parent with map ``f``: entered on first use, ``H`` made when needed."""
         last = self._last
         if last is None or last[0] is not f:
-            last = self._last = [f, None, None, _PieceMaps(self, f._integers, hidden=lambda: self._hidden(f)), {}]
+            last = self._last = [f, None, None, _PieceMaps(self, f._integers, hidden=lambda: self._hidden(f),
+                                                           columns=lambda: f._augmented), {}]
         return last
 
     def _hidden(self, f: AffineMap):
@@ -209,8 +247,8 @@ class ReluStep:
         last = self._parent(f)
         if last[1] is not None:
             return last[1][units], last[2][units]
-        Mi, _, m = integers = f._integers
-        P = int_matmul(self._W1L.take_rows(units), augmented(integers))
+        Mi, _, m = f._integers
+        P = int_matmul(self._W1L.take_rows(units), f._augmented)
         return P[:, :len(Mi[0])], P[:, -1] + self._b1[units] * m
 
     def _pre_activations(self, integers, H=None):
@@ -472,14 +510,15 @@ class _PieceMaps:
     pickled.  ``H, h`` (exact) are made when a whole numerator is (``hidden()``).
     """
 
-    def __init__(self, step, integers, H=None, h=None, hidden=None):
+    def __init__(self, step, integers, H=None, h=None, hidden=None, columns=None):
         self.step, self._Hh, self._make_Hh = step, (None if H is None else (H, h)), hidden
+        self._columns = columns or (lambda: augmented(integers))   # [Mi | ci] as one object array
         self.Mi, self.ci, self.m = integers
         self.t = step._t1 * step._t2
         self.recent = {False: [], True: []}   # residues? -> [(bits as int8, numerators or residues)]
         self.vary = None                      # the units whose bits can differ here (None: all)
         self.terms = {}                       # unit -> its residues of the hashed rows
-        self._mod = None                      # per prime: the residues of [H | h], every unit
+        self._mod = None                      # per prime: the residues of the parent's [Mi | ci]
 
     @property
     def Hh(self):
@@ -553,51 +592,57 @@ class _PieceMaps:
 
         From the nearest recent piece (the flipped units' terms), else from scratch: the
         residues of ``t1 t2 [Mi | ci]`` and ``t1 m b2n`` plus ``W2n[:_HASHED, on] [H | h][on]``
-        modulo each prime, ``[H | h]`` being itself a residue product (:meth:`unit_residues`).
+        modulo each prime, that is ``G [Mi | ci] + g m`` with the on-set's sums ``(G, g)``
+        (:meth:`ReluStep.on_sums`): no product with every row of ``W1n``.
         """
         key, ref, add, drop = self._nearest(self.recent[True], bits)
         if ref is not None:
-            R = ref[1]
+            R, terms = ref[1], self._head_terms(add + drop)
             for i in add:
-                R = [np.mod(r + t, p) for r, t, p in zip(R, self._head_term(i), _PRIMES)]
+                R = [np.mod(r + t, p) for r, t, p in zip(R, terms[i], _PRIMES)]
             for i in drop:
-                R = [np.mod(r - t, p) for r, t, p in zip(R, self._head_term(i), _PRIMES)]
+                R = [np.mod(r - t, p) for r, t, p in zip(R, terms[i], _PRIMES)]
         else:
             step, d = self.step, len(self.Mi[0])
             rows = min(_HASHED, len(self.Mi))
             t, m, t1 = self.t, self.m, step._t1
             base = [v * t for v in self.Mi[0]] + [self.ci[r] * t + int(step._b2[r]) * t1 * m for r in range(rows)]
-            on = np.flatnonzero(step._bits_array(bits))
             R = []
-            for p, (_, _, W2p), U in zip(_PRIMES, step.residues(), self.unit_residues()):
+            sums = step.on_sums(step._bits_array(bits))
+            for p, (G, g), MC in zip(_PRIMES, sums, self.map_residues()):
+                S = residue_matmul(G, MC, p)                            # (rows, d + 1)
+                S[:, d] += g * (self.m % p)
                 r = np.array([v % p for v in base], dtype=np.float64)
-                if len(on):
-                    S = residue_matmul(W2p[:, on], U[on], p)          # (rows, d + 1)
-                    r = np.mod(r + np.concatenate([S[0, :d], S[:, d]]), p)
-                R.append(r)
+                R.append(np.mod(r + np.concatenate([S[0, :d], S[:, d]]), p))
         self._remember(self.recent[True], key, R)
         return R
 
-    def unit_residues(self):
-        """Per prime of the hash, the residues of ``[H | h]`` of every unit (one float64 product each)."""
+    def map_residues(self):
+        """Per prime of the hash, the residues of the parent's ``[Mi | ci]`` (made once)."""
         if self._mod is None:
-            MC = augmented((self.Mi, self.ci, self.m))
-            d, out = len(self.Mi[0]), []
-            for p, (W1p, b1p, _) in zip(_PRIMES, self.step.residues()):
-                U = residue_matmul(W1p, residues(MC, p), p)
-                U[:, d] = np.mod(U[:, d] + b1p * (self.m % p), p)
-                out.append(U)
-            self._mod = out
+            MC = (self._columns() % _Q).astype(np.int64)     # below 2^61: then each prime in int64
+            self._mod = [residues(MC, p) for p in _PRIMES]
         return self._mod
 
-    def _head_term(self, i):
-        """Unit ``i``'s residues of the hashed numerators, ``W2n[0, i] H_i ++ W2n[:_HASHED, i] h_i`` (once per parent)."""
-        term = self.terms.get(i)
-        if term is None:
-            d = len(self.Mi[0])
-            term = self.terms[i] = [np.mod(np.concatenate([W2p[0, i] * U[i, :d], W2p[:, i] * U[i, d]]), p)
-                                    for p, (_, _, W2p), U in zip(_PRIMES, self.step.residues(), self.unit_residues())]
-        return term
+    def _head_terms(self, units):
+        """``{unit: its residues of the hashed numerators}``, ``W2n[0, i] H_i ++ W2n[:_HASHED, i] h_i`` per prime.
+
+        ``(H_i, h_i)`` modulo a prime is the unit's row of ``W1n`` times the parent's
+        ``[Mi | ci]``, plus ``b1n_i m``: one residue product for the units not met before in
+        this parent, kept for its other pieces.
+        """
+        new = [u for u in units if u not in self.terms]
+        if new:
+            d, m, rows = len(self.Mi[0]), self.m, np.array(new)
+            per_prime = []
+            for p, (W1p, b1p, W2p), MC in zip(_PRIMES, self.step.residues(), self.map_residues()):
+                U = residue_matmul(W1p[rows], MC, p)
+                U[:, d] = np.mod(U[:, d] + b1p[rows] * (m % p), p)
+                per_prime.append((p, W2p, U))
+            for k, u in enumerate(new):
+                self.terms[u] = [np.mod(np.concatenate([W2p[0, u] * U[k, :d], W2p[:, u] * U[k, d]]), p)
+                                 for p, W2p, U in per_prime]
+        return self.terms
 
 
 def _units_product(W2, W2L, W2_bits, units, H, h):
@@ -670,3 +715,6 @@ def _polygon_vertices(rows):
 #: Output numerators of this many recent pieces (of one parent) are kept: a piece whose bits are
 #: near one of them is computed from it through the flipped units only.
 _RECENT_PIECES = 8
+
+#: On-sets of a ReLU step whose hashed sums are kept (:meth:`ReluStep.on_sums`).
+_RECENT_ON_SETS = 4

@@ -19,7 +19,7 @@ from ..errors import InvalidInputError
 import numpy as np
 
 from ..exact import common_denominator, int_limbs, int_matmul, integer_matrix
-from ._affine import AffineMap, augmented
+from ._affine import AffineMap
 from ._relu import ReluStep
 
 
@@ -78,7 +78,7 @@ class AttentionStep:
             if self._keys is None:
                 K = np.array([k for head in self.heads for k in head.integer_form()[0]], dtype=object)
                 self._keys = int_limbs(K)
-            P = int_matmul(self._keys, augmented(f._integers)).tolist()
+            P = int_matmul(self._keys, f._augmented).tolist()
             out, at = [], 0
             for head in self.heads:
                 out.append(PulledBackScores(head, f, P[at:at + head.N]))
@@ -248,7 +248,7 @@ class AttentionStep:
         Rn, r = self._skip
         Mi, ci, m = f._integers
         d = len(Mi[0])                  # a parent map has a row per model coordinate
-        N = int_matmul(Rn, augmented(f._integers)) * t
+        N = int_matmul(Rn, f._augmented) * t
         total = np.array(V[0][labels[0]], dtype=object)
         for h in range(1, len(labels)):
             total = total + np.array(V[h][labels[h]], dtype=object)
