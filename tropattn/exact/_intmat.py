@@ -19,6 +19,8 @@ in any summation order), recombined in Python integers only at the output's size
 
 from __future__ import annotations
 
+from itertools import repeat
+
 import numpy as np
 
 from ..errors import InvalidInputError
@@ -123,22 +125,20 @@ def _split(A, bits):
     except OverflowError:
         a64 = None
     if a64 is not None and flat.size and int(np.abs(a64).max()) < 1 << 62:
-        m64, negative = np.abs(a64), a64 < 0
+        m64, sign = np.abs(a64), np.where(a64 < 0, -1.0, 1.0)
         n = max(1, -(-int(m64.max()).bit_length() // w))            # limbs per entry
-        limbs = np.stack([(m64 >> (w * j)) & ((1 << w) - 1) for j in range(n)], axis=1)
-    else:
-        flat = flat.astype(object)
-        mag, negative, k = np.abs(flat), flat < 0, w // 8
-        top = int(mag.max()) if flat.size else 0
-        n = max(1, -(-top.bit_length() // w))
-        buf = b"".join(int(v).to_bytes(n * k, "little") for v in mag)
-        U = np.frombuffer(buf, dtype=np.uint8).reshape(flat.size, n, k).astype(np.int64)
-        limbs = U[..., 0]
-        for i in range(1, k):
-            limbs = limbs | (U[..., i] << (8 * i))
-    L = limbs.astype(np.float64)
-    L[negative] *= -1
-    return [L[:, j].reshape(A.shape) for j in range(n)], w
+        return [(((m64 >> (w * j)) & ((1 << w) - 1)) * sign).reshape(A.shape) for j in range(n)], w
+    flat = flat.astype(object)
+    mag, k = np.abs(flat), w // 8
+    sign = np.where(flat < 0, -1.0, 1.0)
+    top = int(mag.max()) if flat.size else 0
+    n = max(1, -(-top.bit_length() // w))
+    buf = b"".join(map(int.to_bytes, map(int, mag.tolist()), repeat(n * k), repeat("little")))
+    U = np.frombuffer(buf, dtype=np.uint8).reshape(flat.size, n, k).astype(np.int64)
+    limbs = U[..., 0]
+    for i in range(1, k):
+        limbs = limbs | (U[..., i] << (8 * i))
+    return [(limbs[:, j] * sign).reshape(A.shape) for j in range(n)], w
 
 
 def int_limbs(A, bits=_LIMB_BITS) -> IntLimbs:

@@ -234,56 +234,68 @@ class AttentionStep:
             return self._residual_map(labels, f)
         if R is not False:
             return self._skip_matrix_map(labels, f)
-        V, t = self._values             # no residual: the constant P sum_h v^h (Layer checks the shapes)
-        total = [sum(x) for x in zip(*(V[h][j] for h, j in enumerate(labels)))]
+        _, t = self._values             # no residual: the constant P sum_h v^h (Layer checks the shapes)
+        total = self._value_sum(labels).tolist()
         d = len(f._integers[0][0])      # a parent map has a row per model coordinate
         return AffineMap.from_integers([[0] * d for _ in total], total, t)
 
     def _skip_matrix_map(self, labels, f: AffineMap) -> AffineMap:
         """:meth:`output_map` with a skip matrix ``R = Rn / r``, in integers:
         ``(t Rn (Mi x + ci) + r m V) / (r m t)``."""
-        V, t = self._values
+        _, t = self._values
         if self._skip is None:
             self._skip = integer_matrix(self.layer.residual)
         Rn, r = self._skip
         Mi, ci, m = f._integers
         d = len(Mi[0])                  # a parent map has a row per model coordinate
         N = int_matmul(Rn, f._augmented) * t
-        total = np.array(V[0][labels[0]], dtype=object)
-        for h in range(1, len(labels)):
-            total = total + np.array(V[h][labels[h]], dtype=object)
-        N[:, d] += total * (r * m)
+        N[:, d] += self._value_sum(labels) * (r * m)
         return AffineMap.from_integers(N[:, :d], N[:, d], r * m * t)
 
     def _residual_map(self, labels, f: AffineMap) -> AffineMap:
         """:meth:`output_map` with the residual on, in integers: ``(t Mi x + t ci + m V) / (m t)``."""
-        V, t = self._values
-        Mi, ci, m = f._integers
-        total = list(V[0][labels[0]])
-        for h in range(1, len(labels)):
-            for i, v in enumerate(V[h][labels[h]]):
-                total[i] += v
-        if len(total) != len(ci):
+        _, t = self._values
+        total = self._value_sum(labels)
+        if len(total) != len(f._integers[1]):
             raise InvalidInputError(
                 f"layer {self.index}: the heads' outputs have dimension {len(total)} but the model has "
-                f"dimension {len(ci)}; give values of length {len(ci)} or a projection of shape "
-                f"({len(ci)}, {len(total)})")
-        if t == 1:
-            return AffineMap.from_integers(Mi, [x + v * m for x, v in zip(ci, total)], m)
-        return AffineMap.from_integers([[v * t for v in row] for row in Mi],
-                                       [x * t + v * m for x, v in zip(ci, total)], m * t)
+                f"dimension {len(f._integers[1])}; give values of length {len(f._integers[1])} or a projection "
+                f"of shape ({len(f._integers[1])}, {len(total)})")
+        m = f._integers[2]
+        N = f._augmented * t if t != 1 else f._augmented.copy()      # object arrays: one C loop per operation
+        d = N.shape[1] - 1
+        N[:, d] += total * m
+        return AffineMap.from_integers(N[:, :d], N[:, d], m * t)
+
+    def _value_sum(self, labels) -> np.ndarray:
+        """``sum_h V[h][labels[h]]`` (integers over the values' ``t``), an object array."""
+        V, _ = self._values
+        total = V[0][labels[0]]
+        for h in range(1, len(labels)):
+            total = total + V[h][labels[h]]
+        return total
 
 
 def _integer_values(heads, projection):
-    """``(V, t)``: ``V[h][j]`` the (projected) value of key j of head h times ``t``, integers; or None."""
+    """``(V, t)``: ``V[h][j]`` the (projected) value of key j of head h times ``t``, integers; or None.
+
+    ``V[h]`` is an object array (one row per key).  A projection ``P`` is applied by exact
+    integer products, ``(Vn Pn^T) / (tv tp)``, not a Fraction sum per entry.
+    """
     vals = [[tuple(v) for v in head.values] for head in heads]
     if projection is not None:
-        vals = [[tuple(sum((p * x for p, x in zip(row, v)), Fraction(0)) for row in projection) for v in hv]
-                for hv in vals]
+        Pn, tp = integer_matrix(projection)
+        out = []
+        for hv in vals:
+            if len({len(v) for v in hv}) != 1 or len(hv[0]) != Pn.shape[1]:
+                return None
+            Vn, tv = integer_matrix(hv)
+            out.append([tuple(Fraction(x, tv * tp) for x in row) for row in int_matmul(Vn, Pn.T).tolist()])
+        vals = out
     if len({len(v) for hv in vals for v in hv}) != 1:
         return None
     t = common_denominator(x for hv in vals for v in hv for x in v)
-    return [[tuple(int(x * t) for x in v) for v in hv] for hv in vals], t
+    return [np.array([[int(x * t) for x in v] for v in hv], dtype=object) for hv in vals], t
 
 
 def model_steps(model):
