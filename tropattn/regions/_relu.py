@@ -56,7 +56,9 @@ class Bits(tuple):
 
     def flipped(self, i) -> "Bits":
         """The bits with unit ``i`` flipped."""
-        out = Bits(self[:i] + (1 - self[i],) + self[i + 1:])
+        bits = list(self)                  # one copy (slices and concatenations make three)
+        bits[i] = 1 - bits[i]
+        out = Bits(bits)
         a = self.__dict__.get("_a")
         if a is not None:
             b = a.copy()
