@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tropattn.errors import InvalidInputError
-from tropattn.exact import int_limbs, int_matmul, residue_matmul, residues
+from tropattn.exact import int_bits, int_limbs, int_matmul, residue_matmul, residues
 
 PRIMES = [2, 3, 1048573, 1048559, 999983]
 big = st.integers(-(2 ** 300), 2 ** 300)
@@ -52,3 +52,12 @@ def test_row_subsets_of_limbs_multiply_as_the_rows(data):
     got = int_matmul(int_limbs(A).take_rows(rows), B)
     assert got.shape == (len(rows), 1)
     assert got.tolist() == [[sum(a * b[0] for a, b in zip(A[i], B))] for i in rows]
+
+
+def test_limbs_of_lists_whose_entries_numpy_would_read_as_floats_or_uint64():
+    """``np.asarray([[2**63 + 5, 3]])`` is float64 and ``[[2**63 + 5]]`` uint64: the limbs read Python ints."""
+    B = [[7], [2 ** 70]]
+    for A in ([[2 ** 63 + 5, 3]], [[2 ** 63 + 5, 0], [1, 1]], [[-(2 ** 63) - 1, 2 ** 64 + 1]]):
+        want = [[row[0] * 7 + row[1] * 2 ** 70] for row in A]
+        assert int_matmul(int_limbs(A), np.array(B, dtype=object)).tolist() == want
+        assert int_bits(A) == max(abs(v) for row in A for v in row).bit_length()

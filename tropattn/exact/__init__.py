@@ -45,7 +45,8 @@ from ._lp import Certificate, exact_lp_max, interior_point, relative_interior_po
 from ._numbers import (NEG_INF, common_denominator, format_point, format_rational, homogeneous_point, homogeneous_row,
                        homogeneous_rows,                        integer_row, json_number, load_json, primitive_row, rows_to_fractions, to_float_array,
                        to_rational, to_rational_matrix, to_rational_vector, unlimited_int_digits)
-from ._predicates import PreparedRows, as_small_ints, dot_signs, lex_order
+from ._predicates import as_small_ints, dot_signs, lex_order
+from ._prepared_rows import PreparedRows
 from ._polyhedra import UnionFind, WallFacet, facets_overlap, overlapping_pairs, region_facets
 from ._redundancy import FacetSet, facets, integer_facets
 from ._sum_hull import minkowski_hull

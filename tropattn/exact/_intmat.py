@@ -67,8 +67,7 @@ def int_bits(A) -> int:
     >>> int_bits([[3, -8]])
     4
     """
-    A = np.asarray(A)
-    if A.dtype.kind not in "iu":
+    if not (isinstance(A, np.ndarray) and A.dtype.kind in "iu"):
         A = np.asarray(A, dtype=object)
     return 0 if A.size == 0 else max(abs(int(A.max())), abs(int(A.min()))).bit_length()
 
@@ -160,9 +159,9 @@ def int_limbs(A, bits=_LIMB_BITS) -> IntLimbs:
     >>> int_matmul(L, [[2 ** 40], [7]]).tolist() == [[(2 ** 70 + 5) * 2 ** 40 - 21]]
     True
     """
-    A = np.atleast_2d(np.asarray(A))
-    if A.dtype.kind not in "iu":          # int64 stays int64 (_split's fast path); the rest as Python ints
-        A = np.asarray(A, dtype=object)
+    if not (isinstance(A, np.ndarray) and A.dtype == np.int64):   # int64 stays (_split's fast path)
+        A = np.asarray(A, dtype=object)                           # never through numpy's guess of a dtype
+    A = np.atleast_2d(A)
     parts, bits = _split(A, bits) if A.size else ([np.zeros(A.shape)], 8 * (bits // 8))
     return IntLimbs(np.concatenate(parts, axis=0), bits, A.shape[0], int_bits(A))
 

@@ -25,7 +25,7 @@ from ..errors import InvalidInputError
 from ._counters import record
 from ._linalg import determinants
 
-__all__ = ["dot_signs", "PreparedRows", "row_products", "dense_signs", "paired_signs", "prepared_paired_signs", "filtered_signs", "scaled_floats", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "small_determinant_signs", "negative_columns", "PreparedPoints", "lex_order"]
+__all__ = ["dot_signs", "row_products", "dense_signs", "paired_signs", "prepared_paired_signs", "filtered_signs", "scaled_floats", "INT64_SAFE", "as_small_ints", "matrix_signs", "sign_array", "determinant_signs", "small_determinant_signs", "negative_columns", "PreparedPoints", "lex_order"]
 
 
 _U = 2.0**-53  # unit roundoff of float64
@@ -73,41 +73,6 @@ def dot_signs(rows, cols) -> np.ndarray:
         return np.zeros((nr, nc), dtype=np.int8)
     R, C = _as_int_matrix(rows), _as_int_matrix(cols)
     return filtered_signs(R, C, scaled_floats(R), scaled_floats(C))
-
-
-class PreparedRows:
-    """A fixed integer matrix prepared for many exact sign evaluations (:func:`dot_signs`).
-
-    The rows and their scaled floats (:func:`scaled_floats`) are made once; :meth:`signs`
-    then pays only for the columns and the filter (:func:`filtered_signs`).
-
-    >>> R = PreparedRows([[1, -1], [2, 2], [3 ** 40, -3 ** 40 + 1]])
-    >>> R.signs([[1, 1]]).tolist(), R.signs([[3, 3], [1, -1]], [0, 1]).tolist()
-    ([[0], [1], [1]], [[0, 1], [1, 0]])
-    >>> R.take([2]).signs([[1, 1]]).tolist()
-    [[1]]
-    """
-
-    def __init__(self, rows):
-        self.R = _as_int_matrix(rows)
-        self.Rf = scaled_floats(self.R)
-        self.norms = _row_norms(self.Rf)              # dense_signs' row bounds, without a pass over the rows
-
-    def take(self, subset) -> "PreparedRows":
-        """The rows ``subset`` (their floats copied, not made again)."""
-        out = object.__new__(PreparedRows)
-        out.R, out.Rf, out.norms = self.R[subset], self.Rf[subset], self.norms[subset]
-        return out
-
-    def signs(self, cols, subset=None) -> np.ndarray:
-        """``sign(rows[i] . cols[k])`` for the rows ``subset`` (all when None), exactly (int8).
-
-        One float product per call (:func:`dense_signs` with the rows' norms made once): the
-        error bound of a row needs no pass over the rows.
-        """
-        C = _as_int_matrix(cols)
-        rows = self if subset is None else self.take(subset)
-        return dense_signs(rows.R, C, rows.Rf, _unit_scaled(scaled_floats(C)), row_norms=rows.norms)
 
 
 #: Largest binary exponent a scaled float row may reach: products stay below 2^1000.
@@ -292,7 +257,7 @@ def dense_signs(R: np.ndarray, C: np.ndarray, Rf: np.ndarray, Cf: np.ndarray, kn
 
     With ``row_norms`` (per row the computed ``n_i = sum_{j < m-1} |fl r_ij|`` and
     ``|fl r_i,m-1|``, made once by a caller that tests the same rows many times,
-    :class:`PreparedRows`), ``s_i`` is replaced by the computed
+    :class:`tropattn.exact.PreparedRows`), ``s_i`` is replaced by the computed
     ``n_i max_{j < m-1} M_j + |fl r_i,m-1| M_{m-1}``: at least
     ``(1 - gamma_{m+2}) sum_j |fl r_ij| M_j``, which the factor ``1 + 4 (m + 8) u`` covers.
     The last column has its own term because homogeneous points ``(X, D)`` often have a
@@ -472,33 +437,6 @@ def _pair_signs(H: np.ndarray, Hf: np.ndarray, P: np.ndarray, Pf: np.ndarray, ro
             block[t] = sign_array((H[r[t]].astype(object) * P[c[t]].astype(object)).sum(axis=1))
         out[lo:lo + len(r)] = block
     return out, failures
-
-
-def _unit_scaled(F: np.ndarray) -> np.ndarray:
-    """Each row of scaled floats times a power of two that brings its largest entry into ``[1/2, 1)``.
-
-    A positive factor changes no sign, and a power of two rounds nothing but entries far
-    below the row's largest (underflow, which the filters' ``eta`` covers): the rows are
-    still :func:`scaled_floats` of their integers.  One bound per row of :func:`dense_signs`
-    then serves columns of any sizes (homogeneous points with very different denominators).
-
-    >>> _unit_scaled(np.array([[2.0 ** 300, -3.0], [0.0, 0.0]]))[:, 0].tolist()   # the first row times 2^-301
-    [0.5, 0.0]
-    """
-    if not F.size:
-        return F
-    e = np.frexp(np.abs(F).max(axis=1))[1]
-    return np.ldexp(F, -e[:, None])
-
-
-def _row_norms(Rf: np.ndarray) -> np.ndarray:
-    """Per row, ``sum_{j < m-1} |Rf_ij|`` and ``|Rf_i,m-1|`` (float64, shape (r, 2)): :func:`dense_signs`' bounds.
-
-    >>> _row_norms(np.array([[1.0, -2.0, 5.0]])).tolist()
-    [[3.0, 5.0]]
-    """
-    A = np.abs(Rf)
-    return np.stack([A[:, :-1].sum(axis=1), A[:, -1]], axis=1) if Rf.shape[1] else np.zeros((len(Rf), 2))
 
 
 def _as_int_matrix(rows) -> np.ndarray:
