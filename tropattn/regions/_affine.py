@@ -28,6 +28,7 @@ _PRIMES = (1048573, 1048571, 1048559)
 _Q = math.prod(_PRIMES)
 _CRT = tuple((_Q // p) * pow(_Q // p, -1, p) for p in _PRIMES)
 _HASHED = 16
+_CRT_ARRAY = np.array(_CRT, dtype=object)
 
 
 def augmented(integers) -> np.ndarray:
@@ -78,7 +79,8 @@ def residues_hash(R) -> int:
     >>> residues_hash(R) == residue_hash([1], [], 4)
     True
     """
-    return hash(tuple(sum(int(r) * e for r, e in zip(column, _CRT)) % _Q for column in zip(*R)))
+    A = np.array(R).astype(np.int64).astype(object)          # residues below 2^20: Python ints for the sums
+    return hash(tuple((_CRT_ARRAY.dot(A) % _Q).tolist()))
 
 
 @dataclass(frozen=True)
