@@ -261,7 +261,12 @@ class AttentionStep:
                 f"layer {self.index}: the heads' outputs have dimension {len(total)} but the model has "
                 f"dimension {len(f._integers[1])}; give values of length {len(f._integers[1])} or a projection "
                 f"of shape ({len(f._integers[1])}, {len(total)})")
-        m = f._integers[2]
+        Mi, ci, m = f._integers
+        if len(ci) < WIDE_MAP:          # a few coordinates: Python lists are cheaper than arrays
+            if t == 1:
+                return AffineMap.from_integers(Mi, [x + v * m for x, v in zip(ci, total.tolist())], m)
+            return AffineMap.from_integers([[v * t for v in row] for row in Mi],
+                                           [x * t + v * m for x, v in zip(ci, total.tolist())], m * t)
         N = f._augmented * t if t != 1 else f._augmented.copy()      # object arrays: one C loop per operation
         d = N.shape[1] - 1
         N[:, d] += total * m
