@@ -14,6 +14,7 @@ dropped (it reads ``0 <= 0``) and ``k`` gets the impossible row ``0 <= -1``.
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import cached_property
 
 from ..errors import InvalidInputError
 import numpy as np
@@ -235,7 +236,7 @@ class AttentionStep:
         if R is not False:
             return self._skip_matrix_map(labels, f)
         _, t = self._values             # no residual: the constant P sum_h v^h (Layer checks the shapes)
-        total = self._value_sum(labels).tolist()
+        total = list(self._value_sum(labels))
         d = len(f._integers[0][0])      # a parent map has a row per model coordinate
         return AffineMap.from_integers([[0] * d for _ in total], total, t)
 
@@ -249,7 +250,7 @@ class AttentionStep:
         Mi, ci, m = f._integers
         d = len(Mi[0])                  # a parent map has a row per model coordinate
         N = int_matmul(Rn, f._augmented) * t
-        N[:, d] += self._value_sum(labels) * (r * m)
+        N[:, d] += np.asarray(self._value_sum(labels), dtype=object) * (r * m)
         return AffineMap.from_integers(N[:, :d], N[:, d], r * m * t)
 
     def _residual_map(self, labels, f: AffineMap) -> AffineMap:
@@ -264,21 +265,33 @@ class AttentionStep:
         Mi, ci, m = f._integers
         if len(ci) < WIDE_MAP:          # a few coordinates: Python lists are cheaper than arrays
             if t == 1:
-                return AffineMap.from_integers(Mi, [x + v * m for x, v in zip(ci, total.tolist())], m)
+                return AffineMap.from_integers(Mi, [x + v * m for x, v in zip(ci, total)], m)
             return AffineMap.from_integers([[v * t for v in row] for row in Mi],
-                                           [x * t + v * m for x, v in zip(ci, total.tolist())], m * t)
+                                           [x * t + v * m for x, v in zip(ci, total)], m * t)
         N = f._augmented * t if t != 1 else f._augmented.copy()      # object arrays: one C loop per operation
         d = N.shape[1] - 1
         N[:, d] += total * m
         return AffineMap.from_integers(N[:, :d], N[:, d], m * t)
 
-    def _value_sum(self, labels) -> np.ndarray:
-        """``sum_h V[h][labels[h]]`` (integers over the values' ``t``), an object array."""
+    def _value_sum(self, labels):
+        """``sum_h V[h][labels[h]]`` (integers over the values' ``t``): a list when short, else an object array."""
         V, _ = self._values
+        if V[0].shape[1] < WIDE_MAP:                 # a few coordinates: Python ints in a list are cheaper
+            rows = self._value_rows
+            total = list(rows[0][labels[0]])
+            for h in range(1, len(labels)):
+                for i, v in enumerate(rows[h][labels[h]]):
+                    total[i] += v
+            return total
         total = V[0][labels[0]]
         for h in range(1, len(labels)):
             total = total + V[h][labels[h]]
         return total
+
+    @cached_property
+    def _value_rows(self):
+        """The values of :attr:`_values` as tuples of Python ints (for short values)."""
+        return [[tuple(row) for row in Vh.tolist()] for Vh in self._values[0]]
 
 
 def _integer_values(heads, projection):
