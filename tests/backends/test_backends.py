@@ -52,6 +52,26 @@ def test_processes_equal_serial():
     assert _summary(enumerate_regions(model)) == _summary(enumerate_regions(model, executor="processes", workers=2))
 
 
+class _NoPickle:
+    """A function's state that refuses pickling: what a pool must not pickle once per chunk."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def __reduce__(self):
+        raise TypeError("pickled: the pool sent the function again")
+
+    def __call__(self, x):
+        return x * self.k
+
+
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="needs fork")
+def test_a_process_pool_does_not_pickle_the_function_per_chunk():
+    """A region search's function holds the model's steps (for a d_model-sized checkpoint,
+    hundreds of megabytes of weights and limbs): the workers get it once, at their start."""
+    assert [r.value for r in ProcessExecutor(2).map(_NoPickle(3), [1, 2, 3, 4, 5])] == [3, 6, 9, 12, 15]
+
+
 def test_the_workers_asked_for_are_the_workers_started():
     """``workers=1`` is one Dask worker (it was raised to 2); not given, each executor's own default."""
     assert get_executor("dask", workers=1).workers == 1

@@ -3,6 +3,7 @@ proposals, float-direct determinant filter) against independent oracles: per-cel
 all N - 1 bisector rows, plain-integer determinants, and Fraction checks of the lazy cell fields."""
 
 import itertools
+import pickle
 import random
 from fractions import Fraction as F
 
@@ -185,3 +186,19 @@ def test_table_has_no_cell_objects_until_cells_are_read():
     assert table._cells is cells and sum(c is not None for c in cells) == len(pd.nonempty)
     with pytest.raises(ValueError):
         pd.edges[0, 0] = 5                      # read-only, cached
+
+
+@pytest.mark.parametrize("d, n", [(1, 9), (2, 14), (3, 12)])
+def test_a_diagram_whose_cells_were_read_pickles_with_them(d, n):
+    """The cell tables keep picklable makers (no closures): a diagram, and a head holding one,
+    pickle after their cells are read (a process pool's steps carry them), and the cells
+    that come back are the same cells."""
+    rng = random.Random(d * 100 + n)
+    sites = [[rng.randint(-40, 40) for _ in range(d)] for _ in range(n)]
+    pd = PowerDiagram(sites, [rng.randint(-30, 30) for _ in range(n)])
+    cells = pd.cells()
+    back = pickle.loads(pickle.dumps(pd)).cells()
+    assert [c is None for c in back] == [c is None for c in cells]
+    for a, b in zip(cells, back):
+        if a is not None:
+            assert (a.neighbors, a.interior_point, a.A, a.b) == (b.neighbors, b.interior_point, b.A, b.b)

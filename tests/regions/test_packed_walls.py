@@ -11,11 +11,13 @@ import pickle
 import random
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oracles.compare import random_model_json, reference_counts
 from tropattn.backends import run_chunk
+from tropattn.errors import InvalidInputError
 from tropattn.io import model_from_json
 from tropattn.regions import AffineMap, enumerate_regions
 from tropattn.regions._collect import Collector, _Packed, _Pending
@@ -91,3 +93,25 @@ def test_a_count_in_process_never_makes_a_deferred_map():
     assert here.open()[0].id == 5 and not made                   # in the process that found it: as it was
     pickle.dumps(here)
     assert made == [1]                                           # sent: the map is made to travel
+
+
+def test_a_piece_map_travels_as_its_recipe_and_is_made_where_it_is_read():
+    """A ReLU step's deferred piece map pickles as the parent's integers and the bits (named by the
+    step's token), not as a made map: made after the trip, equal to the map made at once."""
+    from tropattn.attention import FFN
+    from tropattn.regions._relu import _STEPS, ReluStep, _MapRecipe
+
+    step = ReluStep(FFN([[1, 2], [3, -1], [0, 1]], [1, 0, -2], [[1, 0, 2], [0, 1, 1]], [0, 1]), 0)
+    f = AffineMap.from_integers([[1, 0], [2, 1]], [3, 5], 7)
+    bits = (1, 0, 1)
+    made = []
+    real = step._made_map
+    step._made_map = lambda b, i: made.append(1) or real(b, i)
+    lazy = step.output_map(bits, f, lazy=True)
+    back = pickle.loads(pickle.dumps(lazy))
+    assert not made and "_make" in back.__dict__                  # sent and received: still a recipe
+    assert back == step.output_map(bits, f) and made               # compared: made here, right
+    foreign = _MapRecipe(None, bits, f._integers, token="not-a-step-of-this-process")
+    assert foreign.token not in _STEPS
+    with pytest.raises(InvalidInputError, match="does not hold its ReLU step"):
+        foreign()

@@ -80,8 +80,24 @@ def pool_size(workers: int, cores: int | None = None) -> tuple[int, str | None]:
                    f"starting {cores} worker processes")
 
 
-def _ignore_sigint():
+#: The function of the current map in a worker process (set once per worker by :func:`_start_worker`).
+_FN = None
+
+
+def _start_worker(fn):
+    """A worker's start: ignore Ctrl-C (the caller handles it) and keep ``fn`` for every chunk.
+
+    ``fn`` reaches a worker once: inherited by a forked process, pickled once for a spawned
+    one, never once per chunk (a region search's ``fn`` holds the model's steps: for a
+    d_model-sized checkpoint, its weights and their limbs, hundreds of megabytes).
+    """
+    global _FN
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _FN = fn
+
+
+def _run_chunk(chunk):
+    return run_chunk(_FN, chunk)
 
 
 class ProcessExecutor:
@@ -120,8 +136,8 @@ class ProcessExecutor:
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         n = min(pool_size(self.workers)[0], len(chunks))
         pool = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context(method),
-                                   initializer=_ignore_sigint)
-        futures = [pool.submit(run_chunk, fn, chunk) for chunk in chunks]
+                                   initializer=_start_worker, initargs=(fn,))
+        futures = [pool.submit(_run_chunk, chunk) for chunk in chunks]
 
         def stop():  # an error, Ctrl-C, or the caller stopped early: stop the workers now
             processes = list((getattr(pool, "_processes", None) or {}).values())

@@ -34,6 +34,7 @@ The fast paths keep a cell's rows and points as integers and build the Fractions
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -301,8 +302,8 @@ def _cells_planar(diagram, unique, hull):
     starts = np.flatnonzero(np.r_[True, src[1:] != src[:-1]])
     nbrs = sites[dst].tolist()
     columns = (X.tolist(), Y.tolist(), D.tolist())
-    ctx = _Context(A_int, B_int, L, nbrs, eid.tolist(), lambda: columns,
-                   lambda: _edge_points(pts, planes, ea, eb, ef, eg))
+    ctx = _Context(A_int, B_int, L, nbrs, eid.tolist(), functools.partial(_given, columns),
+                   functools.partial(_edge_points, pts, planes, ea, eb, ef, eg))
     out = [None] * diagram.N
     for i, s, t in zip(src[starts].tolist(), starts.tolist(), np.r_[starts[1:], len(src)].tolist()):
         j = unique[i]
@@ -397,15 +398,26 @@ def _table_lifted(diagram, unique, hull):
     sites = np.asarray(unique, dtype=np.int64)
     starts = np.flatnonzero(np.r_[True, src[1:] != src[:-1]])
 
-    def context(nbrs):                           # the wall arrays again: the table holds none of them
-        walls, _, _, eid = _walls(res.simplices, n)
-        wall_of = np.searchsorted(walls, _pair_keys(res.simplices, n))
-        A_int, B_int, L = diagram._int_scores()
-        return _Context(A_int, B_int, L, nbrs, eid.tolist(), lambda: _simplicial_centers(res, n),
-                        lambda: _simplicial_wall_points(res, walls, wall_of, n))
-
     return _CellTable(diagram.N, sites[src[starts]], np.r_[starts, len(src)], sites[dst],
-                      local=src[starts], context=context)
+                      local=src[starts], context=functools.partial(_lifted_context, diagram, res, n))
+
+
+def _given(value):
+    """``value`` (a :class:`_Context`'s maker of something already made; picklable, unlike a lambda)."""
+    return value
+
+
+def _lifted_context(diagram, res, n, nbrs) -> "_Context":
+    """The :class:`_Context` of a lifted table's cells: the wall arrays again (the table holds none).
+
+    A module-level function (the table keeps it as a ``functools.partial``), so that a
+    diagram, a head and a region search's steps pickle with their cell tables.
+    """
+    walls, _, _, eid = _walls(res.simplices, n)
+    wall_of = np.searchsorted(walls, _pair_keys(res.simplices, n))
+    A_int, B_int, L = diagram._int_scores()
+    return _Context(A_int, B_int, L, nbrs, eid.tolist(), functools.partial(_simplicial_centers, res, n),
+                    functools.partial(_simplicial_wall_points, res, walls, wall_of, n))
 
 
 def _pair_keys(S, n) -> np.ndarray:

@@ -257,9 +257,15 @@ class AffineMap:
     def __getstate__(self):
         """The map's integers (and its hash, if known): the Fraction views are rebuilt when read.
 
-        A deferred map is made first.  What travels to and from worker processes is the
-        integer form only, so a pickled map costs its numerators, not a Fraction per entry.
+        A deferred map travels as its hash and its recipe when the recipe says it can
+        (``make.portable``: a ReLU step's piece map, named by the step's token and made where
+        it is unpickled, only if compared with an equal hash); any other deferred map is made
+        first.  What travels to and from worker processes is the integer form only, so a
+        pickled map costs its numerators, not a Fraction per entry.
         """
+        make = self.__dict__.get("_make")
+        if make is not None and getattr(make, "portable", False):
+            return {"_make": make, "_hash": self.__dict__["_hash"]}
         self._force()
         state = self.__dict__
         if "_integers" not in state and "_raw" not in state:

@@ -10,10 +10,13 @@ maps come from the flipped units' terms (:class:`_PieceMaps`), deferred in a cou
 from __future__ import annotations
 
 import math
+import uuid
+import weakref
 
 import numpy as np
 
 from .._config import config
+from ..errors import InvalidInputError
 from ..exact import PreparedRows, as_small_ints, int_bits, int_limbs, int_matmul, record, residue_matmul, residues
 from ._affine import _HASHED, _PRIMES, _Q, AffineMap, augmented, hashable, residues_hash
 
@@ -105,6 +108,8 @@ class ReluStep:
         self._units = None  # [W1n | b1n] as PreparedRows: every unit's sign at a point of the FFN's input
         self._mod = None    # per prime of the hash: residues of W1n, b1n and the hashed rows of W2n
         self._sums = []     # recent on-sets: [(bits as int8, per prime (G, g))], :meth:`on_sums`
+        self.token = uuid.uuid4().hex       # names this step (and its copies in workers) in a pickled map recipe
+        _STEPS[self.token] = self
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -112,6 +117,10 @@ class ReluStep:
             state[k] = None
         state["_sums"] = []
         return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        _STEPS.setdefault(self.token, self)     # a worker's copy makes the maps it finds; the caller's, what comes back
 
     def _unit_rows(self) -> PreparedRows:
         """``[W1n | b1n]``, prepared once for the filtered signs of every unit at exact points."""
@@ -543,8 +552,7 @@ class _PieceMaps:
         # residue_hash reads the offsets, then row 0's linear part: over den, modulo each prime
         h = residues_hash([np.mod(np.concatenate([r[d:], r[:d]]) * pow(den % p, -1, p), p)
                            for r, p in zip(R, _PRIMES)])
-        step, integers = self.step, (self.Mi, self.ci, self.m)     # not self: its products stay behind
-        return AffineMap.deferred(lambda: step._made_map(bits, integers), h)
+        return AffineMap.deferred(_MapRecipe(self.step, bits, (self.Mi, self.ci, self.m)), h)   # not self
 
     def _nearest(self, recent, bits):
         """``(key, ref, add, drop)``: the bits' key, the nearest recent piece (or None) and the units flipped from it."""
@@ -645,6 +653,37 @@ class _PieceMaps:
                 self.terms[u] = [np.mod(np.concatenate([W2p[0, u] * U[k, :d], W2p[:, u] * U[k, d]]), p)
                                  for p, W2p, U in per_prime]
         return self.terms
+
+
+#: The ReLU steps of this process by token: a pickled piece map's recipe names its step (:class:`_MapRecipe`).
+_STEPS = weakref.WeakValueDictionary()
+
+
+class _MapRecipe:
+    """How to make a deferred piece map: its ReLU step, the parent's integers and the bits.
+
+    Pickled, it names the step by its token (a worker's copy and the caller's original share
+    it), so a waiting wall facet's map travels as these integers and is made only where it is
+    compared with a map of equal hash, never to be sent (:meth:`AffineMap.__getstate__`).
+    """
+
+    portable = True
+    __slots__ = ("step", "token", "bits", "integers")
+
+    def __init__(self, step, bits, integers, token=None):
+        self.step, self.bits, self.integers = step, bits, integers
+        self.token = step.token if step is not None else token
+
+    def __call__(self) -> AffineMap:
+        step = self.step if self.step is not None else _STEPS.get(self.token)
+        if step is None:
+            raise InvalidInputError(
+                "a deferred piece map was unpickled in a process that does not hold its ReLU step; read its "
+                "entries (or pickle it) where the count ran, or count with keep='all'")
+        return step._made_map(self.bits, self.integers)
+
+    def __reduce__(self):
+        return _MapRecipe, (None, self.bits, self.integers, self.token)
 
 
 def _units_product(W2, W2L, W2_bits, units, H, h):
