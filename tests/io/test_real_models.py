@@ -314,3 +314,18 @@ def test_cli_counts_a_checkpoint_slice(tmp_path, capsys):
     assert png.stat().st_size > 0
     assert main(["count", str(path)] + common) == 2            # no --layernorm: refused, exit 2
     assert "layernorm='drop'" in capsys.readouterr().err
+
+
+def test_a_two_block_slice_counts_the_same_in_two_worker_processes():
+    """A process pool's count of a checkpoint slice: the steps reach each worker once (their power
+    diagrams' cell tables pickle), and the last ReLU step's waiting maps come back as recipes."""
+    from tropattn.regions import count_regions
+
+    model = example.tiny_gpt2(vocab=10, positions=16, d=16, n_head=2, n_layer=2, mlp=8, seed=14).double()
+    ids = [3, 1, 4, 1, 5]
+    skeleton = load_gpt2(_gpt2_state(model), ids, n_head=2, layernorm="drop", self_key="exclude", activation="relu")
+    S = slice_model(skeleton, *slice_through(token_points(skeleton.wte, skeleton.wpe, [0, 1, 2], len(ids))))
+    serial = count_regions(S, box=(-1, 1), keep="counts", progress=False)
+    pooled = count_regions(S, box=(-1, 1), keep="counts", progress=False, workers=2)
+    assert (pooled.n_activation, pooled.n_linear) == (serial.n_activation, serial.n_linear)
+    assert serial.n_activation == len(enumerate_regions(S, box=(-1, 1), progress=False).activation_regions)
