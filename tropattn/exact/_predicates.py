@@ -592,7 +592,7 @@ def sign_array(x: np.ndarray) -> np.ndarray:
     return (x > 0).astype(np.int64) - (x < 0).astype(np.int64)
 
 
-def negative_columns(Hf: np.ndarray, Pf: np.ndarray) -> np.ndarray:
+def negative_columns(Hf: np.ndarray, Pf: np.ndarray, norms: np.ndarray | None = None, slack: float = 0.0) -> np.ndarray:
     """Which columns are proved strictly negative against every row: ``H[i] . P[j] < 0`` for all ``i``.
 
     A one-sided float filter (True is a proof, False only "not proved").  ``Hf`` and
@@ -607,12 +607,21 @@ def negative_columns(Hf: np.ndarray, Pf: np.ndarray) -> np.ndarray:
     ``|fl(a . b) - alpha . beta| <= (m + 4) u (1 + 2^-40)`` plus ``2^-1000`` for
     underflow; columns with ``v_j < -2 (m + 4) u - 2^-1000`` are proved.
 
+    Rows known only approximately (``Hf`` within ``slack`` times ``norms`` of positive
+    multiples of the true rows, in the sense ``|Hf_i . x - h_i . x| <= slack norms_i |x|_inf``
+    for every ``x``, with ``norms_i >= |Hf_i|_1``) are divided by ``norms`` instead, and the
+    threshold is raised by ``slack``: :class:`~tropattn.exact._hull._planes.SimplexPlanes`.
+
     Parameters
     ----------
     Hf : numpy.ndarray of float64, shape (F, m)
         ``scaled_floats(H)`` of integer rows ``H``.
     Pf : numpy.ndarray of float64, shape (n, m)
         ``scaled_floats(P)`` of integer points ``P`` (e.g. ``PreparedPoints.F``).
+    norms : numpy.ndarray of float64, shape (F,), optional
+        The rows' scales (default: their float L1 norms).
+    slack : float, optional
+        The rows' own relative error (default 0: ``Hf`` is exact up to its rounding).
 
     Returns
     -------
@@ -629,15 +638,15 @@ def negative_columns(Hf: np.ndarray, Pf: np.ndarray) -> np.ndarray:
     [True, False, False]
     """
     out = np.zeros(len(Pf), dtype=bool)
-    L = np.abs(Hf).sum(axis=1)
+    L = np.abs(Hf).sum(axis=1) if norms is None else norms
     s = np.abs(Pf).max(axis=1, initial=0.0)
-    if not len(Hf) or not len(Pf) or not np.all(L > 0):
+    if not len(Hf) or not len(Pf) or not np.all((L > 0) & np.isfinite(L)):
         return out
     m = Hf.shape[1]
     A = np.ascontiguousarray(Hf / L[:, None])
     live = np.flatnonzero(s > 0)
     B = Pf[live] / s[live, None]
-    bound = 2 * (m + 4) * _U + 2.0**-1000
+    bound = 2 * (m + 4) * _U + slack + 2.0**-1000
     step = max(32, 2 * config.predicate_cache_entries // len(Hf))  # in cache, but never a thin product
     for lo in range(0, len(B), step):         # row_products: no BLAS threads on these thin products
         out[live[lo:lo + step]] = row_products(B[lo:lo + step], A).max(axis=1) < -bound
