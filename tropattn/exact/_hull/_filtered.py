@@ -83,14 +83,15 @@ def certify_filtered(pts: PreparedPoints, simplices: np.ndarray, inner: tuple, r
     on_surface = np.zeros(n, dtype=bool)
     on_surface[simplices.ravel()] = True
     others = np.flatnonzero(~on_surface)
-    interior, boundary = _inside(planes, simplices, rep, orient, inner, others, report)  # 4
+    guide = planes.unit_rows(rep, orient[rep])  # the outward rows in floats: guesses only
+    interior, boundary = _inside(planes, simplices, rep, orient, inner, others, guide, report)  # 4
     S = np.sort(simplices, axis=1)
     star_f, star_p = np.repeat(facet_of, k), simplices.ravel()
     A = LazyNormals(pts, simplices[rep])
     by_ridges = _ridge_vertices(A, S, facet_of, pairs, n)
     if report is not None:
         report.setdefault("ridge_vertices", []).append(by_ridges)
-    proved = _star_vertices(A, star_f, star_p, n, k, planes.unit_rows(rep, orient[rep]), by_ridges)
+    proved = _star_vertices(A, star_f, star_p, n, k, guide, by_ridges)
     suspicious = np.concatenate([np.flatnonzero(on_surface & ~proved), others[~interior | boundary]])
     rows = FacetRows(pts, simplices[rep], inner)
     Z = _incidence(planes, rep, orient, star_f, star_p, suspicious, n)
@@ -140,16 +141,18 @@ def _ray_meets_once(planes: SimplexPlanes, simplices: np.ndarray, facet_of: np.n
     others = np.delete(rep, f0)
     if np.any(orient[others] * planes.point_signs(others, c) >= 0):
         return False
-    rest = np.setdiff1d(np.arange(len(pts.P)), simplices[s0])  # s0's own points: zeros by construction
-    if np.any(orient[s0] * planes.sign_matrix(np.array([s0]), rest)[0] > 0):
+    rest = np.ones(len(pts.P), dtype=bool)
+    rest[simplices[s0]] = False  # s0's own points: zeros by construction
+    if np.any(orient[s0] * planes.sign_matrix(np.array([s0]), np.flatnonzero(rest))[0] > 0):
         return False
     return not (len(here) > 1 and _contains_point(pts, simplices[here[1:]], c, inner).any())
 
 
 def _inside(planes: SimplexPlanes, simplices: np.ndarray, rep: np.ndarray, orient: np.ndarray, inner: tuple,
-            others: np.ndarray, report: dict | None):
+            others: np.ndarray, guide: np.ndarray, report: dict | None):
     """Check 4 of :func:`certify_filtered`: ``(interior, boundary)`` flags of the points
-    ``others`` off the surface (both exact where True; the rest go to the incidence test)."""
+    ``others`` off the surface (both exact where True; the rest go to the incidence test);
+    ``guide``: the outward rows in floats, for the guesses of the cone test."""
     sign = orient[rep]
     if len(rep) * len(others) <= config.hull_inside_filter_entries:  # strictly inside every facet (float)
         interior = planes.negative_columns(rep, sign, others)
@@ -160,7 +163,7 @@ def _inside(planes: SimplexPlanes, simplices: np.ndarray, rep: np.ndarray, orien
     if report is not None:  # how many points the float filter left to the cone test
         report.setdefault("cone_points", []).append(len(rest))
     interior[rest], boundary[rest] = _in_cones(
-        planes.pts, simplices, inner, others[rest], planes.unit_rows(rep, sign), rep,
+        planes.pts, simplices, inner, others[rest], guide, rep,
         lambda rows, cols: sign[rows] * planes.pair_signs(rep[rows], cols))
     return interior, boundary
 
@@ -202,6 +205,8 @@ class LazyNormals:
     def __getitem__(self, pick: np.ndarray) -> np.ndarray:
         pick = np.asarray(pick)
         k = self.simplices.shape[1]
+        if not pick.size:
+            return np.zeros(pick.shape + (k,), dtype=np.int64)
         need = np.setdiff1d(np.unique(pick), np.fromiter(self.rows, dtype=np.intp, count=len(self.rows)))
         if len(need):
             A = simplex_normals(self.pts, self.simplices[need])[:, :-1]
