@@ -88,7 +88,10 @@ def certify_filtered(pts: PreparedPoints, simplices: np.ndarray, inner: tuple, r
     S = np.sort(simplices, axis=1)
     star_f, star_p = np.repeat(facet_of, k), simplices.ravel()
     A = LazyNormals(pts, simplices[rep])
-    by_ridges = _ridge_vertices(A, S, facet_of, pairs, n)
+    if nf == F:  # every ridge bent: each point of the surface is a vertex (see _ridge_vertices)
+        by_ridges = on_surface.copy()
+    else:
+        by_ridges = _ridge_vertices(A, S, facet_of, pairs, n)
     if report is not None:
         report.setdefault("ridge_vertices", []).append(by_ridges)
     proved = _star_vertices(A, star_f, star_p, n, k, guide, by_ridges)
@@ -115,8 +118,9 @@ def _facets_at_ridges(planes: SimplexPlanes, simplices: np.ndarray, orient: np.n
     S = np.sort(simplices, axis=1)
     sa, sb = a % F, b % F
     opp_a, opp_b = S[sa, a // F], S[sb, b // F]
-    ga = orient[sa] * planes.pair_signs(sa, opp_b)
-    gb = orient[sb] * planes.pair_signs(sb, opp_a)
+    g = np.concatenate([orient[sa], orient[sb]]) * planes.pair_signs(np.concatenate([sa, sb]),
+                                                                     np.concatenate([opp_b, opp_a]))
+    ga, gb = g[:len(sa)], g[len(sa):]
     bad = (ga > 0) | (gb > 0) | ((ga == 0) != (gb == 0))
     if np.any(bad):
         if report is not None:

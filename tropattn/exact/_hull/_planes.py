@@ -45,6 +45,7 @@ class SimplexPlanes:
 
     def __init__(self, pts: PreparedPoints, simplices: np.ndarray, H: np.ndarray, B: np.ndarray, Xf: np.ndarray):
         self.pts, self.simplices, self.H, self.B, self.Xf = pts, simplices, H, B, Xf
+        self.Xa = np.abs(Xf)
         K = simplices.shape[1] + 1
         n = K * K + 2 * K
         self.factor = 2 * n * _U / (1 - n * _U)
@@ -71,7 +72,7 @@ class SimplexPlanes:
         """Exact ``sign(h_{s[i]} . P[x[i]])`` for index arrays ``s``, ``x`` of one length."""
         with np.errstate(over="ignore", invalid="ignore"):
             v = np.einsum("ij,ij->i", self.H[s], self.Xf[x])
-            b = np.einsum("ij,ij->i", self.B[s], np.abs(self.Xf[x]))
+            b = np.einsum("ij,ij->i", self.B[s], self.Xa[x])
         out = np.sign(v).astype(np.int64)
         unsure = ~(np.abs(v) > self.factor * b)  # NaN and inf are unsure
         if np.any(unsure):
@@ -105,7 +106,7 @@ class SimplexPlanes:
             X = self.Xf[x[lo:lo + step]]
             with np.errstate(over="ignore", invalid="ignore"):
                 v = Hs @ X.T
-                sure = np.abs(v) > self.factor * (Bs @ np.abs(X).T)
+                sure = np.abs(v) > self.factor * (Bs @ self.Xa[x[lo:lo + step]].T)
             block = np.where(sure, np.sign(v), 0).astype(np.int8)
             if not np.all(sure):
                 i, j = np.nonzero(~sure)
@@ -122,7 +123,7 @@ class SimplexPlanes:
         ``|x|_inf`` the largest entry of a point, ``perm|[v; x]| <= L |x|_inf`` (up to the
         roundings of ``L``, covered by the margin ``2^-20``) and ``|H[s]|_1 <= L``."""
         slack = self.factor * (1 + 2.0 ** -20)
-        return negative_columns(self.H[s] * sign[:, None], self.Xf[x], self.B[s].sum(axis=1), slack)
+        return negative_columns(self.H[s] * sign[:, None], self.Xf[x], self.B[s].sum(axis=1), slack, single=True)
 
     def _exact(self, s: np.ndarray, X: np.ndarray) -> np.ndarray:
         """``sign(h_{s[i]} . X[i])`` in Python integers, counted: ``(-1)^k det[v; x]``."""
