@@ -116,14 +116,20 @@ class SimplexPlanes:
 
     def negative_columns(self, s: np.ndarray, sign: np.ndarray, x: np.ndarray) -> np.ndarray:
         """Which points ``x`` are proved strictly negative against every row ``sign[i] h_{s[i]}``
-        (a one-sided float filter, one matrix product: False is only "not proved").
+        (a one-sided float filter: False is only "not proved"), in float32 first, the points
+        it leaves in float64.
 
         :func:`~tropattn.exact._predicates.negative_columns` with each row divided by the sum
         ``L`` of its permanents and the threshold raised by the filter's factor: with
         ``|x|_inf`` the largest entry of a point, ``perm|[v; x]| <= L |x|_inf`` (up to the
         roundings of ``L``, covered by the margin ``2^-20``) and ``|H[s]|_1 <= L``."""
         slack = self.factor * (1 + 2.0 ** -20)
-        return negative_columns(self.H[s] * sign[:, None], self.Xf[x], self.B[s].sum(axis=1), slack, single=True)
+        H, L = self.H[s] * sign[:, None], self.B[s].sum(axis=1)
+        out = negative_columns(H, self.Xf[x], L, slack, single=True)
+        rest = np.flatnonzero(~out)  # beyond float32's reach (e.g. coordinates far larger than denominators)
+        if len(rest):
+            out[rest] = negative_columns(H, self.Xf[x[rest]], L, slack)
+        return out
 
     def _exact(self, s: np.ndarray, X: np.ndarray) -> np.ndarray:
         """``sign(h_{s[i]} . X[i])`` in Python integers, counted: ``(-1)^k det[v; x]``."""
