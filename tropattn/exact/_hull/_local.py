@@ -243,8 +243,9 @@ def _in_cones(pts: PreparedPoints, simplices: np.ndarray, inner: tuple, idx: np.
     if not len(idx):
         return inside, boundary
     o = PreparedPoints.of([inner])
-    Uf = Uf / np.abs(row_products(Uf, o.F))  # g / |g(inner)|, then one global scale: float32 for the guess
-    Uf = (Uf / np.abs(Uf).max()).astype(np.float32)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # a guess: any float will do
+        Uf = Uf / np.abs(row_products(Uf, o.F))  # g / |g(inner)|, then one global scale: float32 for the guess
+        Uf = (Uf / np.abs(Uf).max()).astype(np.float32)
     Pf = pts.F[idx]
     Pf = (Pf / np.abs(Pf).max(axis=1)[:, None]).astype(np.float32)  # a positive factor per point
     row = _largest_products(Pf, Uf)

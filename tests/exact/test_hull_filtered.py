@@ -1,0 +1,290 @@
+"""The local hull certificate decided from the points (float-filtered orientation signs), rows built when read.
+
+The filtered path (``config.hull_filtered = 1``, the default) must give the same hull as the
+exact-row path (``hull_filtered = 0``) and as the same certificate with every sign an exact
+integer determinant (the filter's factor made infinite), on random small rational inputs,
+degenerate ones among them: coplanar and collinear points, repeated points, tiny and huge
+magnitudes side by side, points on a grid, denominators past 2^53 (exact zeros that floats
+do not see).  Full-dimensional hulls are also compared with an oracle of this file's own:
+every d-subset of the points in Fractions (a plane through d points with every point on one
+side is a facet plane; a point is a vertex iff the facet normals through it span R^d).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import pickle
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tropattn import config
+from tropattn.exact import counting
+from tropattn.exact._hull import _planes
+from tropattn.exact._hull._filtered import FacetRows
+from tropattn.geometry import convex_hull
+
+LOCAL = {"hull_local_entries": 0}  # the local certificate, even on small inputs
+PLACE = "filter_failures:hull.orientation"
+
+
+# ------------------------------------------------------------------ an oracle of its own
+def _rank(rows) -> int:
+    """Rank of a list of Fraction rows (Gaussian elimination)."""
+    M = [list(map(Fraction, r)) for r in rows]
+    rank, cols = 0, len(M[0]) if M else 0
+    for c in range(cols):
+        piv = next((i for i in range(rank, len(M)) if M[i][c] != 0), None)
+        if piv is None:
+            continue
+        M[rank], M[piv] = M[piv], M[rank]
+        for i in range(len(M)):
+            if i != rank and M[i][c] != 0:
+                f = M[i][c] / M[rank][c]
+                M[i] = [a - f * b for a, b in zip(M[i], M[rank])]
+        rank += 1
+    return rank
+
+
+def _plane_normal(points):
+    """A nonzero normal of the hyperplane through d points of R^d, or None if they are dependent."""
+    base = points[0]
+    D = [[a - b for a, b in zip(p, base)] for p in points[1:]]
+    d = len(base)
+    for free in range(d):  # fix one coordinate of the normal to 1, solve for the others
+        cols = [c for c in range(d) if c != free]
+        A = [[row[c] for c in cols] for row in D]
+        rhs = [-row[free] for row in D]
+        sol = _solve(A, rhs)
+        if sol is not None:
+            n = [Fraction(0)] * d
+            n[free] = Fraction(1)
+            for c, v in zip(cols, sol):
+                n[c] = v
+            if all(sum(a * b for a, b in zip(n, row)) == 0 for row in D):
+                return n
+    return None
+
+
+def _solve(A, b):
+    """The unique solution of a square Fraction system, or None."""
+    n = len(A)
+    M = [list(r) + [v] for r, v in zip(A, b)]
+    for c in range(n):
+        piv = next((i for i in range(c, n) if M[i][c] != 0), None)
+        if piv is None:
+            return None
+        M[c], M[piv] = M[piv], M[c]
+        for i in range(n):
+            if i != c and M[i][c] != 0:
+                f = M[i][c] / M[c][c]
+                M[i] = [a - f * v for a, v in zip(M[i], M[c])]
+    return [M[i][n] / M[i][i] for i in range(n)]
+
+
+def oracle(points):
+    """``(facets, vertices)`` of full-dimensional points of R^d: the set of ``(normal, offset)``
+    (primitive integer normal, ``normal . x <= offset``) and the sorted tuple of vertices."""
+    pts = sorted(set(tuple(map(Fraction, p)) for p in points))
+    d = len(pts[0])
+    facets = set()
+    for sub in itertools.combinations(pts, d):
+        n = _plane_normal(list(sub))
+        if n is None:
+            continue
+        off = sum(a * b for a, b in zip(n, sub[0]))
+        side = [sum(a * b for a, b in zip(n, p)) - off for p in pts]
+        if all(s >= 0 for s in side):
+            n, off = [-a for a in n], -off
+        elif not all(s <= 0 for s in side):
+            continue
+        den = math.lcm(*(a.denominator for a in n))
+        ints = [int(a * den) for a in n]
+        g = math.gcd(*ints)
+        facets.add((tuple(a // g for a in ints), off * den / g))
+    verts = tuple(p for p in pts
+                  if _rank([f for f, off in facets if sum(a * b for a, b in zip(f, p)) == off]) == d)
+    return facets, verts
+
+
+def test_the_oracle_on_a_square_pyramid():
+    pts = [(0, 0, 0), (2, 0, 0), (0, 2, 0), (2, 2, 0), (1, 1, 1), (1, 1, 0), (1, 0, 0)]
+    facets, verts = oracle(pts)
+    assert len(facets) == 5 and len(verts) == 5 and ((0, 0, -1), 0) in facets
+
+
+# ------------------------------------------------------------------ the paths compared
+def _every_sign_exact(monkeypatch):
+    """Make the filter decline every sign: each one an exact integer determinant."""
+    init = _planes.SimplexPlanes.__init__
+
+    def declining(self, *args):
+        init(self, *args)
+        self.factor = np.inf
+
+    monkeypatch.setattr(_planes.SimplexPlanes, "__init__", declining)
+
+
+def _answer(P):
+    return P.dim, P.vertices, tuple(sorted(P.facets)), P.equations, P.facet_count, P.vertex_count
+
+
+def _three_paths(points, monkeypatch, knobs=LOCAL):
+    """The hull by the filtered path, by the exact-row path, and with every sign exact."""
+    with config.override(**knobs), counting() as c:
+        filtered = _answer(convex_hull(points))
+    with config.override(**knobs, hull_filtered=0):
+        rows = _answer(convex_hull(points))
+    with monkeypatch.context() as m:
+        _every_sign_exact(m)
+        with config.override(**knobs):
+            declined = _answer(convex_hull(points))
+    assert filtered == rows == declined
+    return filtered, c
+
+
+def _fractions(draw, d, n, den_bits):
+    """n random rational points of [-4, 4]^d with denominators below 2^den_bits."""
+    out = []
+    for _ in range(n):
+        out.append(tuple(Fraction(draw(st.integers(-4 << den_bits, 4 << den_bits)),
+                                  draw(st.integers(1, (1 << den_bits) - 1))) for _ in range(d)))
+    return out
+
+
+@st.composite
+def clouds(draw):
+    """Small rational clouds, often degenerate: coplanar, collinear, repeated, on a grid,
+    tiny beside huge, big denominators."""
+    d = draw(st.integers(2, 4))
+    kind = draw(st.sampled_from(["random", "coplanar", "repeated", "grid", "magnitudes", "midpoints"]))
+    n = draw(st.integers(d + 2, 11))
+    den_bits = draw(st.sampled_from([3, 20, 40]))
+    pts = _fractions(draw, d, n, den_bits)
+    if kind == "coplanar":  # the last coordinate fixed on part of the cloud (or on all of it)
+        c = Fraction(draw(st.integers(-5, 5)), 7)
+        cut = draw(st.integers(d, n))
+        pts = [p[:-1] + (c,) for p in pts[:cut]] + pts[cut:]
+    elif kind == "repeated":
+        pts = pts + pts[: draw(st.integers(1, n))]
+    elif kind == "grid":
+        step = Fraction(1, draw(st.sampled_from([1, 3, 10**6 + 3])))
+        pts = [tuple(step * draw(st.integers(-2, 2)) for _ in range(d)) for _ in range(n + 4)]
+    elif kind == "magnitudes":  # 1e-300 beside 3, 1e300 beside 1
+        scale = draw(st.sampled_from([Fraction(1e-300), Fraction(1e300), Fraction(1, 3)]))
+        pts = [tuple(v * scale if i % 2 else v for i, v in enumerate(p)) for p in pts]
+        pts.append(tuple(Fraction(3) for _ in range(d)))
+    elif kind == "midpoints":  # points on the segments between others: exact zeros of big determinants
+        for a, b in zip(pts[:3], pts[1:4]):
+            pts.append(tuple((x + y) / 2 for x, y in zip(a, b)))
+    return pts
+
+
+@settings(max_examples=80, deadline=None)
+@given(clouds(), st.sampled_from([LOCAL, {**LOCAL, "hull_inside_filter_entries": -1}]))
+def test_filtered_equals_exact_rows_and_every_sign_exact(pts, knobs):
+    """Same dimension, vertices, facets, equations and counts on all three paths; full-dimensional
+    hulls also against the oracle."""
+    with pytest.MonkeyPatch.context() as mp:
+        (dim, verts, facets, eqs, nf, nv), _ = _three_paths(pts, mp, knobs)
+    if dim == len(pts[0]):
+        want_f, want_v = oracle(pts)
+        assert set(facets) == want_f and verts == want_v
+        assert nf == len(want_f) and nv == len(want_v)
+
+
+@pytest.mark.parametrize("d", [3, 4])
+def test_rational_cube_equals_the_oracle(d, monkeypatch):
+    """The benchmark's input, small: random denominators per coordinate."""
+    rng = np.random.default_rng(d)
+    den = rng.integers(900, 1100, size=(40, d), endpoint=True)
+    num = rng.integers(-den, den, endpoint=True)
+    pts = [tuple(Fraction(int(a), int(b)) for a, b in zip(r, s)) for r, s in zip(num, den)]
+    (dim, verts, facets, *_), c = _three_paths(pts, monkeypatch)
+    want_f, want_v = oracle(pts)
+    assert set(facets) == want_f and verts == want_v
+    assert c.certified == 1 and c.fallbacks == 0
+
+
+# ------------------------------------------------------------------ the counter of declined signs
+def test_a_near_degenerate_input_moves_the_decline_counter():
+    """A cube with its face centres pulled in by 10^-30: Qhull sees them on the faces, the
+    float filter cannot place them (their signs are far below its bound), so exact
+    determinants decide (counted), and the answer is the oracle's: the cube."""
+    eps = Fraction(1, 10**30)
+    corners = [tuple(Fraction(v) for v in c) for c in itertools.product([0, 1], repeat=3)]
+    centres = []
+    for axis, side in itertools.product(range(3), [0, 1]):
+        p = [Fraction(1, 2)] * 3
+        p[axis] = side - eps if side else eps
+        centres.append(tuple(p))
+    pts = corners + centres
+    with config.override(**LOCAL), counting() as c:
+        P = convex_hull(pts)
+        answer = set(P.facets), P.vertices
+    assert c.by_place[PLACE] > 0 and c.certified == 1 and c.fallbacks == 0
+    assert answer == oracle(pts)
+    assert P.vertex_count == 8 and P.facet_count == 6
+
+
+def test_a_clear_input_needs_no_exact_sign():
+    """Points in general position, away from every degeneracy: the filter decides every sign."""
+    rng = np.random.default_rng(5)
+    pts = [tuple(Fraction(int(a), 1000) for a in r) for r in rng.integers(-1000, 1000, size=(60, 3))]
+    with config.override(**LOCAL), counting() as c:
+        P = convex_hull(pts)
+        _ = P.vertex_count, P.facet_count
+    assert c.certified == 1 and c.by_place[PLACE] == 0
+
+
+# ------------------------------------------------------------------ laziness
+def _cube_q(n, d, seed=0):
+    rng = np.random.default_rng(seed)
+    den = rng.integers(900, 1100, size=(n, d), endpoint=True)
+    num = rng.integers(-den, den, endpoint=True)
+    return [tuple(Fraction(int(a), int(b)) for a, b in zip(r, s)) for r, s in zip(num, den)]
+
+
+def test_rows_are_built_only_when_read():
+    """Counts and vertices leave the facet rows unbuilt; the rows, once read, are the
+    exact-row path's, and a Polytope pickled before or after reads the same."""
+    pts = _cube_q(300, 4)
+    P = convex_hull(pts)
+    hull = P.__dict__["_hull"]
+    assert isinstance(hull.facet_rows, FacetRows)
+    nv, nf = P.vertex_count, P.facet_count
+    assert "rows" not in hull.facet_rows.__dict__ and "facets" not in hull.__dict__
+    early = pickle.loads(pickle.dumps(P))
+    with config.override(hull_filtered=0):
+        Q = convex_hull(pts)
+    assert (nv, nf) == (Q.vertex_count, Q.facet_count)
+    assert P.facets == Q.facets and early.facets == Q.facets and P.vertices == Q.vertices
+    assert sorted(hull.facets) == sorted(Q.__dict__["_facet_rows"])
+    assert len(hull.facets) == hull.facet_count == nf
+
+
+def test_wrong_lazy_rows_are_rebuilt_from_python_integers(monkeypatch):
+    """A broken exact normal (planted) is caught when the rows are read: they are rebuilt
+    from Python-integer minors (counted) and come out right."""
+    from tropattn.exact._hull import _filtered
+
+    pts = _cube_q(120, 3, seed=2)
+    with config.override(hull_filtered=0):
+        want = convex_hull(pts).facets
+    good = _filtered._primitive_normals
+
+    def broken(pts_, simplices):
+        raw, floats = good(pts_, simplices)
+        raw = raw.copy()
+        raw[0] = raw[1]  # the first simplex gets its neighbour's row
+        return raw, None
+
+    monkeypatch.setattr(_filtered, "_primitive_normals", broken)
+    with config.override(**LOCAL), counting() as c:
+        P = convex_hull(pts)
+        got = P.facets
+    assert got == want and c.by_place["declined:hull.lazy_rows"] == 1
