@@ -200,10 +200,7 @@ def test_filtered_equals_exact_rows_and_every_sign_exact(pts, knobs):
 @pytest.mark.parametrize("d", [3, 4])
 def test_rational_cube_equals_the_oracle(d, monkeypatch):
     """The benchmark's input, small: random denominators per coordinate."""
-    rng = np.random.default_rng(d)
-    den = rng.integers(900, 1100, size=(40, d), endpoint=True)
-    num = rng.integers(-den, den, endpoint=True)
-    pts = [tuple(Fraction(int(a), int(b)) for a, b in zip(r, s)) for r, s in zip(num, den)]
+    pts = _cube_q(40 if d == 3 else 22, d, seed=d)
     (dim, verts, facets, *_), c = _three_paths(pts, monkeypatch)
     want_f, want_v = oracle(pts)
     assert set(facets) == want_f and verts == want_v
