@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tropattn import config
-from tropattn.exact import counting
+from tropattn.exact import certified_hull, counting, homogeneous_row
 from tropattn.exact._hull import _planes
 from tropattn.exact._hull._filtered import FacetRows
 from tropattn.geometry import convex_hull
@@ -129,20 +129,26 @@ def _every_sign_exact(monkeypatch):
     monkeypatch.setattr(_planes.SimplexPlanes, "__init__", declining)
 
 
-def _answer(P):
-    return P.dim, P.vertices, tuple(sorted(P.facets)), P.equations, P.facet_count, P.vertex_count
+def _answer(points):
+    """The Polytope's fields and counts, and the Hull's incidence (each facet row with the
+    points on it)."""
+    P = convex_hull(points)
+    G = list(dict.fromkeys(homogeneous_row(p) for p in points))
+    H = certified_hull(G)
+    on = tuple(sorted(zip(H.facets, H.facet_points)))
+    return P.dim, P.vertices, tuple(sorted(P.facets)), P.equations, P.facet_count, P.vertex_count, on
 
 
 def _three_paths(points, monkeypatch, knobs=LOCAL):
     """The hull by the filtered path, by the exact-row path, and with every sign exact."""
     with config.override(**knobs), counting() as c:
-        filtered = _answer(convex_hull(points))
+        filtered = _answer(points)
     with config.override(**knobs, hull_filtered=0):
-        rows = _answer(convex_hull(points))
+        rows = _answer(points)
     with monkeypatch.context() as m:
         _every_sign_exact(m)
         with config.override(**knobs):
-            declined = _answer(convex_hull(points))
+            declined = _answer(points)
     assert filtered == rows == declined
     return filtered, c
 
@@ -165,8 +171,8 @@ def clouds(draw):
     n = draw(st.integers(d + 2, 11))
     den_bits = draw(st.sampled_from([3, 20, 40]))
     pts = _fractions(draw, d, n, den_bits)
-    if kind == "coplanar":  # the last coordinate fixed on part of the cloud (or on all of it)
-        c = Fraction(draw(st.integers(-5, 5)), 7)
+    if kind == "coplanar":  # the last coordinate fixed on part of the cloud (or all): often a facet's plane
+        c = draw(st.sampled_from([Fraction(4), Fraction(-4), Fraction(draw(st.integers(-5, 5)), 7)]))
         cut = draw(st.integers(d, n))
         pts = [p[:-1] + (c,) for p in pts[:cut]] + pts[cut:]
     elif kind == "repeated":
@@ -190,7 +196,7 @@ def test_filtered_equals_exact_rows_and_every_sign_exact(pts, knobs):
     """Same dimension, vertices, facets, equations and counts on all three paths; full-dimensional
     hulls also against the oracle."""
     with pytest.MonkeyPatch.context() as mp:
-        (dim, verts, facets, eqs, nf, nv), _ = _three_paths(pts, mp, knobs)
+        (dim, verts, facets, eqs, nf, nv, _), _ = _three_paths(pts, mp, knobs)
     if dim == len(pts[0]):
         want_f, want_v = oracle(pts)
         assert set(facets) == want_f and verts == want_v
@@ -204,7 +210,7 @@ def test_rational_cube_equals_the_oracle(d, monkeypatch):
     (dim, verts, facets, *_), c = _three_paths(pts, monkeypatch)
     want_f, want_v = oracle(pts)
     assert set(facets) == want_f and verts == want_v
-    assert c.certified == 1 and c.fallbacks == 0
+    assert c.certified == 2 and c.fallbacks == 0  # the Polytope's hull and the Hull's, each certified
 
 
 # ------------------------------------------------------------------ the counter of declined signs
