@@ -291,3 +291,55 @@ def test_wrong_lazy_rows_are_rebuilt_from_python_integers(monkeypatch):
         P = convex_hull(pts)
         got = P.facets
     assert got == want and c.by_place["declined:hull.lazy_rows"] == 1
+
+
+# ------------------------------------------------------------------ the filtered signs themselves
+def _det(M) -> int:
+    """Determinant of a square matrix of Python ints (Bareiss, fraction-free)."""
+    A = [list(r) for r in M]
+    n, sign, prev = len(A), 1, 1
+    for c in range(n - 1):
+        piv = next((i for i in range(c, n) if A[i][c]), None)
+        if piv is None:
+            return 0
+        if piv != c:
+            A[c], A[piv] = A[piv], A[c]
+            sign = -sign
+        for i in range(c + 1, n):
+            for j in range(c + 1, n):
+                A[i][j] = (A[i][j] * A[c][c] - A[i][c] * A[c][j]) // prev
+        prev = A[c][c]
+    return sign * A[-1][-1]
+
+
+def _sign(v: int) -> int:
+    return (v > 0) - (v < 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 5), st.sampled_from([3, 30, 60]), st.integers(0, 2**32 - 1))
+def test_simplex_plane_signs_equal_exact_determinants(k, bits, seed):
+    """``sign(h_s . x) = (-1)^k sign det[v_0; ...; v_{k-1}; x]``, for points off and exactly on
+    the hyperplanes (integer combinations of a simplex's points, where floats round), by
+    all three entry points: pairs, one point, a matrix."""
+    from tropattn.exact._predicates import PreparedPoints
+
+    rng = np.random.default_rng(seed)
+    top = 1 << bits
+    base = [[int(v) for v in rng.integers(-top, top, size=k + 1)] for _ in range(3 * k)]
+    simplices = np.array([rng.choice(3 * k, k, replace=False) for _ in range(6)])
+    on = []
+    for s in simplices:  # points on the hyperplane of s, exactly
+        lam = rng.integers(-3, 4, size=k).tolist()
+        on.append([sum(int(c) * base[i][j] for c, i in zip(lam, s)) for j in range(k + 1)])
+    P = base + on
+    pts = PreparedPoints.of([tuple(r) for r in P])
+    planes = _planes.SimplexPlanes.of(pts, simplices)
+    assert planes is not None
+    want = np.array([[(-1) ** k * _sign(_det([P[i] for i in s] + [x])) for x in P] for s in simplices])
+    S, X = np.meshgrid(np.arange(len(simplices)), np.arange(len(P)), indexing="ij")
+    assert planes.pair_signs(S.ravel(), X.ravel()).reshape(S.shape).tolist() == want.tolist()
+    assert planes.sign_matrix(np.arange(len(simplices)), np.arange(len(P))).tolist() == want.tolist()
+    for j in (0, len(base), len(P) - 1):
+        assert planes.point_signs(np.arange(len(simplices)), tuple(P[j])).tolist() == want[:, j].tolist()
+    assert all(want[i, len(base) + i] == 0 for i in range(len(simplices)))
