@@ -5,15 +5,15 @@ exact-row path (``hull_filtered = 0``) and as the same certificate with every si
 integer determinant (the filter's factor made infinite), on random small rational inputs,
 degenerate ones among them: coplanar and collinear points, repeated points, tiny and huge
 magnitudes side by side, points on a grid, denominators past 2^53 (exact zeros that floats
-do not see).  Full-dimensional hulls are also compared with an oracle of this file's own:
-every d-subset of the points in Fractions (a plane through d points with every point on one
-side is a facet plane; a point is a vertex iff the facet normals through it span R^d).
+do not see).  Hulls are also compared with :mod:`oracles.hull`, which shares no code with
+tropattn: every d-subset of the points in Fractions (a plane through d points with every
+point on one side is a facet plane; a point is a vertex iff the facet normals through it
+span R^d, or, in any dimension, iff it lies in the hull of no d + 1 others).
 """
 
 from __future__ import annotations
 
 import itertools
-import math
 import pickle
 from fractions import Fraction
 
@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles.hull import oracle_facets, oracle_vertices, oracle_vertices_from_facets
 
 from tropattn import config
 from tropattn.exact import certified_hull, counting, homogeneous_row
@@ -32,83 +33,13 @@ LOCAL = {"hull_local_entries": 0}  # the local certificate, even on small inputs
 PLACE = "filter_failures:hull.orientation"
 
 
-# ------------------------------------------------------------------ an oracle of its own
-def _rank(rows) -> int:
-    """Rank of a list of Fraction rows (Gaussian elimination)."""
-    M = [list(map(Fraction, r)) for r in rows]
-    rank, cols = 0, len(M[0]) if M else 0
-    for c in range(cols):
-        piv = next((i for i in range(rank, len(M)) if M[i][c] != 0), None)
-        if piv is None:
-            continue
-        M[rank], M[piv] = M[piv], M[rank]
-        for i in range(len(M)):
-            if i != rank and M[i][c] != 0:
-                f = M[i][c] / M[rank][c]
-                M[i] = [a - f * b for a, b in zip(M[i], M[rank])]
-        rank += 1
-    return rank
-
-
-def _plane_normal(points):
-    """A nonzero normal of the hyperplane through d points of R^d, or None if they are dependent."""
-    base = points[0]
-    D = [[a - b for a, b in zip(p, base)] for p in points[1:]]
-    d = len(base)
-    for free in range(d):  # fix one coordinate of the normal to 1, solve for the others
-        cols = [c for c in range(d) if c != free]
-        A = [[row[c] for c in cols] for row in D]
-        rhs = [-row[free] for row in D]
-        sol = _solve(A, rhs)
-        if sol is not None:
-            n = [Fraction(0)] * d
-            n[free] = Fraction(1)
-            for c, v in zip(cols, sol):
-                n[c] = v
-            if all(sum(a * b for a, b in zip(n, row)) == 0 for row in D):
-                return n
-    return None
-
-
-def _solve(A, b):
-    """The unique solution of a square Fraction system, or None."""
-    n = len(A)
-    M = [list(r) + [v] for r, v in zip(A, b)]
-    for c in range(n):
-        piv = next((i for i in range(c, n) if M[i][c] != 0), None)
-        if piv is None:
-            return None
-        M[c], M[piv] = M[piv], M[c]
-        for i in range(n):
-            if i != c and M[i][c] != 0:
-                f = M[i][c] / M[c][c]
-                M[i] = [a - f * v for a, v in zip(M[i], M[c])]
-    return [M[i][n] / M[i][i] for i in range(n)]
-
-
+# ------------------------------------------------------------------ the oracle
 def oracle(points):
-    """``(facets, vertices)`` of full-dimensional points of R^d: the set of ``(normal, offset)``
-    (primitive integer normal, ``normal . x <= offset``) and the sorted tuple of vertices."""
-    pts = sorted(set(tuple(map(Fraction, p)) for p in points))
-    d = len(pts[0])
-    facets = set()
-    for sub in itertools.combinations(pts, d):
-        n = _plane_normal(list(sub))
-        if n is None:
-            continue
-        off = sum(a * b for a, b in zip(n, sub[0]))
-        side = [sum(a * b for a, b in zip(n, p)) - off for p in pts]
-        if all(s >= 0 for s in side):
-            n, off = [-a for a in n], -off
-        elif not all(s <= 0 for s in side):
-            continue
-        den = math.lcm(*(a.denominator for a in n))
-        ints = [int(a * den) for a in n]
-        g = math.gcd(*ints)
-        facets.add((tuple(a // g for a in ints), off * den / g))
-    verts = tuple(p for p in pts
-                  if _rank([f for f, off in facets if sum(a * b for a, b in zip(f, p)) == off]) == d)
-    return facets, verts
+    """``(facets, vertices)`` of full-dimensional points by :mod:`oracles.hull` (Fractions only):
+    the set of ``(normal, offset)`` and the sorted tuple of vertices."""
+    pts = [tuple(map(Fraction, p)) for p in points]
+    facets = oracle_facets(pts)
+    return facets, tuple(sorted(oracle_vertices_from_facets(pts, facets)))
 
 
 def test_the_oracle_on_a_square_pyramid():
@@ -201,6 +132,8 @@ def test_filtered_equals_exact_rows_and_every_sign_exact(pts, knobs):
         want_f, want_v = oracle(pts)
         assert set(facets) == want_f and verts == want_v
         assert nf == len(want_f) and nv == len(want_v)
+    else:  # lower-dimensional: the vertices by Caratheodory
+        assert set(verts) == oracle_vertices([tuple(map(Fraction, p)) for p in pts])
 
 
 @pytest.mark.parametrize("d", [3, 4])

@@ -22,7 +22,7 @@ from ..._lazy import lazy_import
 from .._counters import record
 from .._linalg import maximal_minors
 from .._predicates import PreparedPoints, as_small_ints
-from ._local import _in_cones, _ridge_vertices, _star_vertices, first_simplices, rows_vanish_on_simplices
+from ._local import _ridge_vertices, _star_vertices, first_simplices, inside_points, rows_vanish_on_simplices
 from ._normals import _outward_rows, _primitive_normals, simplex_normals
 from ._planes import SimplexPlanes
 from ._surface import _consistently_oriented, _contains_point, _ridge_pairs, meets_alone_any
@@ -84,7 +84,10 @@ def certify_filtered(pts: PreparedPoints, simplices: np.ndarray, inner: tuple, r
     on_surface[simplices.ravel()] = True
     others = np.flatnonzero(~on_surface)
     guide = planes.unit_rows(rep, orient[rep])  # the outward rows in floats: guesses only
-    interior, boundary = _inside(planes, simplices, rep, orient, inner, others, guide, report)  # 4
+    sign = orient[rep]
+    interior, boundary = inside_points(  # 4
+        pts, simplices, inner, others, nf, lambda idx: planes.negative_columns(rep, sign, idx), guide, rep,
+        lambda rows, cols: sign[rows] * planes.pair_signs(rep[rows], cols), report)
     S = np.sort(simplices, axis=1)
     star_f, star_p = np.repeat(facet_of, k), simplices.ravel()
     A = LazyNormals(pts, simplices[rep])
@@ -150,26 +153,6 @@ def _ray_meets_once(planes: SimplexPlanes, simplices: np.ndarray, facet_of: np.n
     if np.any(orient[s0] * planes.sign_matrix(np.array([s0]), np.flatnonzero(rest))[0] > 0):
         return False
     return not (len(here) > 1 and _contains_point(pts, simplices[here[1:]], c, inner).any())
-
-
-def _inside(planes: SimplexPlanes, simplices: np.ndarray, rep: np.ndarray, orient: np.ndarray, inner: tuple,
-            others: np.ndarray, guide: np.ndarray, report: dict | None):
-    """Check 4 of :func:`certify_filtered`: ``(interior, boundary)`` flags of the points
-    ``others`` off the surface (both exact where True; the rest go to the incidence test);
-    ``guide``: the outward rows in floats, for the guesses of the cone test."""
-    sign = orient[rep]
-    if len(rep) * len(others) <= config.hull_inside_filter_entries:  # strictly inside every facet (float)
-        interior = planes.negative_columns(rep, sign, others)
-    else:
-        interior = np.zeros(len(others), dtype=bool)
-    boundary = np.zeros(len(others), dtype=bool)
-    rest = np.flatnonzero(~interior)
-    if report is not None:  # how many points the float filter left to the cone test
-        report.setdefault("cone_points", []).append(len(rest))
-    interior[rest], boundary[rest] = _in_cones(
-        planes.pts, simplices, inner, others[rest], guide, rep,
-        lambda rows, cols: sign[rows] * planes.pair_signs(rep[rows], cols))
-    return interior, boundary
 
 
 def _incidence(planes: SimplexPlanes, rep: np.ndarray, orient: np.ndarray, star_f: np.ndarray,

@@ -115,16 +115,9 @@ def certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fac
     on_surface = np.zeros(n, dtype=bool)
     on_surface[simplices.ravel()] = True
     others = np.flatnonzero(~on_surface)
-    if len(U) * len(others) <= config.hull_inside_filter_entries:  # 4, first: strictly inside every row (float filter)
-        interior = negative_columns(Uf, pts.F[others])
-    else:
-        interior = np.zeros(len(others), dtype=bool)
-    boundary = np.zeros(len(others), dtype=bool)
-    rest = np.flatnonzero(~interior)
-    if report is not None:  # how many points the float filter left to the cone test
-        report.setdefault("cone_points", []).append(len(rest))
-    interior[rest], boundary[rest] = _in_cones(pts, simplices, inner, others[rest], Uf, first_simplices(facet_of, len(U)),
-                                               lambda rows, cols: prepared_paired_signs(U, Uf, pts, rows, cols))
+    interior, boundary = inside_points(  # 4
+        pts, simplices, inner, others, len(U), lambda idx: negative_columns(Uf, pts.F[idx]), Uf,
+        first_simplices(facet_of, len(U)), lambda rows, cols: prepared_paired_signs(U, Uf, pts, rows, cols), report)
     star_f = np.repeat(facet_of, k)
     star_p = simplices.ravel()
     A = as_small_ints(U[:, :-1])
@@ -213,6 +206,28 @@ def _ray_meets_once_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndar
     if np.any(matrix_signs(U[f0:f0 + 1], pts) > 0):
         return False
     return not (len(here) > 1 and _contains_point(pts, simplices[here[1:]], c, inner).any())
+
+
+def inside_points(pts: PreparedPoints, simplices: np.ndarray, inner: tuple, others: np.ndarray, nrows: int,
+                  negative, Uf: np.ndarray, first: np.ndarray, row_signs, report: dict | None = None):
+    """Check 4 of :func:`certify_local`: ``(interior, boundary)`` flags of the points ``others``
+    off the surface (exact where True; the rest go to the incidence test).
+
+    Up to ``config.hull_inside_filter_entries`` rows x points, ``negative(idx)`` first proves
+    points strictly inside every row (a one-sided float filter); the others take the cone
+    test (:func:`_in_cones`, with ``Uf``, ``first`` and ``row_signs``).  ``report``
+    (optional) receives the number of points left to the cone test (``"cone_points"``).
+    """
+    if nrows * len(others) <= config.hull_inside_filter_entries:
+        interior = negative(others)
+    else:
+        interior = np.zeros(len(others), dtype=bool)
+    boundary = np.zeros(len(others), dtype=bool)
+    rest = np.flatnonzero(~interior)
+    if report is not None:
+        report.setdefault("cone_points", []).append(len(rest))
+    interior[rest], boundary[rest] = _in_cones(pts, simplices, inner, others[rest], Uf, first, row_signs)
+    return interior, boundary
 
 
 def first_simplices(facet_of: np.ndarray, nrows: int) -> np.ndarray:
