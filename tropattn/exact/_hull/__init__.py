@@ -22,9 +22,11 @@ theorem).  Simplices with equal exact normals are merged into one facet row.  Th
 rows are proved to be exactly the facets by the certificate of Mehlhorn et al.:
 the simplices form a closed, consistently oriented surface, locally convex at every
 ridge, met once by a ray from an interior point, and every other point lies inside
-(the local certificate, O(facets + points) exact signs); for flat simplices or small
-inputs, every point is tested against every row instead, in bounded blocks
-(the global certificate).  Otherwise an exact double-description algorithm over
+(the local certificate, O(facets + points) exact signs; by default decided from the points
+by float-filtered orientation determinants, the facets being the classes of simplices
+joined by flat ridges, and the exact rows built only when ``facets`` is first read);
+for flat simplices or small inputs, every point is tested against every row instead,
+in bounded blocks (the global certificate).  Otherwise an exact double-description algorithm over
 Python integers computes the facets, and the fallback is counted.  A point is a vertex
 iff the facets through it meet in that point alone.
 
