@@ -28,7 +28,6 @@ from ._planes import SimplexPlanes
 from ._surface import _consistently_oriented, _contains_point, _ridge_pairs, meets_alone_any
 
 sparse = lazy_import("scipy.sparse")
-csgraph = lazy_import("scipy.sparse.csgraph")
 
 __all__ = ["certify_filtered", "FacetRows"]
 
@@ -130,10 +129,28 @@ def _facets_at_ridges(planes: SimplexPlanes, simplices: np.ndarray, orient: np.n
             report["ridges"] = (sa[bad], sb[bad], opp_a[bad], opp_b[bad])
         return None
     flat = np.flatnonzero(ga == 0)
-    if not len(flat):
-        return np.arange(F)
-    graph = sparse.csr_matrix((np.ones(len(flat), dtype=bool), (sa[flat], sb[flat])), shape=(F, F))
-    return csgraph.connected_components(graph, directed=False)[1]
+    return _classes(F, sa[flat], sb[flat])
+
+
+def _classes(F: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The classes of ``range(F)`` joined by the pairs ``(a[i], b[i])``, numbered in the order
+    of their smallest member: each member takes the least label of its pairs, and labels
+    follow their own labels (pointer jumping), until nothing changes.
+
+    >>> _classes(6, np.array([4, 1, 5]), np.array([2, 4, 3])).tolist()
+    [0, 1, 1, 2, 1, 2]
+    """
+    label = np.arange(F)
+    while len(a):
+        low = np.minimum(label[a], label[b])
+        new = label.copy()
+        np.minimum.at(new, a, low)
+        np.minimum.at(new, b, low)
+        new = new[new]
+        if np.array_equal(new, label):
+            break
+        label = new
+    return np.unique(label, return_inverse=True)[1].reshape(-1)
 
 
 def _ray_meets_once(planes: SimplexPlanes, simplices: np.ndarray, facet_of: np.ndarray, rep: np.ndarray,
@@ -177,29 +194,24 @@ def _incidence(planes: SimplexPlanes, rep: np.ndarray, orient: np.ndarray, star_
 
 
 class LazyNormals:
-    """The exact normals (all columns but the last) of the facets, each made when first
-    indexed: ``A[pick]`` for an index array ``pick``, as :func:`_ridge_vertices` and
+    """The exact normals (all columns but the last) of the facets, made on first use:
+    ``A[pick]`` for an index array ``pick``, as :func:`_ridge_vertices` and
     :func:`_star_vertices` read them (only the dependence of normals matters there, so
-    a simplex's own cross product serves)."""
+    a simplex's own cross product serves).  Only surfaces with flat ridges read them."""
 
     def __init__(self, pts: PreparedPoints, simplices: np.ndarray):
         self.pts, self.simplices = pts, simplices
-        self.rows = {}
 
     def __len__(self) -> int:
         return len(self.simplices)
 
     def __getitem__(self, pick: np.ndarray) -> np.ndarray:
-        pick = np.asarray(pick)
-        k = self.simplices.shape[1]
-        if not pick.size:
-            return np.zeros(pick.shape + (k,), dtype=np.int64)
-        need = np.setdiff1d(np.unique(pick), np.fromiter(self.rows, dtype=np.intp, count=len(self.rows)))
-        if len(need):
-            A = simplex_normals(self.pts, self.simplices[need])[:, :-1]
-            self.rows.update(zip(need.tolist(), A.tolist()))
-        flat = [self.rows[i] for i in pick.ravel().tolist()]
-        return as_small_ints(np.array(flat, dtype=object).reshape(pick.shape + (k,)))
+        return self.normals[pick]
+
+    @functools.cached_property
+    def normals(self) -> np.ndarray:
+        """Every facet's normal, one vectorised call (int64 when they fit)."""
+        return as_small_ints(simplex_normals(self.pts, self.simplices)[:, :-1])
 
 
 class FacetRows(Sequence):

@@ -73,11 +73,7 @@ class SimplexPlanes:
         with np.errstate(over="ignore", invalid="ignore"):
             v = np.einsum("ij,ij->i", self.H[s], self.Xf[x])
             b = np.einsum("ij,ij->i", self.B[s], self.Xa[x])
-        out = np.sign(v).astype(np.int64)
-        unsure = ~(np.abs(v) > self.factor * b)  # NaN and inf are unsure
-        if np.any(unsure):
-            out[unsure] = self._exact(s[unsure], self.pts.Pa[x[unsure]])
-        return out
+        return self._settle(v, b, s, lambda unsure: self.pts.Pa[x[unsure]])
 
     def point_signs(self, s: np.ndarray, c: tuple) -> np.ndarray:
         """Exact ``sign(h_{s[i]} . c)`` for one homogeneous integer point ``c``."""
@@ -88,11 +84,7 @@ class SimplexPlanes:
         with np.errstate(over="ignore", invalid="ignore"):
             v = self.H[s] @ cf
             b = self.B[s] @ np.abs(cf)
-        out = np.sign(v).astype(np.int64)
-        unsure = ~(np.abs(v) > self.factor * b)
-        if np.any(unsure):
-            out[unsure] = self._exact(s[unsure], np.array([c] * int(unsure.sum()), dtype=object))
-        return out
+        return self._settle(v, b, s, lambda unsure: np.array([c] * int(unsure.sum()), dtype=object))
 
     def sign_matrix(self, s: np.ndarray, x: np.ndarray) -> np.ndarray:
         """Exact signs ``(len(s), len(x))`` of ``h_{s[i]} . P[x[j]]`` (int8), by float matrix
@@ -103,15 +95,11 @@ class SimplexPlanes:
         Hs, Bs = self.H[s], self.B[s]
         step = max(32, config.predicate_block_entries // len(s))
         for lo in range(0, len(x), step):
-            X = self.Xf[x[lo:lo + step]]
+            cols = x[lo:lo + step]
             with np.errstate(over="ignore", invalid="ignore"):
-                v = Hs @ X.T
-                sure = np.abs(v) > self.factor * (Bs @ self.Xa[x[lo:lo + step]].T)
-            block = np.where(sure, np.sign(v), 0).astype(np.int8)
-            if not np.all(sure):
-                i, j = np.nonzero(~sure)
-                block[i, j] = self._exact(s[i], self.pts.Pa[x[lo + j]])
-            out[:, lo:lo + step] = block
+                v, b = Hs @ self.Xf[cols].T, Bs @ self.Xa[cols].T
+            rows = np.broadcast_to(s[:, None], v.shape)
+            out[:, lo:lo + step] = self._settle(v, b, rows, lambda unsure: self.pts.Pa[cols[np.nonzero(unsure)[1]]])
         return out
 
     def negative_columns(self, s: np.ndarray, sign: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -131,12 +119,37 @@ class SimplexPlanes:
             out[rest] = negative_columns(H, self.Xf[x[rest]], L, slack)
         return out
 
+    def _settle(self, v: np.ndarray, b: np.ndarray, s: np.ndarray, points) -> np.ndarray:
+        """The signs of the float values ``v`` of simplices ``s`` (same shape) where
+        ``|v| > factor b``, and where ``factor b <= 1/2`` (the determinant, an integer, is then
+        ``round(v)``: small entries, exact zeros of flat ridges); elsewhere (NaN and inf
+        included) exact determinants, with ``points(unsure)`` the integer rows of the points
+        there (in ``v[unsure]``'s order)."""
+        bound = self.factor * b
+        out = np.sign(np.where(bound <= 0.5, np.round(v), v)).astype(np.int64)
+        unsure = ~((np.abs(v) > bound) | (bound <= 0.5))
+        if np.any(unsure):
+            out[unsure] = self._exact(s[unsure], points(unsure))
+        return out
+
     def _exact(self, s: np.ndarray, X: np.ndarray) -> np.ndarray:
-        """``sign(h_{s[i]} . X[i])`` in Python integers, counted: ``(-1)^k det[v; x]``."""
+        """``sign(h_{s[i]} . X[i])`` exactly, counted: ``(-1)^k det[v; x]``, in int64 where the
+        product of the matrix's row L1 norms (a bound on every partial sum of its expansion)
+        stays below ``2^61``, else in Python integers."""
         record("filter_failures", len(s), where="hull.orientation")
         k = self.simplices.shape[1]
         M = np.concatenate([self.pts.Pa[self.simplices[s]], X.astype(object)[:, None, :]], axis=1)
-        return sign_array(determinants(M)) * (-1) ** k
+        try:
+            with np.errstate(over="ignore"):
+                small = np.abs(M.astype(float)).sum(axis=2).prod(axis=1) < 2.0 ** 61  # within 2^-40 of the bound
+        except OverflowError:  # an entry beyond the float range
+            small = np.zeros(len(M), dtype=bool)
+        det = np.zeros(len(M), dtype=np.int64)
+        if np.any(small):
+            det[small] = sign_array(determinants(M[small].astype(np.int64)))
+        if not np.all(small):
+            det[~small] = sign_array(determinants(M[~small]))
+        return det * (-1) ** k
 
     # ----------------------------------------------------------------- floats for guesses
     def unit_rows(self, s: np.ndarray, sign: np.ndarray) -> np.ndarray:
