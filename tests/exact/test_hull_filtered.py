@@ -14,6 +14,7 @@ span R^d, or, in any dimension, iff it lies in the hull of no d + 1 others).
 from __future__ import annotations
 
 import itertools
+import math
 import pickle
 from fractions import Fraction
 
@@ -276,3 +277,44 @@ def test_simplex_plane_signs_equal_exact_determinants(k, bits, seed):
     for j in (0, len(base), len(P) - 1):
         assert planes.point_signs(np.arange(len(simplices)), tuple(P[j])).tolist() == want[:, j].tolist()
     assert all(want[i, len(base) + i] == 0 for i in range(len(simplices)))
+
+
+# ------------------------------------------------------------------ a dishonest claim
+def test_a_surface_winding_twice_is_refused():
+    """A pentagon's vertices joined as a pentagram (A-C-E-B-D-A) is a closed, consistently
+    oriented, locally convex cycle that winds twice around the centre: only the ray check
+    (every point on the inner side of one edge's line) tells it from a boundary.  The
+    certificate refuses it, and the next proposal (Qhull's) answers."""
+    from tropattn.exact import _hull as hull_module
+    from tropattn.exact._hull._qhull import qhull_simplices
+
+    # A, C, D first: their centroid (the certificate's inner point) lies in the star's core
+    pentagon = [(0, 10, 1), (6, -8, 1), (-6, -8, 1), (10, 3, 1), (-10, 3, 1), (0, 0, 1)]  # A C D B E, centre
+    star = np.array([[0, 1], [1, 4], [4, 3], [3, 2], [2, 0]])  # A-C-E-B-D-A
+    calls = []
+
+    def dishonest_first(X, options=None):
+        calls.append(options)
+        return (star, None) if len(calls) == 1 else qhull_simplices(X, options)
+
+    with config.override(**LOCAL), counting() as c:
+        H = hull_module._certified_hull(pentagon, qhull_options=("QJ", None), propose=dishonest_first)
+    assert len(calls) == 2 and c.certified == 1 and c.fallbacks == 0
+    assert H.vertices == (0, 1, 2, 3, 4) and H.facet_count == 5
+    assert sorted(H.facets) == sorted(oracle_facets_2d(pentagon))
+
+
+def oracle_facets_2d(rows):
+    """The primitive outward rows ``(a, b, c)`` (``a x + b y + c <= 0``) of the hull of integer
+    points ``(x, y, 1)`` in the plane: the lines through two points with all points on one side."""
+    pts = [r[:2] for r in rows]
+    out = set()
+    for p, q in itertools.combinations(pts, 2):
+        a, b = q[1] - p[1], p[0] - q[0]
+        c = -(a * p[0] + b * p[1])
+        side = [a * x + b * y + c for x, y in pts]
+        if all(v <= 0 for v in side) or all(v >= 0 for v in side):
+            s = 1 if all(v <= 0 for v in side) else -1
+            g = math.gcd(a, b, c)
+            out.add((s * a // g, s * b // g, s * c // g))
+    return out
