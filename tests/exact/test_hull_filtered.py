@@ -50,17 +50,6 @@ def test_the_oracle_on_a_square_pyramid():
 
 
 # ------------------------------------------------------------------ the paths compared
-def _every_sign_exact(monkeypatch):
-    """Make the filter decline every sign: each one an exact integer determinant."""
-    init = _planes.SimplexPlanes.__init__
-
-    def declining(self, *args):
-        init(self, *args)
-        self.factor = np.inf
-
-    monkeypatch.setattr(_planes.SimplexPlanes, "__init__", declining)
-
-
 def _answer(points):
     """The Polytope's fields and counts, and the Hull's incidence (each facet row with the
     points on it)."""
@@ -71,16 +60,14 @@ def _answer(points):
     return P.dim, P.vertices, tuple(sorted(P.facets)), P.equations, P.facet_count, P.vertex_count, on
 
 
-def _three_paths(points, monkeypatch, knobs=LOCAL):
+def _three_paths(points, knobs=LOCAL):
     """The hull by the filtered path, by the exact-row path, and with every sign exact."""
     with config.override(**knobs), counting() as c:
         filtered = _answer(points)
     with config.override(**knobs, hull_filtered=0):
         rows = _answer(points)
-    with monkeypatch.context() as m:
-        _every_sign_exact(m)
-        with config.override(**knobs):
-            declined = _answer(points)
+    with config.override(**knobs, hull_filter_signs=0):
+        declined = _answer(points)
     assert filtered == rows == declined
     return filtered, c
 
@@ -127,8 +114,7 @@ def clouds(draw):
 def test_filtered_equals_exact_rows_and_every_sign_exact(pts, knobs):
     """Same dimension, vertices, facets, equations and counts on all three paths; full-dimensional
     hulls also against the oracle."""
-    with pytest.MonkeyPatch.context() as mp:
-        (dim, verts, facets, eqs, nf, nv, _), _ = _three_paths(pts, mp, knobs)
+    (dim, verts, facets, eqs, nf, nv, _), _ = _three_paths(pts, knobs)
     if dim == len(pts[0]):
         want_f, want_v = oracle(pts)
         assert set(facets) == want_f and verts == want_v
@@ -138,10 +124,10 @@ def test_filtered_equals_exact_rows_and_every_sign_exact(pts, knobs):
 
 
 @pytest.mark.parametrize("d", [3, 4])
-def test_rational_cube_equals_the_oracle(d, monkeypatch):
+def test_rational_cube_equals_the_oracle(d):
     """The benchmark's input, small: random denominators per coordinate."""
     pts = _cube_q(40 if d == 3 else 22, d, seed=d)
-    (dim, verts, facets, *_), c = _three_paths(pts, monkeypatch)
+    (dim, verts, facets, *_), c = _three_paths(pts)
     want_f, want_v = oracle(pts)
     assert set(facets) == want_f and verts == want_v
     assert c.certified == 2 and c.fallbacks == 0  # the Polytope's hull and the Hull's, each certified
@@ -204,27 +190,30 @@ def test_rows_are_built_only_when_read():
     assert len(hull.facets) == hull.facet_count == nf
 
 
-def test_wrong_lazy_rows_are_rebuilt_from_python_integers(monkeypatch):
-    """A broken exact normal (planted) is caught when the rows are read: they are rebuilt
-    from Python-integer minors (counted) and come out right."""
-    from tropattn.exact._hull import _filtered
+def test_wrong_lazy_rows_are_rebuilt_from_python_integers():
+    """Broken exact normals (planted: a simplex given its neighbour's row) are caught when the
+    rows are read: they are rebuilt from Python-integer minors (counted) and come out right."""
+    from tropattn.exact._hull._normals import _primitive_normals
+    from tropattn.exact._hull._qhull import qhull_simplices
+    from tropattn.exact._predicates import PreparedPoints
 
-    pts = _cube_q(120, 3, seed=2)
-    with config.override(hull_filtered=0):
-        want = convex_hull(pts).facets
-    good = _filtered._primitive_normals
+    G = list(dict.fromkeys(homogeneous_row(p) for p in _cube_q(60, 3, seed=2)))
+    pts = PreparedPoints.of(G)
+    simplices = qhull_simplices(pts.X_scaled, "Qt")[0]
+    inner = tuple(map(sum, zip(*G)))
 
-    def broken(pts_, simplices):
-        raw, floats = good(pts_, simplices)
+    def broken(pts_, simplices_):
+        raw, _ = _primitive_normals(pts_, simplices_)
         raw = raw.copy()
-        raw[0] = raw[1]  # the first simplex gets its neighbour's row
+        raw[0] = raw[1]
         return raw, None
 
-    monkeypatch.setattr(_filtered, "_primitive_normals", broken)
-    with config.override(**LOCAL), counting() as c:
-        P = convex_hull(pts)
-        got = P.facets
-    assert got == want and c.by_place["declined:hull.lazy_rows"] == 1
+    want = FacetRows(pts, simplices, inner)
+    with counting() as c:
+        got = FacetRows(pts, simplices, inner, normals=broken)
+        rows = tuple(got)
+    assert c.by_place["declined:hull.lazy_rows"] == 1
+    assert rows == tuple(want) and len(rows) == len(simplices)
 
 
 # ------------------------------------------------------------------ the filtered signs themselves

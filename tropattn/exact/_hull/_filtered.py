@@ -219,14 +219,15 @@ class FacetRows(Sequence):
     made exactly when first read (a sequence of tuples of int; ``len`` needs none).
 
     Made as before the certificate changed: the simplex's exact cross product
-    (:func:`~tropattn.exact._hull._normals._primitive_normals`), primitive, negative at
+    (``normals``, by default :func:`~tropattn.exact._hull._normals._primitive_normals`;
+    ``(raw, floats)`` as it returns them), primitive, negative at
     ``inner``; each row is checked to vanish at its simplex's points
     (:func:`~tropattn.exact._hull._local.rows_vanish_on_simplices`), else it is rebuilt
     from Python-integer minors (counted ``declined`` at ``"hull.lazy_rows"``).
     """
 
-    def __init__(self, pts: PreparedPoints, simplices: np.ndarray, inner: tuple):
-        self.pts, self.simplices, self.inner = pts, simplices, inner
+    def __init__(self, pts: PreparedPoints, simplices: np.ndarray, inner: tuple, normals=_primitive_normals):
+        self.pts, self.simplices, self.inner, self.normals = pts, simplices, inner, normals
 
     def __len__(self) -> int:
         return len(self.simplices)
@@ -240,7 +241,7 @@ class FacetRows(Sequence):
     @functools.cached_property
     def rows(self) -> tuple:
         """The rows, as tuples of Python ints (computed once)."""
-        U = self._outward(*_primitive_normals(self.pts, self.simplices))
+        U = self._outward(*self.normals(self.pts, self.simplices))
         if U is None or not rows_vanish_on_simplices(self.pts, self.simplices, U, np.arange(len(U))):
             record("declined", where="hull.lazy_rows")
             U = self._outward(_object_normals(self.pts, self.simplices), None)

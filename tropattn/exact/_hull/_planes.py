@@ -41,14 +41,15 @@ _U = 2.0 ** -53
 class SimplexPlanes:
     """Float cofactors ``H`` and permanents ``B`` of each simplex's hyperplane (rows
     ``(F, k + 1)``: ``H[s] . x`` approximates ``h_s . x``), the float points ``Xf`` and
-    the filter's factor ``2 gamma_n``; built by :meth:`of`."""
+    the filter's factor ``2 gamma_n`` (infinite, every sign exact, with
+    ``config.hull_filter_signs = 0``); built by :meth:`of`."""
 
     def __init__(self, pts: PreparedPoints, simplices: np.ndarray, H: np.ndarray, B: np.ndarray, Xf: np.ndarray):
         self.pts, self.simplices, self.H, self.B, self.Xf = pts, simplices, H, B, Xf
         self.Xa = np.abs(Xf)
         K = simplices.shape[1] + 1
         n = K * K + 2 * K
-        self.factor = 2 * n * _U / (1 - n * _U)
+        self.factor = 2 * n * _U / (1 - n * _U) if config.hull_filter_signs else np.inf
 
     @classmethod
     def of(cls, pts: PreparedPoints, simplices: np.ndarray) -> "SimplexPlanes | None":
