@@ -47,6 +47,12 @@ class _Knobs:
     predicate_cache_entries: int = 1 << 15
     #: Hull certificate: at most this many (facet, point) entries take the local certificate.
     hull_local_entries: int = 1 << 15
+    #: Hull certificate: 1 decides the local certificate's signs from the points (float-filtered orientation
+    #: determinants; the exact facet rows are built when first read), 0 from the exact facet rows.
+    hull_filtered: int = 1
+    #: Hull certificate from the points: 1 lets the float filter decide the orientation signs it can, 0 makes
+    #: every one an exact integer determinant (counted; a check of the filter, much slower).
+    hull_filter_signs: int = 1
     #: Hull certificate: the interior-point float filter runs up to this many entries (-1: never).
     hull_inside_filter_entries: int = 1 << 23
     #: Hull certificate: the dense global check runs up to this many entries.

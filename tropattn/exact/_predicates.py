@@ -580,7 +580,8 @@ def sign_array(x: np.ndarray) -> np.ndarray:
     return (x > 0).astype(np.int64) - (x < 0).astype(np.int64)
 
 
-def negative_columns(Hf: np.ndarray, Pf: np.ndarray) -> np.ndarray:
+def negative_columns(Hf: np.ndarray, Pf: np.ndarray, norms: np.ndarray | None = None, slack: float = 0.0,
+                     single: bool = False) -> np.ndarray:
     """Which columns are proved strictly negative against every row: ``H[i] . P[j] < 0`` for all ``i``.
 
     A one-sided float filter (True is a proof, False only "not proved").  ``Hf`` and
@@ -595,12 +596,27 @@ def negative_columns(Hf: np.ndarray, Pf: np.ndarray) -> np.ndarray:
     ``|fl(a . b) - alpha . beta| <= (m + 4) u (1 + 2^-40)`` plus ``2^-1000`` for
     underflow; columns with ``v_j < -2 (m + 4) u - 2^-1000`` are proved.
 
+    Rows known only approximately (``Hf`` within ``slack`` times ``norms`` of positive
+    multiples of the true rows, in the sense ``|Hf_i . x - h_i . x| <= slack norms_i |x|_inf``
+    for every ``x``, with ``norms_i >= |Hf_i|_1``) are divided by ``norms`` instead, and the
+    threshold is raised by ``slack``: :class:`~tropattn.exact._hull._planes.SimplexPlanes`.
+    ``single``: the normalised rows and points are rounded once more, to float32, and
+    multiplied there (:func:`_largest_products32`); the same analysis holds with
+    ``u = 2^-24`` (each factor within ``2u`` of its exact multiple, ``gamma_m`` for the
+    product) and ``2^-120`` for underflow.
+
     Parameters
     ----------
     Hf : numpy.ndarray of float64, shape (F, m)
         ``scaled_floats(H)`` of integer rows ``H``.
     Pf : numpy.ndarray of float64, shape (n, m)
         ``scaled_floats(P)`` of integer points ``P`` (e.g. ``PreparedPoints.F``).
+    norms : numpy.ndarray of float64, shape (F,), optional
+        The rows' scales (default: their float L1 norms).
+    slack : float, optional
+        The rows' own relative error (default 0: ``Hf`` is exact up to its rounding).
+    single : bool, optional
+        Multiply in float32 (default: float64).
 
     Returns
     -------
@@ -617,18 +633,42 @@ def negative_columns(Hf: np.ndarray, Pf: np.ndarray) -> np.ndarray:
     [True, False, False]
     """
     out = np.zeros(len(Pf), dtype=bool)
-    L = np.abs(Hf).sum(axis=1)
+    L = np.abs(Hf).sum(axis=1) if norms is None else norms
     s = np.abs(Pf).max(axis=1, initial=0.0)
-    if not len(Hf) or not len(Pf) or not np.all(L > 0):
+    if not len(Hf) or not len(Pf) or not np.all((L > 0) & np.isfinite(L)):
         return out
     m = Hf.shape[1]
     A = np.ascontiguousarray(Hf / L[:, None])
     live = np.flatnonzero(s > 0)
     B = Pf[live] / s[live, None]
-    bound = 2 * (m + 4) * _U + 2.0**-1000
+    if single:
+        bound = 2 * (m + 4) * 2.0**-24 + slack + 2.0**-120
+        out[live] = _largest_products32(B.astype(np.float32), A.astype(np.float32)) < -bound
+        return out
+    bound = 2 * (m + 4) * _U + slack + 2.0**-1000
     step = max(32, 2 * config.predicate_cache_entries // len(Hf))  # in cache, but never a thin product
     for lo in range(0, len(B), step):         # row_products: no BLAS threads on these thin products
         out[live[lo:lo + step]] = row_products(B[lo:lo + step], A).max(axis=1) < -bound
+    return out
+
+
+def _largest_products32(B: np.ndarray, A: np.ndarray) -> np.ndarray:
+    """``max(B @ A.T, axis=1)`` in float32, by BLAS products of at most ``_BLAS_SERIAL``
+    multiply-adds (one thread), blocks of rows of ``A`` folded into a running maximum.
+
+    >>> _largest_products32(np.array([[1., 0.]], dtype=np.float32), np.array([[2., 1.], [3., 0.]], dtype=np.float32)).tolist()
+    [3.0]
+    """
+    out = np.full(len(B), -np.inf, dtype=np.float32)
+    if not len(A):
+        return out
+    m = A.shape[1]
+    rows = max(1, min(len(A), _BLAS_SERIAL // (32 * max(m, 1))))
+    step = max(1, _BLAS_SERIAL // (rows * max(m, 1)))
+    for a in range(0, len(A), rows):
+        AT = np.ascontiguousarray(A[a:a + rows].T)
+        for lo in range(0, len(B), step):
+            np.maximum(out[lo:lo + step], (B[lo:lo + step] @ AT).max(axis=1), out=out[lo:lo + step])
     return out
 
 

@@ -71,7 +71,7 @@ def _summand(P: Polytope) -> tuple:
     when present, so no Fractions are built; a Polytope made from its fields gets them from
     its facets (full-dimensional only: they only serve a pre-filter).
     """
-    rows = P.__dict__.get("_facet_rows")
+    rows = P._facet_rows if "_facet_rows" in P.__dict__ or "_hull" in P.__dict__ else None
     if rows is None and not P.equations:
         rows = tuple(exact.integer_row(list(a) + [-c]) for a, c in P.facets) or None
     return P._vertex_rows, P.equations, rows

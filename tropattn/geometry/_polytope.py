@@ -113,8 +113,10 @@ class Polytope:
         state = self.__dict__
         if name == "vertices" and "_vertex_rows" in state:
             value = rows_to_fractions(state["_vertex_rows"])
-        elif name == "facets" and "_facet_rows" in state:
-            value = _full_dimensional_facets(state["_facet_rows"])
+        elif name == "facets" and ("_facet_rows" in state or "_hull" in state):
+            value = _full_dimensional_facets(self._facet_rows)
+        elif name == "_facet_rows" and "_hull" in state:  # the hull's exact rows, built when first read
+            value = state.pop("_hull").facets
         else:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         state[name] = value
@@ -156,7 +158,10 @@ class Polytope:
     @property
     def facet_count(self) -> int:
         """Number of facets (within the affine hull)."""
-        rows = self.__dict__.get("_facet_rows")
+        state = self.__dict__
+        if "_hull" in state:
+            return state["_hull"].facet_count
+        rows = state.get("_facet_rows")
         return len(self.facets if rows is None else rows)
 
     @functools.cached_property
@@ -286,12 +291,12 @@ def _polytope_from_hull(hull: Hull, fracs=None) -> Polytope:
     if fracs is not None:
         state["vertices"] = tuple(fracs[hull.vertices[j]] for j in order)
     state["equations"] = hull.equations
-    if hull.equations or not hull.facets:
+    if hull.equations or not hull.facet_count:
         point = (lambda i: fracs[i]) if fracs is not None else (lambda i: rows_to_fractions([hull.G[i]])[0])
         state["facets"] = tuple(sorted(_lift_facet(h, on[0], hull, point, n)
                                        for h, on in zip(hull.facets, hull.facet_points)))
     else:
-        state["_facet_rows"] = hull.facets
+        state["_hull"] = hull  # its rows are read (and, when certified lazily, built) on first use
     state["ambient_dim"] = n
     state["dim"] = hull.dim
     return P

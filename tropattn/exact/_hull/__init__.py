@@ -5,6 +5,8 @@
 * :mod:`~tropattn.exact._hull._boundary` -- a claimed boundary certified: the local or the global check;
 * :mod:`~tropattn.exact._hull._surface` -- the global check (every point against every row, the surface);
 * :mod:`~tropattn.exact._hull._local` -- the local certificate (O(facets + points) exact signs);
+* :mod:`~tropattn.exact._hull._planes` -- float-filtered orientation signs of simplices, from the points;
+* :mod:`~tropattn.exact._hull._filtered` -- the local certificate decided from the points, rows built when read;
 * :mod:`~tropattn.exact._hull._flips` -- 3-D edge flips of a claim that is not convex at some edges;
 * :mod:`~tropattn.exact._hull._dd` -- the exact fallback, double description;
 * this module -- :class:`Hull` and :func:`certified_hull`, which chains them.
@@ -20,9 +22,11 @@ theorem).  Simplices with equal exact normals are merged into one facet row.  Th
 rows are proved to be exactly the facets by the certificate of Mehlhorn et al.:
 the simplices form a closed, consistently oriented surface, locally convex at every
 ridge, met once by a ray from an interior point, and every other point lies inside
-(the local certificate, O(facets + points) exact signs); for flat simplices or small
-inputs, every point is tested against every row instead, in bounded blocks
-(the global certificate).  Otherwise an exact double-description algorithm over
+(the local certificate, O(facets + points) exact signs; by default decided from the points
+by float-filtered orientation determinants, the facets being the classes of simplices
+joined by flat ridges, and the exact rows built only when ``facets`` is first read);
+for flat simplices or small inputs, every point is tested against every row instead,
+in bounded blocks (the global certificate).  Otherwise an exact double-description algorithm over
 Python integers computes the facets, and the fallback is counted.  A point is a vertex
 iff the facets through it meet in that point alone.
 
@@ -46,6 +50,7 @@ from .._linalg import nullspace
 from .._numbers import integer_row, primitive_row, set_bits
 from .._predicates import INT64_SAFE, PreparedPoints
 from ._boundary import certify_boundary
+from ._filtered import FacetRows
 from ._dd import facets_1d, facets_dd, vertices_from_masks
 from ._flips import certify_with_flips
 from ._normals import _row_tuples, independent_rows, normalise_rows, row_masks, row_sum, simplex_normals, unique_rows
@@ -80,15 +85,29 @@ class Hull:
     which facet, as int bitmasks or a boolean (facets, points) array, and ``masks[f]``
     (built on first use) has bit ``i`` set iff point ``i`` lies on facet ``f``;
     ``vertices`` are point indices.
+
+    ``facet_rows`` is the tuple of rows, or a sequence that builds them exactly when first
+    read (:class:`~tropattn.exact._hull._filtered.FacetRows`); ``facets`` reads it once,
+    ``facet_count`` never.
     """
 
     G: tuple
     dim: int
     coords: tuple
     equations: tuple
-    facets: tuple
+    facet_rows: Sequence
     incidence: object
     vertices: tuple
+
+    @functools.cached_property
+    def facets(self) -> tuple:
+        """The facet rows, as tuples of ints (built on first access when certified lazily)."""
+        return self.facet_rows if isinstance(self.facet_rows, tuple) else tuple(self.facet_rows)
+
+    @property
+    def facet_count(self) -> int:
+        """The number of facets (no row is built)."""
+        return len(self.facet_rows)
 
     @functools.cached_property
     def facet_points(self) -> tuple:
@@ -197,7 +216,8 @@ def _certified_hull(G, method: str = "auto", qhull_options=QHULL_OPTIONS, propos
             facets, Z, verts = certify_with_flips(pts, run[0], inner, report)
             if facets is not None:
                 record("certified")
-                return Hull(tuple(G), dim, coords, eqs, tuple(facets), Z, tuple(np.flatnonzero(verts).tolist()))
+                rows = facets if isinstance(facets, FacetRows) else tuple(facets)
+                return Hull(tuple(G), dim, coords, eqs, rows, Z, tuple(np.flatnonzero(verts).tolist()))
         record("fallbacks")
     facets, masks = facets_1d(P) if dim == 1 else facets_dd(P, kept)
     verts = vertices_from_masks(masks, len(P), dim)

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..._config import config
 from .._predicates import PreparedPoints
+from ._filtered import certify_filtered
 from ._local import certify_local
 from ._normals import _outward_rows, _primitive_normals
 from ._surface import _global_zeros, _holds, meets_alone_any, surface_certified
@@ -78,7 +79,14 @@ def _certify_boundary(pts: PreparedPoints, simplices: np.ndarray, inner: tuple, 
     """:func:`certify_boundary`; ``report`` (optional) receives what the local certificate
     reports (see :func:`~tropattn.exact._hull._local.certify_local`).  ``normals``: the claimed
     ``(raw, floats)`` rows of the simplices instead of :func:`_primitive_normals` (what a
-    test plants: the certificate must refuse wrong ones)."""
+    test plants: the certificate must refuse wrong ones).  Without ``normals``, a claim
+    large enough for the local certificate is first decided from the points
+    (:func:`~tropattn.exact._hull._filtered.certify_filtered`: its facet rows are built
+    when read); where that does not apply, from the exact rows."""
+    if normals is None and config.hull_filtered and len(simplices) * len(pts.P) > config.hull_local_entries:
+        out = certify_filtered(pts, simplices, inner, report)
+        if out is not None:
+            return out
     raw, floats = _primitive_normals(pts, simplices) if normals is None else normals
     rows = _outward_rows(raw, inner, floats)
     if rows is None:

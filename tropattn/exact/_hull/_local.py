@@ -115,15 +115,9 @@ def certify_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, fac
     on_surface = np.zeros(n, dtype=bool)
     on_surface[simplices.ravel()] = True
     others = np.flatnonzero(~on_surface)
-    if len(U) * len(others) <= config.hull_inside_filter_entries:  # 4, first: strictly inside every row (float filter)
-        interior = negative_columns(Uf, pts.F[others])
-    else:
-        interior = np.zeros(len(others), dtype=bool)
-    boundary = np.zeros(len(others), dtype=bool)
-    rest = np.flatnonzero(~interior)
-    if report is not None:  # how many points the float filter left to the cone test
-        report.setdefault("cone_points", []).append(len(rest))
-    interior[rest], boundary[rest] = _in_cones(pts, simplices, U, facet_of, inner, others[rest], Uf)
+    interior, boundary = inside_points(  # 4
+        pts, simplices, inner, others, len(U), lambda idx: negative_columns(Uf, pts.F[idx]), Uf,
+        first_simplices(facet_of, len(U)), lambda rows, cols: prepared_paired_signs(U, Uf, pts, rows, cols), report)
     star_f = np.repeat(facet_of, k)
     star_p = simplices.ravel()
     A = as_small_ints(U[:, :-1])
@@ -214,30 +208,64 @@ def _ray_meets_once_local(pts: PreparedPoints, simplices: np.ndarray, U: np.ndar
     return not (len(here) > 1 and _contains_point(pts, simplices[here[1:]], c, inner).any())
 
 
-def _in_cones(pts: PreparedPoints, simplices: np.ndarray, U: np.ndarray, facet_of: np.ndarray, inner: tuple,
-              idx: np.ndarray, Uf: np.ndarray):
+def inside_points(pts: PreparedPoints, simplices: np.ndarray, inner: tuple, others: np.ndarray, nrows: int,
+                  negative, Uf: np.ndarray, first: np.ndarray, row_signs, report: dict | None = None):
+    """Check 4 of :func:`certify_local`: ``(interior, boundary)`` flags of the points ``others``
+    off the surface (exact where True; the rest go to the incidence test).
+
+    Up to ``config.hull_inside_filter_entries`` rows x points, ``negative(idx)`` first proves
+    points strictly inside every row (a one-sided float filter); the others take the cone
+    test (:func:`_in_cones`, with ``Uf``, ``first`` and ``row_signs``).  ``report``
+    (optional) receives the number of points left to the cone test (``"cone_points"``).
+    """
+    if nrows * len(others) <= config.hull_inside_filter_entries:
+        interior = negative(others)
+    else:
+        interior = np.zeros(len(others), dtype=bool)
+    boundary = np.zeros(len(others), dtype=bool)
+    rest = np.flatnonzero(~interior)
+    if report is not None:
+        report.setdefault("cone_points", []).append(len(rest))
+    interior[rest], boundary[rest] = _in_cones(pts, simplices, inner, others[rest], Uf, first, row_signs)
+    return interior, boundary
+
+
+def first_simplices(facet_of: np.ndarray, nrows: int) -> np.ndarray:
+    """The first simplex of each row (``facet_of[s]``: the row of simplex ``s``).
+
+    >>> first_simplices(np.array([1, 0, 1, 2]), 3).tolist()
+    [1, 0, 3]
+    """
+    first = np.full(nrows, -1)
+    first[facet_of[::-1]] = np.arange(len(facet_of))[::-1]
+    return first
+
+
+def _in_cones(pts: PreparedPoints, simplices: np.ndarray, inner: tuple, idx: np.ndarray, Uf: np.ndarray,
+              first: np.ndarray, row_signs):
     """For points ``idx`` off the surface: ``(inside, boundary)`` flags, exact.
 
     ``inside[i]``: the point lies in ``conv(inner, t)`` for the simplex ``t`` tried
     (nonnegative barycentric coordinates); ``boundary[i]``: its coordinate on
     ``inner`` is zero (the point lies in ``t``).  ``t`` is guessed in floats: the
-    simplex of the row maximising ``g(x) / |g(inner)|`` (the first of that row's).
+    simplex ``first[g]`` of the row ``g`` maximising ``g(x) / |g(inner)|`` (``Uf``:
+    positive multiples of the outward rows in floats, a guide only).
+    ``row_signs(rows, cols)``: the exact signs of the outward rows ``rows`` at the
+    points ``cols`` (pairwise).
     """
     inside = np.zeros(len(idx), dtype=bool)
     boundary = np.zeros(len(idx), dtype=bool)
     if not len(idx):
         return inside, boundary
     o = PreparedPoints.of([inner])
-    Hf = Uf
-    Uf = Uf / np.abs(row_products(Uf, o.F))  # g / |g(inner)|, then one global scale: float32 for the guess
-    Uf = (Uf / np.abs(Uf).max()).astype(np.float32)
-    first = np.full(len(U), -1)
-    first[facet_of[::-1]] = np.arange(len(facet_of))[::-1]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # a guess: any float will do
+        Uf = Uf / np.abs(row_products(Uf, o.F))  # g / |g(inner)|, then one global scale: float32 for the guess
+        Uf = (Uf / np.abs(Uf).max()).astype(np.float32)
     Pf = pts.F[idx]
     Pf = (Pf / np.abs(Pf).max(axis=1)[:, None]).astype(np.float32)  # a positive factor per point
     row = _largest_products(Pf, Uf)
     t = first[row]
-    lam_o = prepared_paired_signs(U, Hf, pts, row, idx)
+    lam_o = row_signs(row, idx)
     k = simplices.shape[1]
     # det[inner; p_1; ...; p_k] (homogeneous rows (m, w), w > 0) has the sign of (-1)^k det N,
     # N = the rows w_o m_j - w_j m_o: eliminating the last column against inner's row.  Only
