@@ -256,13 +256,13 @@ class AttentionStep:
     def _residual_map(self, labels, f: AffineMap) -> AffineMap:
         """:meth:`output_map` with the residual on, in integers: ``(t Mi x + t ci + m V) / (m t)``."""
         _, t = self._values
+        Mi, ci, m = f._integers
         total = self._value_sum(labels)
-        if len(total) != len(f._integers[1]):
+        if len(total) != len(ci):
             raise InvalidInputError(
                 f"layer {self.index}: the heads' outputs have dimension {len(total)} but the model has "
-                f"dimension {len(f._integers[1])}; give values of length {len(f._integers[1])} or a projection "
-                f"of shape ({len(f._integers[1])}, {len(total)})")
-        Mi, ci, m = f._integers
+                f"dimension {len(ci)}; give values of length {len(ci)} or a projection of shape "
+                f"({len(ci)}, {len(total)})")
         if len(ci) < WIDE_MAP:          # a few coordinates: Python lists are cheaper than arrays
             if t == 1:
                 return AffineMap.from_integers(Mi, [x + v * m for x, v in zip(ci, total)], m)
