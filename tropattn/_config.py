@@ -30,9 +30,11 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
-import difflib
 
 from .errors import InvalidInputError
+from ._lazy import lazy_import
+
+difflib = lazy_import("difflib")  # read on first use: only a misspelt name's suggestion needs it
 
 __all__ = ["Config", "config"]
 

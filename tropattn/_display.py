@@ -28,8 +28,11 @@ from __future__ import annotations
 
 import colorsys
 import functools
-import html
 from fractions import Fraction
+
+from ._lazy import lazy_import
+
+html = lazy_import("html")  # read on first use: only the HTML and SVG forms need it
 
 __all__ = ["latex_math", "palette", "convex_order", "grow_box", "svg_picture", "html_table", "html_fields"]
 

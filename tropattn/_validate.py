@@ -20,13 +20,15 @@ tropattn.errors.InvalidInputError: ties = 'fist'; use one of 'refuse', 'first' (
 
 from __future__ import annotations
 
-import difflib
 import math
 import numbers
 
 import numpy as np
 
 from .errors import InvalidInputError
+from ._lazy import lazy_import
+
+difflib = lazy_import("difflib")  # read on first use: only a misspelt name's suggestion needs it
 
 __all__ = ["positive_int", "nonnegative_int", "positive_float", "finite_float", "bounded_float", "choice",
            "float_array", "at_most"]
