@@ -227,6 +227,45 @@ class AffineMap:
         return f
 
     @staticmethod
+    def shifted(f: "AffineMap", shift, t: int = 1) -> "AffineMap":
+        """``f + shift / (m t)``: ``(t Mi x + t ci + m shift) / (m t)``, reduced, from ``f``'s integers ``(Mi, ci, m)``.
+
+        A residual sub-layer adds the heads' values ``shift / t`` and keeps the linear part.
+        With ``t = 1`` the result is reduced as it stands (``gcd(m, Mi, ci) = 1``, and adding
+        multiples of ``m`` keeps it) and shares the rows of ``Mi`` with ``f``; else its common
+        factor is the gcd of ``m t`` and the ``d`` new offsets, then of ``t`` times the content
+        of ``Mi`` only where that is above 1: no conversion or gcd per entry of ``Mi``.
+
+        >>> f = AffineMap.from_integers([[1, 2]], [1], 2)              # (x + 2y + 1) / 2
+        >>> g = AffineMap.shifted(f, [3])                               # + 3: (x + 2y + 7) / 2
+        >>> g == AffineMap.from_integers([[1, 2]], [7], 2), g._integers[0] is f._integers[0]
+        (True, True)
+        >>> AffineMap.shifted(f, [1], 4)._integers                      # + 1/4: (4x + 8y + 4 + 2) / 8
+        (((2, 4),), (3,), 4)
+        """
+        Mi, ci, m = f._integers
+        if t == 1:                      # adding multiples of m keeps gcd(m, Mi, ci) = 1
+            c = [x + v * m for x, v in zip(ci, shift)] if m != 1 else [x + v for x, v in zip(ci, shift)]
+            return AffineMap._reduced(Mi, c, m)
+        c = [t * x + m * v for x, v in zip(ci, shift)]
+        g = math.gcd(m * t, *c)
+        if g > 1:                       # the linear part t Mi must share it too
+            g = math.gcd(g, t * math.gcd(*(v for row in Mi for v in row)))
+        s, r = divmod(t, g)
+        if r == 0:                      # t Mi / g = s Mi
+            rows = Mi if s == 1 else tuple([tuple([v * s for v in row]) for row in Mi])
+        else:
+            rows = tuple([tuple([v * t // g for v in row]) for row in Mi])
+        return AffineMap._reduced(rows, [v // g for v in c] if g > 1 else c, m * t // g)
+
+    @staticmethod
+    def _reduced(Mi, c, m) -> "AffineMap":
+        """The map with integers ``(Mi, c, m)`` (``Mi`` a tuple of tuples), known to be reduced."""
+        g = object.__new__(AffineMap)
+        g.__dict__["_integers"] = (Mi, tuple(c), m)
+        return g
+
+    @staticmethod
     def deferred(make, hash_value: int) -> "AffineMap":
         """A map known by its hash now and by ``make()`` (an :class:`AffineMap`) when first needed.
 

@@ -264,10 +264,7 @@ class AttentionStep:
                 f"dimension {len(ci)}; give values of length {len(ci)} or a projection of shape "
                 f"({len(ci)}, {len(total)})")
         if len(ci) < WIDE_MAP:          # a few coordinates: Python lists are cheaper than arrays
-            if t == 1:
-                return AffineMap.from_integers(Mi, [x + v * m for x, v in zip(ci, total)], m)
-            return AffineMap.from_integers([[v * t for v in row] for row in Mi],
-                                           [x * t + v * m for x, v in zip(ci, total)], m * t)
+            return AffineMap.shifted(f, total, t)
         N = f._augmented * t if t != 1 else f._augmented.copy()      # object arrays: one C loop per operation
         d = N.shape[1] - 1
         N[:, d] += total * m
