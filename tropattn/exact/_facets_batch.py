@@ -442,8 +442,9 @@ def planar_facets(rows, X, D, start=None, vertices=False):
         stack.append(q)
     if gap is None:
         stack.pop()
-    keep, points, V = _facet_points(R, stack, gap is None)
-    return (keep, points, V) if vertices else (keep, points)
+    if not vertices:
+        return _facet_points(R, stack, gap is None)[:2]
+    return _facet_points(R, stack, gap is None, True)
 
 
 #: Rows seen by :func:`planar_facets` -> (primitive normal direction, its gcd, float angle or None): a region's rows
@@ -495,10 +496,11 @@ def _angle_cmp(u, v) -> int:
     return -1 if c > 0 else 1 if c < 0 else 0
 
 
-def _facet_points(R, F, bounded):
+def _facet_points(R, F, bounded, corners=False):
     """``(keep, points, vertices)`` of the facets ``F`` (in counterclockwise order of their normals).
 
-    ``vertices``: those of a bounded polygon with at least three facets, else None.
+    ``vertices`` (only with ``corners``): those of a bounded polygon with at least three
+    facets, in lowest terms; else None.
     """
     f = len(F)
     if bounded and f >= 3:   # the common case, a polygon: every facet point is the midpoint of its edge
@@ -517,11 +519,13 @@ def _facet_points(R, F, bounded):
                 h = gcd(E, N0, N1)
                 points[i] = ((N0 // h, N1 // h), E // h) if h > 1 else ((N0, N1), E)
             keep = tuple(sorted(F))
-            corners = []
+            if not corners:
+                return keep, {i: points[i] for i in keep}, None
+            lowest = []
             for x0, x1, e in vertices:
                 h = gcd(x0, x1, e)
-                corners.append((x0 // h, x1 // h, e // h) if h > 1 else (x0, x1, e))
-            return keep, {i: points[i] for i in keep}, corners
+                lowest.append((x0 // h, x1 // h, e // h) if h > 1 else (x0, x1, e))
+            return keep, {i: points[i] for i in keep}, lowest
     vertices = []  # vertex k: the lines of F[k] and F[k + 1], as (N, E) with E > 0
     for k in range(f if bounded else f - 1):
         a, c = R[F[k]], R[F[k + 1 - f]]

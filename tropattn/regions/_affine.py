@@ -234,7 +234,8 @@ class AffineMap:
         With ``t = 1`` the result is reduced as it stands (``gcd(m, Mi, ci) = 1``, and adding
         multiples of ``m`` keeps it) and shares the rows of ``Mi`` with ``f``; else its common
         factor is the gcd of ``m t`` and the ``d`` new offsets, then of ``t`` times the content
-        of ``Mi`` only where that is above 1: no conversion or gcd per entry of ``Mi``.
+        of ``Mi`` where that is above 1.  The content and the rows ``t Mi / g`` of each factor
+        ``g`` are made once per map ``f`` (the parent of many pieces), and shared by its pieces.
 
         >>> f = AffineMap.from_integers([[1, 2]], [1], 2)              # (x + 2y + 1) / 2
         >>> g = AffineMap.shifted(f, [3])                               # + 3: (x + 2y + 7) / 2
@@ -249,13 +250,15 @@ class AffineMap:
             return AffineMap._reduced(Mi, c, m)
         c = [t * x + m * v for x, v in zip(ci, shift)]
         g = math.gcd(m * t, *c)
+        state = f.__dict__
+        scaled = state.get("_scaled")         # t * content(Mi), and t Mi / g by g: made once per parent map
+        if scaled is None or scaled[0] != t:
+            scaled = state["_scaled"] = (t, t * math.gcd(*(v for row in Mi for v in row)), {})
         if g > 1:                       # the linear part t Mi must share it too
-            g = math.gcd(g, t * math.gcd(*(v for row in Mi for v in row)))
-        s, r = divmod(t, g)
-        if r == 0:                      # t Mi / g = s Mi
-            rows = Mi if s == 1 else tuple([tuple([v * s for v in row]) for row in Mi])
-        else:
-            rows = tuple([tuple([v * t // g for v in row]) for row in Mi])
+            g = math.gcd(g, scaled[1])
+        rows = scaled[2].get(g)
+        if rows is None:
+            rows = scaled[2][g] = tuple([tuple([v * t // g for v in row]) for row in Mi])
         return AffineMap._reduced(rows, [v // g for v in c] if g > 1 else c, m * t // g)
 
     @staticmethod
@@ -309,7 +312,7 @@ class AffineMap:
         state = self.__dict__
         if "_integers" not in state and "_raw" not in state:
             return dict(state)                         # made from Fractions: M and c are the map
-        return {k: v for k, v in state.items() if k not in ("M", "c", "_augmented")}
+        return {k: v for k, v in state.items() if k not in ("M", "c", "_augmented", "_scaled")}
 
     def __setstate__(self, state):
         # defined, so that unpickling does not ask __getattr__ for it (an AttributeError per map)
