@@ -81,6 +81,9 @@ class _Knobs:
     relu_near_units: int = 16
     #: Region search: parents refined breadth first before the work is split into chunks.
     search_frontier: int = 64
+    #: Region counts: 1 keeps the facets waiting on walls of earlier sub-layers as one pickle per wall side
+    #: and chunk (opened only where the other side holds an equal map hash), 0 as objects (more memory).
+    search_sealed: int = 1
     #: Soft attention and exact labels of float points: query points per vectorised block (memory ~ N d_out d).
     soft_block_points: int = 1 << 15
     #: Token flows (dynamics): score entries per block of query rows in the velocity field (~1 MiB of floats).

@@ -115,3 +115,33 @@ def test_a_piece_map_travels_as_its_recipe_and_is_made_where_it_is_read():
     assert foreign.token not in _STEPS
     with pytest.raises(InvalidInputError, match="does not hold its ReLU step"):
         foreign()
+
+
+def test_a_sealed_pack_holds_one_pickle_and_opens_to_its_facets():
+    f, g = AffineMap.from_integers([[1, 0]], [0], 1), AffineMap.from_integers([[2, 0]], [1], 3)
+    sealed = _Packed.of([_facet(1, g), _facet(2, f)], sealed=True)
+    assert sealed.facets is None and isinstance(sealed.blob, bytes)
+    sealed.ids += 5
+    assert [(e.id, e.map) for e in sealed.open()] == [(6, g), (7, f)]
+    assert sealed.hashes.tolist() == [hash(g), hash(f)]
+
+
+def test_a_pack_holding_a_deferred_map_is_not_sealed_and_the_map_is_not_made():
+    made = []
+    g = AffineMap.from_integers([[3, 0]], [1], 2)
+    pack = _Packed.of([_facet(0, g), _facet(1, AffineMap.deferred(lambda: made.append(1) or g, hash(g)))],
+                      sealed=True)
+    assert pack.blob is None and len(pack.facets) == 2 and not made
+
+
+@pytest.mark.parametrize("sealed", [0, 1])
+def test_serial_counts_merge_across_walls_whether_the_facets_wait_sealed_or_not(sealed):
+    from tropattn import config
+    obj = {"format": "tropattn.model/1", "dim": 2, "ties": "first", "layers": [
+        {"heads": [{"keys": [[0, 0], [1, 0], [0, 1], [1, 1]], "offsets": [0, 0, 0, "-1/2"],
+                    "values": [[1, 0], [1, 0], [0, 1], [1, 0]]}]},
+        {"heads": [{"keys": [[0, 0], [2, -1]], "offsets": [0, "1/2"], "values": [[0, 1], [1, 1]]}]}]}
+    activation, linear = reference_counts(obj)
+    with config.override(search_sealed=sealed):       # chunks of one layer-1 piece: the walls wait packed
+        got = enumerate_regions(model_from_json(obj), keep="counts", progress=False)
+    assert linear < activation and (got.n_activation, got.n_linear) == (activation, linear)

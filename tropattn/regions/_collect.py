@@ -94,11 +94,12 @@ class _Packed:
 
     Only facets with equal maps can join linear regions across a wall, and equal maps hash
     equal (:meth:`AffineMap.__hash__` is a function of the map), so the caller needs a
-    facet itself only when the other side holds a facet of the same hash.  In the process
-    that found them the facets stay as they are (a deferred map is not made); sent to another
-    process they travel as one pickle, which the caller loads (:meth:`open`) only for an equal
-    hash.  So a parallel count's caller neither rebuilds nor holds the facets of walls where
-    every map differs.
+    facet itself only when the other side holds a facet of the same hash.  The facets are
+    kept as one pickle (``tropattn.config.search_sealed``, :meth:`of`; facets with deferred
+    maps stay as they are, and no deferred map is made in the process that found it); sent
+    to another process they travel as one pickle, which the caller loads (:meth:`open`) only
+    for an equal hash.  So a count neither rebuilds nor holds the facets of walls where every
+    map differs.
 
     >>> from ._affine import AffineMap
     >>> f = AffineMap.from_integers([[1]], [0], 1)
@@ -116,10 +117,20 @@ class _Packed:
         self.hashes, self.ids, self.facets, self.blob = hashes, ids, facets, blob
 
     @staticmethod
-    def of(entries) -> "_Packed":
+    def of(entries, sealed=False) -> "_Packed":
+        """The pack of ``entries``; ``sealed``: as one pickle at once, unless a map is deferred.
+
+        A pickle of a wall side's facets is about a third of their objects' memory (the
+        2-D sawtooth count holds 64 bytes per region instead of 179).  Deferred maps (a
+        ReLU step's piece maps, recipes holding their parent's integers) stay objects:
+        each pack's pickle would copy the parent's integers that the objects share.
+        """
         n = len(entries)
-        return _Packed(np.fromiter((hash(e.map) for e in entries), np.int64, n),
-                       np.fromiter((e.id for e in entries), np.int64, n), list(entries))
+        hashes = np.fromiter((hash(e.map) for e in entries), np.int64, n)
+        ids = np.fromiter((e.id for e in entries), np.int64, n)
+        if sealed and not any("_make" in e.map.__dict__ for e in entries):
+            return _Packed(hashes, ids, None, pickle.dumps(list(entries), protocol=5))
+        return _Packed(hashes, ids, list(entries))
 
     def __getstate__(self):
         blob = self.blob if self.facets is None else pickle.dumps(self.facets, protocol=5)
@@ -311,7 +322,7 @@ def descend_chunk(steps, s, keep, d, parents):
             sink.close(s)
     pending = sink.pending
     if keep == "counts":        # only an equal hash across the wall opens them (and unpickles them, if sent)
-        pending = {level: {key: tuple([_Packed.of(side)] if side else [] for side in sides)
+        pending = {level: {key: tuple([_Packed.of(side, config.search_sealed)] if side else [] for side in sides)
                            for key, sides in keys.items()} for level, keys in pending.items()}
     return ChunkOut(sink.n, sink.found, sink.edges, sink.unions, sink.uf.parent, pending, sink.walls)
 
