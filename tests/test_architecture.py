@@ -15,7 +15,7 @@ ROOT = pathlib.Path(tropattn.__file__).parent
 #: (equal rank: only within the same part).  See docs/ARCHITECTURE.md.
 RANK = {
     "errors": 0, "_version": 0,
-    "_progress": 0.75, "_display": 0.5, "_lazy": 0.5, "_config": 0.5, "_validate": 0.5, "_face": 0.5, "_doc": 0.5,
+    "_progress": 0.75, "_display": 0.5, "_lazy": 0.25, "_config": 0.5, "_validate": 0.5, "_face": 0.5, "_doc": 0.5,
     "exact": 1,
     "geometry": 2,
     "tropical": 3,
