@@ -28,9 +28,10 @@ import json
 import os
 import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
+
+from benchlib import tree_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -111,15 +112,6 @@ def run(tree, **spec):
     if out.returncode != 0:
         raise SystemExit(f"child failed ({tree}, {spec}):\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def tree_of(commit) -> Path:
-    """The tropattn of ``commit`` (``git archive``) in a temporary directory."""
-    tmp = Path(tempfile.mkdtemp(prefix="tropattn-dask-baseline-"))
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "tropattn"], capture_output=True, check=True)
-    with tarfile.open(fileobj=__import__("io").BytesIO(archive.stdout)) as tf:
-        tf.extractall(tmp)
-    return tmp
 
 
 CONFIGS = [("serial", "serial", 1), ("processes(2)", "processes", 2), ("dask(1)", "dask", 1), ("dask(2)", "dask", 2)]

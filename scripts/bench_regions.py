@@ -34,9 +34,9 @@ import math
 import os
 import subprocess
 import sys
-import tarfile
-import tempfile
 from pathlib import Path
+
+from benchlib import tree_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -118,15 +118,6 @@ def run(tree, model, keep, **extra):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def baseline_tree(commit) -> Path:
-    """The tree of ``commit`` (``git archive``) in a temporary directory."""
-    tmp = Path(tempfile.mkdtemp(prefix="tropattn-baseline-"))
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "tropattn"], capture_output=True, check=True)
-    with tarfile.open(fileobj=__import__("io").BytesIO(archive.stdout)) as tf:
-        tf.extractall(tmp)
-    return tmp
-
-
 def fmt(name, keep, row):
     mb = row["rss_kb"] / 1024
     return (f"{name:<26} {keep:<7} {row['n']:>9} {row['linear']:>9} {row['cpu']:>8.2f} {row['n'] / row['cpu']:>9.0f} "
@@ -177,7 +168,7 @@ def facets_section(commit):
     print(f"\n4. the facet step: regions per CPU-second, keep=counts, {commit} against this tree (same run)")
     print(f"{'model':<26} {'regions':>9} {'before':>10} {'after':>10} {'speedup':>8} {'net':>8} {'floor':>7} "
           f"{'qhull':>7} {'MB':>6}")
-    old = baseline_tree(commit)
+    old = tree_of(commit)
     rows = {}
     for model in FACET_MODELS:
         before, after = run(old, model, "counts"), run(ROOT, model, "counts")
@@ -198,7 +189,7 @@ def facets_section(commit):
 def main_sections(args):
     print("1. before / after (same models, fresh process each; counts must agree)")
     print(HEADER + f" {'speedup':>8}")
-    old_tree = None if args.no_baseline else baseline_tree(args.baseline)
+    old_tree = None if args.no_baseline else tree_of(args.baseline)
     for name, call in MODELS.items():
         model = call.format(N=args.compare_N)
         label = f"{name} {model.split('(')[1].rstrip(')')}"
