@@ -70,3 +70,31 @@ def test_frozen_layernorm_structure_equals_the_full_matrix():
     row = [Fraction(x) for x in rng.normal(size=d)]
     assert _times_frozen(row, w) == tuple(sum((row[j] * A[j][k] for j in range(d)), Fraction(0)) for k in range(d))
     assert _frozen_scale("drop", norm, 0.7) is None
+
+
+FLOAT32 = st.floats(min_value=-1e3, max_value=1e3, width=32, allow_subnormal=False).filter(lambda x: x == 0 or abs(x) > 1e-6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(arrays(np.float32, (3, 4), elements=FLOAT32), arrays(np.float32, (4, 2), elements=FLOAT32),
+       arrays(np.float32, (2,), elements=FLOAT32))
+def test_float32_weights_are_int64_and_their_products_exact(A, B, c):
+    """Checkpoint weights (float32, exponents within 2^-20 ... 2^10) are held in int64; the
+    products on limbs and the sums equal the Fractions'."""
+    DA, DB, Dc = Dyadic.of(A), Dyadic.of(B), Dyadic.of(c)
+    assert DA.ints.dtype == DB.ints.dtype == Dc.ints.dtype == np.int64
+    got = (DA @ DB + Dc).fractions()
+    FA, FB = _fractions(A), _fractions(B)
+    assert got == tuple(tuple(sum((FA[i][k] * FB[k][j] for k in range(4)), Fraction(0)) + Fraction(float(c[j]))
+                              for j in range(2)) for i in range(3))
+    v = (DA @ Dyadic.of(B[:, 0])).fractions()          # a matrix times a vector: a vector
+    assert v == tuple(sum((FA[i][k] * FB[k][0] for k in range(4)), Fraction(0)) for i in range(3))
+
+
+def test_sums_and_shifts_at_the_int64_edge_are_exact():
+    a = Dyadic.of([1.0, 2.0 ** -61])                   # ints 2^61 and 1: the last int64 that fits
+    assert a.ints.dtype == np.int64
+    assert (a + a).fractions() == (Fraction(2), Fraction(1, 2 ** 60))
+    assert (a + Dyadic.of([2.0 ** -70, 0.0])).fractions() == (1 + Fraction(1, 2 ** 70), Fraction(1, 2 ** 61))
+    assert Dyadic.of([1.0, 2.0 ** -62]).ints.dtype == object           # 2^62: beyond the int64 budget
+    assert (a @ Dyadic.of([[2.0 ** 40], [3.0]])).fractions() == (Fraction(2 ** 40) + Fraction(3, 2 ** 61),)

@@ -88,17 +88,16 @@ class FFN:
         >>> f.evaluate([3]), f == FFN([[1]], [-1], [[1]], [0])
         (((Fraction(5, 1),), (1,)), True)
         """
-        N1, N2 = np.asarray(N1, dtype=object), np.asarray(N2, dtype=object)
+        N1, N2 = _integer_array(N1), _integer_array(N2)
         if N1.ndim != 2 or N2.ndim != 2 or N1.shape[1] < 2 or N2.shape != (N1.shape[1] - 1, N1.shape[0] + 1):
             raise InvalidInputError(f"FFN.from_integers: [W1 | b1] has shape {N1.shape} and [W2 | b2] "
                                     f"{N2.shape}; expected (hidden, d + 1) and (d, hidden + 1)")
         t1, t2 = int(t1), int(t2)
         if t1 <= 0 or t2 <= 0:
             raise InvalidInputError(f"FFN.from_integers: denominators {t1}, {t2}; both must be positive")
-        g1 = math.gcd(t1, *N1.ravel().tolist())
-        g2 = math.gcd(t2, *N2.ravel().tolist())     # the least denominators: a canonical form
+        g1, g2 = _content(t1, N1), _content(t2, N2)     # the least denominators: a canonical form
         ffn = object.__new__(cls)
-        ffn.__dict__["_integer_form"] = (N1 // g1 if g1 > 1 else N1, t1 // g1, N2 // g2 if g2 > 1 else N2, t2 // g2)
+        ffn.__dict__["_integer_form"] = (_divided(N1, g1), t1 // g1, _divided(N2, g2), t2 // g2)
         return ffn
 
     def __getattr__(self, name):
@@ -599,3 +598,27 @@ class MultiHeadAttention(Transformer):
     @property
     def heads(self) -> tuple:
         return self.layers[0].heads
+
+
+def _integer_array(N) -> np.ndarray:
+    """``N`` as an int64 array when it is one (a checkpoint's weights), else as Python ints."""
+    if isinstance(N, np.ndarray) and N.dtype == np.int64:
+        return N
+    return np.asarray(N, dtype=object)
+
+
+def _content(t: int, N: np.ndarray) -> int:
+    """``gcd(t, entries of N)`` (numpy's gcd on int64 arrays, Python's on Python ints).
+
+    >>> _content(8, np.array([[4, -12]])), _content(8, np.array([[2 ** 70, 6]], dtype=object))
+    (4, 2)
+    """
+    if N.dtype == np.int64:
+        return math.gcd(t, int(np.gcd.reduce(N.ravel()))) if N.size else t
+    return math.gcd(t, *N.ravel().tolist())
+
+
+def _divided(N: np.ndarray, g: int) -> np.ndarray:
+    """``N / g`` (exact: ``g`` divides every entry) as an object array of Python ints."""
+    return (N // g if g > 1 else N).astype(object, copy=False)
+

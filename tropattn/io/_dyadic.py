@@ -20,13 +20,18 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import InvalidInputError
+from ..exact import int_bits, int_limbs, int_matmul
+
+#: Bits an int64 entry may use (shifts and sums stay below 2^63).
+_INT64_BITS = 62
 
 __all__ = ["Dyadic", "float_fractions", "integer_rows"]
 
 
 @dataclass(frozen=True)
 class Dyadic:
-    """The exact array ``ints * 2^exp`` (``ints``: an object array of Python ints)."""
+    """The exact array ``ints * 2^exp`` (``ints``: int64 where every entry fits, else an
+    object array of Python ints)."""
 
     ints: np.ndarray
     exp: int
@@ -49,22 +54,32 @@ class Dyadic:
         tz = np.log2(low.astype(np.float64)).astype(np.int64)
         M, ex = M >> tz, ex + tz
         if not nonzero.any():
-            return cls(np.zeros(A.shape, dtype=object), 0)
+            return cls(np.zeros(A.shape, dtype=np.int64), 0)
         E = int(ex[nonzero].min())
         shift = np.where(nonzero, ex - E, 0)
-        ints = M.astype(object) * np.left_shift(np.ones(A.shape, dtype=object), shift.astype(object))
-        return cls(ints, E)
+        bits = np.frexp(np.abs(M).astype(np.float64))[1]   # bit lengths (|M| < 2^53: exact)
+        if int((bits + shift).max()) <= _INT64_BITS:        # float32 weights: int64 shifts
+            return cls(M << shift, E)
+        return cls(np.left_shift(M.astype(object), shift.astype(object)), E)
 
     def _aligned(self, other):
         E = min(self.exp, other.exp)
-        return self.ints * (1 << (self.exp - E)), other.ints * (1 << (other.exp - E)), E
+        return _shifted(self.ints, self.exp - E), _shifted(other.ints, other.exp - E), E
 
     def __add__(self, other: "Dyadic") -> "Dyadic":
         a, b, E = self._aligned(other)
-        return Dyadic(a + b, E)
+        if a.dtype == np.int64 and b.dtype == np.int64 and max(int_bits(a), int_bits(b)) < _INT64_BITS:
+            return Dyadic(a + b, E)
+        return Dyadic(a.astype(object) + b.astype(object), E)
 
     def __matmul__(self, other: "Dyadic") -> "Dyadic":
-        return Dyadic(np.dot(self.ints, other.ints), self.exp + other.exp)
+        """The exact product, on float64 limbs (:func:`~tropattn.exact._intmat.int_matmul`):
+        no Python-int arithmetic per multiply-add."""
+        a, b = self.ints, other.ints
+        out = int_matmul(int_limbs(a.reshape(1, -1) if a.ndim == 1 else a),
+                         b.reshape(-1, 1) if b.ndim == 1 else b)
+        shape = a.shape[:-1] + b.shape[1:]
+        return Dyadic(out.reshape(shape), self.exp + other.exp)
 
     @property
     def T(self) -> "Dyadic":
@@ -84,6 +99,15 @@ class Dyadic:
             return _nest(self.ints, lambda n: Fraction(n * scale))
         den = 1 << -self.exp
         return _nest(self.ints, lambda n: Fraction(n, den))
+
+
+def _shifted(ints: np.ndarray, k: int) -> np.ndarray:
+    """``ints * 2^k`` (int64 kept where it cannot overflow)."""
+    if k == 0:
+        return ints
+    if ints.dtype == np.int64 and int_bits(ints) + k <= _INT64_BITS:
+        return ints << k
+    return ints.astype(object) * (1 << k)
 
 
 def _nest(a, f):
@@ -117,5 +141,5 @@ def integer_rows(W, b, name="weights"):
     W = np.asarray(W, dtype=np.float64)
     D = Dyadic.of(np.concatenate([W, np.asarray(b, dtype=np.float64).reshape(-1, 1)], axis=1), name)
     if D.exp >= 0:
-        return D.ints * (1 << D.exp), 1
+        return _shifted(D.ints, D.exp), 1
     return D.ints, 1 << -D.exp
