@@ -55,3 +55,24 @@ def test_precompose_twice_is_precompose_of_the_composition():
     once = precompose_layer(L, [[2, 0], [2, 1]], [1, 3])         # M1 M2, M1 c2 + c1
     for x in ([1, 2], [-3, 1], ["1/2", "-5/3"]):
         assert twice.evaluate(x) == once.evaluate(x)
+
+
+wide = st.fractions(-10**6, 10**6, max_denominator=2**40)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.data(), st.integers(1, 3), st.integers(1, 3))
+def test_a_wide_head_is_precomposed_as_the_fractions_say(data, N, k):
+    """Heads reading >= 32 coordinates take one integer product; the keys and offsets are
+    those of the Fraction sums a_j . M[:, i] and b_j + a_j . c."""
+    from tropattn.attention import precompose_head
+    d = 33
+    keys = data.draw(st.lists(st.lists(wide, min_size=d, max_size=d), min_size=N, max_size=N))
+    offsets = data.draw(st.lists(wide, min_size=N, max_size=N))
+    M = data.draw(st.lists(st.lists(wide, min_size=k, max_size=k), min_size=d, max_size=d))
+    c = data.draw(st.lists(wide, min_size=d, max_size=d))
+    got = precompose_head(Head(keys, offsets), M, c)
+    want = Head([[sum((a[r] * M[r][i] for r in range(d)), Fraction(0)) for i in range(k)] for a in keys],
+                [b + sum((ai * ci for ai, ci in zip(a, c)), Fraction(0)) for a, b in zip(keys, offsets)],
+                got.values)                                  # the values are carried unchanged
+    assert got == want and got.values == Head(keys, offsets).values

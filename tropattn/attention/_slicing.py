@@ -27,7 +27,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import InvalidInputError
-from ..exact import rank, to_rational_matrix, to_rational_vector
+from ..exact import int_limbs, int_matmul, integer_matrix, rank, to_rational_matrix, to_rational_vector
 from ._domain import QQ
 from ._head import Head
 from ._layer import Layer, Transformer
@@ -74,10 +74,35 @@ def precompose_head(head: Head, M, c) -> Head:
     """
     M = to_rational_matrix(M, "M", rows=head.dim)
     c = to_rational_vector(c, "c", head.dim)
-    Mt = _transpose(M)
-    keys = tuple(QQ.matvec(Mt, a) for a in head.keys)
-    offsets = tuple(b + sum((ai * ci for ai, ci in zip(a, c)), Fraction(0)) for a, b in zip(head.keys, head.offsets))
+    if head.domain is QQ and head.dim >= _INTEGER_DIM:
+        keys, offsets = _keys_through_integers(head.keys, head.offsets, M, c)
+    else:
+        Mt = _transpose(M)
+        keys = tuple(QQ.matvec(Mt, a) for a in head.keys)
+        offsets = tuple(b + sum((ai * ci for ai, ci in zip(a, c)), Fraction(0))
+                        for a, b in zip(head.keys, head.offsets))
     return Head(keys, offsets, head.values, score_scale=head.score_scale)
+
+
+#: Heads reading at least this many coordinates are precomposed by one integer product.
+_INTEGER_DIM = 32
+
+
+def _keys_through_integers(keys, offsets, M, c):
+    """``(M^T a_j, b_j + a_j . c)`` for every key ``a_j`` (Fractions): ``[a_j] = A / s`` and
+    ``[M | c] = B / t`` as integers, one exact product ``A B`` on float64 limbs, and a
+    Fraction per output entry only (a checkpoint's head reads d_model coordinates: no
+    Fraction arithmetic per multiply-add).
+
+    >>> _keys_through_integers([[Fraction(1, 2), 3]], [1], [[1], [Fraction(1, 3)]], [0, 2])
+    (((Fraction(3, 2),),), (Fraction(7, 1),))
+    """
+    A, s = integer_matrix(keys)
+    B, t = integer_matrix([list(row) + [ci] for row, ci in zip(M, c)])
+    P = int_matmul(int_limbs(A), B)
+    den = s * t
+    pulled = tuple(tuple(Fraction(int(v), den) for v in row[:-1]) for row in P)
+    return pulled, tuple(b + Fraction(int(row[-1]), den) for b, row in zip(offsets, P))
 
 
 def precompose_layer(layer: Layer, M, c) -> Layer:
