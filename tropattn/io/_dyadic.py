@@ -46,6 +46,8 @@ class Dyadic:
         A = np.asarray(values, dtype=np.float64)
         if not np.isfinite(A).all():
             raise InvalidInputError(f"{name} has a NaN or infinite entry; every weight must be a finite number")
+        if not A.flags.c_contiguous:  # a transposed checkpoint tensor: the integers row by row, as their users read them
+            A = A.copy(order="C")
         mant, ex = np.frexp(A)
         M = (mant * 2.0 ** 53).astype(np.int64)            # exact: |mant| < 1 has 53 significant bits
         ex = ex.astype(np.int64) - 53
