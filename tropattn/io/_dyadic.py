@@ -75,7 +75,7 @@ class Dyadic:
         return Dyadic(a.astype(object) + b.astype(object), E)
 
     def __matmul__(self, other: "Dyadic") -> "Dyadic":
-        """The exact product, on float64 limbs (:func:`~tropattn.exact._intmat.int_matmul`):
+        """The exact product, on float64 limbs (:func:`tropattn.exact.int_matmul`):
         no Python-int arithmetic per multiply-add."""
         a, b = self.ints, other.ints
         out = int_matmul(int_limbs(a.reshape(1, -1) if a.ndim == 1 else a),
