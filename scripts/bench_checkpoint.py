@@ -10,8 +10,12 @@ phase the CPU seconds of that process:
   embeddings of tokens 0, 1, 2 at the query's position (``tropattn.io.slice_checkpoint`` with
   ``layernorm="drop"`` or ``--layernorm freeze``, ``self_key="exclude", activation="relu"``);
 * ``count``: the exact count of activation and linear regions in the box ``[-B, B]^2``
-  (``count_regions(keep="counts")``), its CPU seconds (every thread of the process, numpy's
-  BLAS threads included) and wall seconds, and the regions per CPU-second;
+  (``count_regions(keep="counts")``), its CPU seconds (every thread of the process) and wall
+  seconds, and the regions per CPU-second;
+
+BLAS runs on one thread, as in ``tropattn count`` (``OPENBLAS_NUM_THREADS=1`` unless the
+environment names a count; ``--threaded-blas`` keeps numpy's default, whose spinning threads
+gave the same wall time for 1.3-1.8x the CPU at d = 768);
 
 with the peak resident memory of the process after each phase and, for scale, the number
 of distinct label patterns a float grid of 61 x 61 points sees (a lower bound, floats).
@@ -84,9 +88,15 @@ if spec["count"]:
 '''
 
 
-def run_case(spec, allowance):
+#: What names a BLAS thread count; without one the child runs BLAS on one thread, as ``tropattn count`` does.
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def run_case(spec, allowance, threaded_blas=False):
     """Run one case in a child process; returns the dict of its phases (and ``"stopped"`` on timeout)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    if not threaded_blas and not any(os.environ.get(name) for name in BLAS_THREAD_VARIABLES):
+        env["OPENBLAS_NUM_THREADS"] = "1"
     out = {}
     with tempfile.TemporaryDirectory() as folder:
         spec = dict(spec, dir=folder)
@@ -143,6 +153,8 @@ def main(argv=None):
     ap.add_argument("--no-count", action="store_true", help="load and slice only (no region count)")
     ap.add_argument("--layernorm", choices=("drop", "freeze"), default="drop", help="the skeleton's LayerNorm option")
     ap.add_argument("--json", action="store_true", help="one JSON object per case")
+    ap.add_argument("--threaded-blas", action="store_true",
+                    help="numpy's own BLAS threads (default: one thread, as `tropattn count` runs)")
     ap.add_argument("--largest-L", type=int, default=0, metavar="K",
                     help="then try L = 1..K and report the largest L counted within --case-budget")
     args = ap.parse_args(argv)
@@ -159,14 +171,14 @@ def main(argv=None):
                 if left <= 1:
                     print(f"d={d:4d} L={L} N={N:2d}  skipped: the budget of {args.budget:.0f} s is spent", flush=True)
                     continue
-                res = run_case(spec, min(left, args.case_budget))
+                res = run_case(spec, min(left, args.case_budget), args.threaded_blas)
                 print(json.dumps({"case": spec, **res}) if args.json else describe(spec, res), flush=True)
     if args.largest_L:
         N, largest = contexts[0], 0
         for L in range(1, args.largest_L + 1):
             spec = {"d": dims[0], "heads": 12 if dims[0] % 12 == 0 else 4, "L": L, "N": N, "seed": 0,
                     "box": args.box, "count": True, "layernorm": args.layernorm}
-            res = run_case(spec, args.case_budget)
+            res = run_case(spec, args.case_budget, args.threaded_blas)
             print(json.dumps({"case": spec, **res}) if args.json else describe(spec, res), flush=True)
             if "count" not in res:
                 break

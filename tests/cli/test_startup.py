@@ -72,7 +72,8 @@ def test_a_small_command_runs_blas_on_one_thread_unless_the_environment_says_oth
     assert _blas_threads("regions", "max(0, x)") == ("1", 1)    # no idle BLAS threads for a polynomial
     assert _blas_threads("bounds", "--dim", "2", "--heads", "2", "--keys", "3")[0] == "1"
     assert _blas_threads("regions", "max(0, x)", OMP_NUM_THREADS="2")[0] == "None"  # the user's choice kept
-    assert _blas_threads("count", "no-such-model.json")[0] == "None"  # models and checkpoints: BLAS as set up
+    assert _blas_threads("count", "no-such-model.json")[0] == "1"     # exact counts: limb products, one thread
+    assert _blas_threads("power", "no-such-model.json")[0] == "None"  # other commands: BLAS as set up
 
 
 def test_main_called_in_a_session_that_imported_numpy_leaves_its_environment_alone(monkeypatch, capsys):

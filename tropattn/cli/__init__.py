@@ -39,10 +39,14 @@ COMMANDS = {
     "curve": "teaching", "dyck": "tasks", "markov": "tasks", "dynamics": "dynamics",
 }
 #: The sub-commands whose matrix products are small (polynomials, curves, bounds, the demo's small
-#: models): their process runs BLAS on one thread.  OpenBLAS starts one spinning thread per core when
-#: numpy is imported, about 0.08 CPU-seconds on two cores, more than these commands' whole work.
-#: An environment that names a thread count (``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS``) is kept.
-_ONE_BLAS_THREAD = frozenset({"regions", "curve", "bounds", "conventions", "new", "demo"})
+#: models) or exact (region counts, diagrams and tables, checkpoints included: limb products of at most
+#: a few thousand rows): their process runs BLAS on one thread.  OpenBLAS starts one spinning thread per
+#: core when numpy is imported, about 0.08 CPU-seconds on two cores, more than the small commands' whole
+#: work; on a GPT-2-small slice the threads gave the same wall time for 1.3-1.8x the CPU
+#: (``scripts/bench_checkpoint.py``).  An environment that names a thread count
+#: (``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS``) is kept.
+_ONE_BLAS_THREAD = frozenset({"regions", "curve", "bounds", "conventions", "new", "demo", "count", "diagram",
+                              "table"})
 _BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 #: The modules that add sub-commands (each has ``register(sub)``), in ``--help`` order.
 _COMMAND_MODULES = tuple(dict.fromkeys(COMMANDS.values()))
