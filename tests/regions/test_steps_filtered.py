@@ -16,6 +16,7 @@ of the code they check.
 from __future__ import annotations
 
 import pickle
+from math import gcd
 from fractions import Fraction
 
 import numpy as np
@@ -123,6 +124,26 @@ def test_ffn_from_integers_is_the_fraction_ffn():
     assert lazy.evaluate(x) == plain.evaluate(x)
     again = pickle.loads(pickle.dumps(FFN.from_integers([[2, -2]], 2, [[1, 0]], 1)))
     assert again == FFN([[1]], [-1], [[1]], [0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-40, 40), min_size=6, max_size=6), st.lists(st.integers(-40, 40), min_size=6, max_size=6),
+       st.integers(1, 48), st.integers(1, 48), st.integers(1, 6), st.integers(1, 6))
+def test_ffn_from_int64_arrays_is_the_fraction_ffn(n1, n2, t1, t2, k1, k2):
+    """int64 weights (a checkpoint's) take numpy's gcd; the FFN is that of the Fractions N / t, and
+    the same as from Python-int lists, whatever the entries share with t (a factor k in common)."""
+    N1, N2 = k1 * np.array(n1, dtype=np.int64).reshape(2, 3), k2 * np.array(n2, dtype=np.int64).reshape(2, 3)
+    t1, t2 = k1 * t1, k2 * t2
+    fast = FFN.from_integers(N1, t1, N2, t2)
+    want = FFN([[Fraction(v, t1) for v in row[:-1]] for row in N1.tolist()],
+               [Fraction(row[-1], t1) for row in N1.tolist()],
+               [[Fraction(v, t2) for v in row[:-1]] for row in N2.tolist()], [Fraction(row[-1], t2) for row in N2.tolist()])
+    assert fast == want and (fast.W1, fast.b1, fast.W2, fast.b2) == (want.W1, want.b1, want.W2, want.b2)
+    slow = FFN.from_integers(N1.tolist(), t1, N2.tolist(), t2)
+    a, b = fast.integer_form(), slow.integer_form()
+    assert (a[0].tolist(), a[1], a[2].tolist(), a[3]) == (b[0].tolist(), b[1], b[2].tolist(), b[3])
+    assert all(type(v) is int for v in a[0].ravel().tolist())
+    assert gcd(a[1], *a[0].ravel().tolist()) == gcd(a[3], *a[2].ravel().tolist()) == 1   # least terms
 
 
 def test_lazy_maps_compare_and_hash_as_fraction_maps():
